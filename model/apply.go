@@ -1,0 +1,247 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Apply folds one event into the session. It is the only code that changes a
+// session, used both when an action is executed and when a log is replayed, so
+// the two cannot disagree. An error means the log is corrupt.
+func Apply(s *Session, e Event) error {
+	if e.Type != EventSessionStarted {
+		if s.ID == "" {
+			return fmt.Errorf("event %d (%s) before session_started", e.Seq, e.Type)
+		}
+		if e.Seq != s.Seq+1 {
+			return fmt.Errorf("session %s: event %d (%s) follows event %d", s.ID, e.Seq, e.Type, s.Seq)
+		}
+	}
+	feature := func() (*Feature, error) {
+		f := s.Plan.Feature(e.Feature)
+		if f == nil {
+			return nil, fmt.Errorf("session %s: event %d (%s) names unknown feature %q", s.ID, e.Seq, e.Type, e.Feature)
+		}
+		return f, nil
+	}
+	summary := ""
+	switch e.Type {
+	case EventSessionStarted:
+		*s = Session{
+			ID: e.Session, Goal: e.Goal, Status: StatusPlanning, Approval: ApprovalPending,
+			Notes: []Note{}, Artifacts: []Artifact{},
+			Execution:  Execution{History: []HistoryItem{}},
+			Timestamps: Timestamps{Created: e.At},
+		}
+		summary = "session started: " + e.Goal
+	case EventPlanApplied:
+		if e.Plan == nil {
+			return fmt.Errorf("session %s: event %d has no plan", s.ID, e.Seq)
+		}
+		p := normalizePlan(*e.Plan)
+		s.Plan = &p
+		s.Status, s.Approval = StatusPlanning, ApprovalPending
+		s.Timestamps.Approved, s.Timestamps.Completed = nil, nil
+		s.Execution.ActiveFeature = ""
+		summary = fmt.Sprintf("plan applied: %d features", len(p.Features))
+	case EventPlanSelected:
+		keep := map[string]bool{}
+		for _, id := range e.FeatureIDs {
+			keep[id] = true
+		}
+		s.Plan.Features = slices.DeleteFunc(s.Plan.Features, func(f Feature) bool { return !keep[f.ID] })
+		summary = "plan narrowed to " + strings.Join(e.FeatureIDs, ", ")
+	case EventPlanApproved:
+		s.Approval, s.Status = ApprovalApproved, StatusReady
+		at := e.At
+		s.Timestamps.Approved = &at
+		summary = "plan approved"
+	case EventFeatureStarted:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote = FeatureInProgress, e.Seq, "", ""
+		s.Execution.ActiveFeature = f.ID
+		s.Status = StatusRunning
+		summary = "started " + f.ID
+	case EventValidationRecorded:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		if e.Evidence == nil {
+			return fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
+		}
+		ev := *e.Evidence
+		f.Validations = trimEvidence(append(f.Validations, ev))
+		s.Execution.LastValidation = &ev
+		summary = fmt.Sprintf("%s validation %s (%s, %s): %s", ev.Scope, ev.Status, ev.Source, f.ID, ev.Command)
+	case EventReviewRecorded:
+		if e.Review == nil {
+			return fmt.Errorf("session %s: event %d has no review", s.ID, e.Seq)
+		}
+		r := *e.Review
+		if r.Final {
+			s.Execution.FinalReviews = lastN(append(s.Execution.FinalReviews, r), MaxEvidencePerItem)
+			summary = "final review: " + string(r.Decision)
+		} else {
+			f, err := feature()
+			if err != nil {
+				return err
+			}
+			f.Reviews = lastN(append(f.Reviews, r), MaxEvidencePerItem)
+			summary = fmt.Sprintf("review of %s: %s", f.ID, r.Decision)
+		}
+		s.Execution.LastReview = &r
+	case EventFeatureCompleted:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
+		s.finish(f.ID, OutcomeCompleted)
+		summary = "completed " + f.ID
+	case EventCompletionRejected:
+		summary = fmt.Sprintf("completion of %s rejected: %s", e.Feature, e.Code)
+	case EventReplanRequired:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		f.Status, f.Outcome, f.OutcomeNote = FeaturePending, OutcomeReplanRequired, e.Summary
+		s.finish(f.ID, OutcomeReplanRequired)
+		s.Status, s.Approval, s.Timestamps.Approved = StatusPlanning, ApprovalPending, nil
+		summary = "replan required by " + f.ID
+	case EventFeatureBlocked:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		f.Status, f.Outcome, f.OutcomeNote = FeatureBlocked, e.Outcome, e.Summary
+		s.finish(f.ID, e.Outcome)
+		s.Status = StatusBlocked
+		summary = fmt.Sprintf("%s: %s", f.ID, e.Outcome)
+	case EventSessionCompleted:
+		s.Status = StatusCompleted
+		at := e.At
+		s.Timestamps.Completed = &at
+		summary = "session completed"
+	case EventSessionBlocked:
+		s.Status = StatusBlocked
+		summary = e.Summary
+	case EventFeaturesReset:
+		reset := map[string]bool{}
+		for _, id := range e.FeatureIDs {
+			f := s.Plan.Feature(id)
+			if f == nil {
+				return fmt.Errorf("session %s: event %d resets unknown feature %q", s.ID, e.Seq, id)
+			}
+			*f = Feature{ID: f.ID, Title: f.Title, Summary: f.Summary, Files: f.Files, Verification: f.Verification,
+				DependsOn: f.DependsOn, BlockedBy: f.BlockedBy, Status: FeaturePending}
+			reset[id] = true
+		}
+		x := &s.Execution
+		if reset[x.ActiveFeature] {
+			x.ActiveFeature = ""
+		}
+		if reset[x.LastFeature] {
+			x.LastFeature, x.LastOutcome = "", ""
+		}
+		if x.LastValidation != nil && reset[x.LastValidation.Feature] {
+			x.LastValidation = nil
+		}
+		if x.LastReview != nil && reset[x.LastReview.Feature] {
+			x.LastReview = nil
+		}
+		s.Timestamps.Completed = nil
+		switch {
+		case x.ActiveFeature != "":
+			s.Status = StatusRunning
+		case s.Approval == ApprovalApproved:
+			s.Status = StatusReady
+		default:
+			s.Status = StatusPlanning
+		}
+		summary = "reset " + strings.Join(e.FeatureIDs, ", ")
+	case EventSessionArchived:
+		s.Archived = true
+		summary = "session archived"
+	case EventSessionActivated:
+		s.Archived = false
+		summary = "session activated"
+	case EventNoteAdded:
+		s.NotesTotal++
+		s.Notes = lastN(append(s.Notes, Note{Seq: e.Seq, At: e.At, Actor: e.Actor, Text: e.Text}), MaxNotes)
+		summary = "note: " + firstLine(e.Text, 120)
+	default:
+		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
+	}
+	s.Seq = e.Seq
+	s.Timestamps.Updated = e.At
+	s.Execution.HistoryTotal++
+	s.Execution.History = lastN(append(s.Execution.History, HistoryItem{
+		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: summary,
+	}), MaxHistory)
+	return nil
+}
+
+// finish records that the active feature ended with outcome.
+func (s *Session) finish(id string, o Outcome) {
+	if s.Execution.ActiveFeature == id {
+		s.Execution.ActiveFeature = ""
+	}
+	s.Execution.LastFeature, s.Execution.LastOutcome = id, o
+	if s.Status == StatusRunning {
+		s.Status = StatusReady
+	}
+}
+
+// lastN keeps the newest n entries. It copies when it trims so that the
+// dropped entries do not stay reachable through the backing array.
+func lastN[T any](xs []T, n int) []T {
+	if len(xs) <= n {
+		return xs
+	}
+	return slices.Clone(xs[len(xs)-n:])
+}
+
+// trimEvidence keeps the newest MaxEvidencePerItem entries, plus the newest
+// broad one when it would fall out, because the final gates need it.
+func trimEvidence(xs []Evidence) []Evidence {
+	if len(xs) <= MaxEvidencePerItem {
+		return xs
+	}
+	kept := xs[len(xs)-MaxEvidencePerItem:]
+	for i := len(xs) - MaxEvidencePerItem - 1; i >= 0; i-- {
+		if xs[i].Scope == ScopeBroad {
+			if !slices.ContainsFunc(kept, func(e Evidence) bool { return e.Scope == ScopeBroad }) {
+				return append([]Evidence{xs[i]}, kept...)
+			}
+			break
+		}
+	}
+	return slices.Clone(kept)
+}
+
+func firstLine(s string, max int) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return s
+}
+
+// Replay builds a session from its full event log.
+func Replay(events []Event) (*Session, error) {
+	s := &Session{}
+	for _, e := range events {
+		if err := Apply(s, e); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}

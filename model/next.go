@@ -1,0 +1,101 @@
+package model
+
+// NextCommand says what a person or an agent should do next in session s
+// (nil when there is no active session).
+func NextCommand(s *Session) string {
+	switch {
+	case s == nil || s.Archived:
+		return nextPlanStart
+	case s.Status == StatusCompleted:
+		return nextPlanStart
+	case s.Plan == nil:
+		return "flowdeck flow plan apply FILE"
+	case s.Approval != ApprovalApproved:
+		return "flowdeck flow plan approve"
+	}
+	if id := s.Execution.ActiveFeature; id != "" {
+		f := s.Plan.Feature(id)
+		if f == nil {
+			return "flowdeck flow status"
+		}
+		if err := CompletionGate(s, f); err != nil {
+			return err.Recovery.NextCommand
+		}
+		return "flowdeck flow run complete " + id + " --outcome completed"
+	}
+	if len(Runnable(s.Plan)) > 0 || s.Plan.CompletedCount() >= s.Plan.Required() {
+		return "flowdeck flow run start"
+	}
+	if id := firstBlocked(s.Plan); id != "" {
+		return "flowdeck flow reset feature " + id
+	}
+	return "flowdeck flow status"
+}
+
+// FeatureState is how a feature looks to the person supervising: finer than
+// FeatureStatus, derived from status, dependencies, evidence and reviews.
+type FeatureState string
+
+const (
+	StatePending        FeatureState = "pending"
+	StateRunnable       FeatureState = "runnable"
+	StateInProgress     FeatureState = "in_progress"
+	StateAwaitingReview FeatureState = "awaiting_review"
+	StateNeedsFix       FeatureState = "needs_fix"
+	StateBlocked        FeatureState = "blocked"
+	StateCompleted      FeatureState = "completed"
+)
+
+// StateOf derives the display state of feature f in session s.
+func StateOf(s *Session, f *Feature) FeatureState {
+	switch f.Status {
+	case FeatureCompleted:
+		return StateCompleted
+	case FeatureBlocked:
+		return StateBlocked
+	case FeaturePending:
+		if s.Plan != nil && len(Waiting(s.Plan, *f)) == 0 {
+			return StateRunnable
+		}
+		return StatePending
+	}
+	since := evidenceSince(f.Validations, f.StartedSeq, "")
+	if len(since) == 0 {
+		return StateInProgress
+	}
+	latest := since[len(since)-1]
+	r := lastReviewAfter(f.Reviews, latest.Seq)
+	switch {
+	case r != nil && r.Decision != ReviewApproved:
+		return StateNeedsFix
+	case r == nil && latest.Status == ValidationPassed:
+		return StateAwaitingReview
+	case latest.Status != ValidationPassed:
+		return StateNeedsFix
+	}
+	return StateInProgress
+}
+
+// LatestEvidence returns the newest evidence of f since it started (or ever,
+// for a feature that is not in progress), or nil.
+func LatestEvidence(f *Feature) *Evidence {
+	if n := len(f.Validations); n > 0 {
+		return &f.Validations[n-1]
+	}
+	return nil
+}
+
+// AwaitingFinalReview reports whether the session waits for its final review:
+// the active feature is the last one, approved, with passing broad evidence and
+// no final review after it.
+func AwaitingFinalReview(s *Session) bool {
+	if s == nil || s.Plan == nil || s.Execution.ActiveFeature == "" {
+		return false
+	}
+	f := s.Plan.Feature(s.Execution.ActiveFeature)
+	if f == nil {
+		return false
+	}
+	err := CompletionGate(s, f)
+	return err != nil && err.Code == CodeMissingFinalReview
+}
