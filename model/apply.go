@@ -46,6 +46,9 @@ func Apply(s *Session, e Event) error {
 		s.Execution.ActiveFeature = ""
 		summary = fmt.Sprintf("plan applied: %d features", len(p.Features))
 	case EventPlanSelected:
+		if s.Plan == nil {
+			return fmt.Errorf("session %s: event %d selects features of no plan", s.ID, e.Seq)
+		}
 		keep := map[string]bool{}
 		for _, id := range e.FeatureIDs {
 			keep[id] = true
@@ -198,10 +201,11 @@ func (s *Session) finish(id string, o Outcome) {
 	}
 }
 
-// lastN keeps the newest n entries. It copies when it trims so that the
-// dropped entries do not stay reachable through the backing array.
+// lastN bounds a growing list: once it holds 2n entries it is cut back to the
+// newest n. Trimming in batches keeps appends amortized O(1) during a long
+// replay; the copy lets the dropped entries be collected.
 func lastN[T any](xs []T, n int) []T {
-	if len(xs) <= n {
+	if len(xs) < 2*n {
 		return xs
 	}
 	return slices.Clone(xs[len(xs)-n:])
@@ -210,7 +214,7 @@ func lastN[T any](xs []T, n int) []T {
 // trimEvidence keeps the newest MaxEvidencePerItem entries, plus the newest
 // broad one when it would fall out, because the final gates need it.
 func trimEvidence(xs []Evidence) []Evidence {
-	if len(xs) <= MaxEvidencePerItem {
+	if len(xs) < 2*MaxEvidencePerItem {
 		return xs
 	}
 	kept := xs[len(xs)-MaxEvidencePerItem:]

@@ -87,12 +87,12 @@ func refuse(code, stage, prerequisite, hint, next string, msg string, args ...an
 // withAction attaches an executable next action built from a flowdeck argv.
 func (e *Error) withAction(args ...string) *Error {
 	e.Recovery.NextAction = &NextAction{Command: "flowdeck", Args: args}
-	e.Recovery.NextCommand = "flowdeck " + shellJoin(args)
+	e.Recovery.NextCommand = "flowdeck " + ShellJoin(args)
 	return e
 }
 
-// shellJoin quotes arguments that a POSIX shell would split or expand.
-func shellJoin(args []string) string {
+// ShellJoin quotes arguments that a POSIX shell would split or expand.
+func ShellJoin(args []string) string {
 	out := make([]string, len(args))
 	for i, a := range args {
 		out[i] = ShellQuote(a)

@@ -79,10 +79,11 @@ func StateOf(s *Session, f *Feature) FeatureState {
 // LatestEvidence returns the newest evidence of f since it started (or ever,
 // for a feature that is not in progress), or nil.
 func LatestEvidence(f *Feature) *Evidence {
-	if n := len(f.Validations); n > 0 {
-		return &f.Validations[n-1]
+	n := len(f.Validations)
+	if n == 0 || f.Status == FeatureInProgress && f.Validations[n-1].Seq <= f.StartedSeq {
+		return nil
 	}
-	return nil
+	return &f.Validations[n-1]
 }
 
 // AwaitingFinalReview reports whether the session waits for its final review:

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
+	"strings"
 )
 
 // ParsePlan decodes a plan document strictly: unknown fields and trailing data
@@ -18,8 +20,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, planSyntaxError(data, dec, err)
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		line, col := position(data, int(dec.InputOffset()))
+	if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+		line, col := position(data, len(data)-len(rest))
 		return nil, fmt.Errorf("line %d, column %d: unexpected data after the plan object", line, col)
 	}
 	for i, f := range p.Features {
@@ -41,6 +43,12 @@ func planSyntaxError(data []byte, dec *json.Decoder, err error) error {
 		offset = int(typ.Offset)
 	case errors.Is(err, io.EOF):
 		return errors.New("the plan is empty: expected a JSON object")
+	default:
+		// An unknown field: the decoder read the whole object before it
+		// noticed, so its offset is the object's end. Find the key itself.
+		if off, ok := unknownKeyOffset(data); ok {
+			offset = off
+		}
 	}
 	line, col := position(data, offset)
 	return fmt.Errorf("line %d, column %d: %w", line, col, err)
@@ -54,4 +62,87 @@ func position(data []byte, offset int) (line, col int) {
 	line = 1 + bytes.Count(data[:offset], []byte{'\n'})
 	col = offset - bytes.LastIndexByte(data[:offset], '\n')
 	return line, col
+}
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// unknownKeyOffset returns the offset of the first object key in data that
+// names no field of the struct the decoder fills there (matching keys as
+// encoding/json does, case-insensitively).
+func unknownKeyOffset(data []byte) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	off, found, _ := findUnknownKey(dec, data, reflect.TypeFor[Plan]())
+	return off, found
+}
+
+// findUnknownKey reads one value from dec; t is the Go type it decodes into,
+// nil when any key is allowed.
+func findUnknownKey(dec *json.Decoder, data []byte, t reflect.Type) (int, bool, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return 0, false, err
+	}
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch tok {
+	case json.Delim('['):
+		var elem reflect.Type
+		if t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+			elem = t.Elem()
+		}
+		for dec.More() {
+			if off, found, err := findUnknownKey(dec, data, elem); found || err != nil {
+				return off, found, err
+			}
+		}
+	case json.Delim('{'):
+		strict := t != nil && t.Kind() == reflect.Struct && !reflect.PointerTo(t).Implements(unmarshalerType)
+		for dec.More() {
+			start := int(dec.InputOffset())
+			for start < len(data) && strings.IndexByte(" \t\r\n,", data[start]) >= 0 {
+				start++
+			}
+			key, err := dec.Token()
+			if err != nil {
+				return 0, false, err
+			}
+			var ft reflect.Type
+			if strict {
+				var ok bool
+				if ft, ok = jsonField(t, key.(string)); !ok {
+					return start, true, nil
+				}
+			}
+			if off, found, err := findUnknownKey(dec, data, ft); found || err != nil {
+				return off, found, err
+			}
+		}
+	default:
+		return 0, false, nil
+	}
+	_, err = dec.Token() // the closing delimiter
+	return 0, false, err
+}
+
+// jsonField returns the type of the field of struct t that key decodes into.
+func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
+	var folded reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		if name == key {
+			return f.Type, true
+		}
+		if folded == nil && strings.EqualFold(name, key) {
+			folded = f.Type
+		}
+	}
+	return folded, folded != nil
 }

@@ -79,7 +79,8 @@ const (
 )
 
 // Caps on what the materialized session keeps, so that loading it stays cheap
-// however long the event log grows; the event log keeps everything.
+// however long the event log grows; the event log keeps everything. A list is
+// cut back to its newest N entries when it reaches 2N.
 const (
 	MaxHistory         = 200
 	MaxNotes           = 100

@@ -1,0 +1,150 @@
+// Package cli is flowdeck's command line: it parses arguments, calls db and
+// model, and prints results for people (short text) and agents (--json).
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// Exit codes, documented in the README.
+const (
+	ExitOK       = 0
+	ExitRejected = 1
+	ExitUsage    = 2
+	ExitInternal = 3
+)
+
+// env is what every command shares: I/O streams and global flags.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	dir            string
+	actor          string
+	json           bool
+	now            func() time.Time
+}
+
+// exitError carries an exit code through cobra.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{ExitUsage, fmt.Errorf(format, args...)}
+}
+
+func internalErr(err error) error { return &exitError{ExitInternal, err} }
+
+// silent is an exit code whose message was already printed.
+type silent int
+
+func (s silent) Error() string { return fmt.Sprintf("exit %d", int(s)) }
+
+// Run executes flowdeck with args (without the program name) and returns the
+// process exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+	root := e.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.Execute()
+	if err == nil {
+		return ExitOK
+	}
+	var s silent
+	if errors.As(err, &s) {
+		return int(s)
+	}
+	var x *exitError
+	code := ExitUsage // cobra's own errors are about flags and arguments
+	if errors.As(err, &x) {
+		code = x.code
+	}
+	fmt.Fprintf(stderr, "flowdeck: %v\n", err)
+	if code == ExitUsage {
+		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
+	}
+	return code
+}
+
+func (e *env) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "flowdeck",
+		Short: "A terminal cockpit for supervising AI coding agents",
+		Long: `flowdeck keeps a planning session, its features and their evidence in
+.flow/flowdeck.db at the repository root, and lets people and agents drive it.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return cmd.Help()
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&e.dir, "dir", "", "project directory (default: nearest directory with .git upward)")
+	pf.StringVar(&e.actor, "actor", "", "who acts, recorded on every event (default $FLOWDECK_ACTOR or human)")
+	pf.BoolVar(&e.json, "json", false, "print one JSON object (for agents)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr("%v", err)
+	})
+	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand())
+	return root
+}
+
+// store opens the project's database.
+func (e *env) store() (*db.Store, error) {
+	dir := e.dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, internalErr(err)
+		}
+		root, err := db.FindRoot(wd)
+		if err != nil {
+			return nil, internalErr(err)
+		}
+		dir = root
+	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, usageErr("--dir %s is not a directory", dir)
+	}
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+	if err != nil {
+		return nil, internalErr(err)
+	}
+	return st, nil
+}
+
+func (e *env) actorName() string {
+	if e.actor != "" {
+		return e.actor
+	}
+	if a := os.Getenv("FLOWDECK_ACTOR"); a != "" {
+		return a
+	}
+	return "human"
+}
+
+// do runs one action against the project and prints its result.
+func (e *env) do(a model.Action) error {
+	st, err := e.store()
+	if err != nil {
+		return err
+	}
+	out, err := st.Do(a, e.actorName(), e.now())
+	return e.report(out, err)
+}

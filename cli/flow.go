@@ -1,0 +1,405 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"flowdeck/model"
+)
+
+func (e *env) flowCommand() *cobra.Command {
+	flow := &cobra.Command{
+		Use:   "flow",
+		Short: "The /flow-* actions: plan, run, validate, review, reset (use --json for agents)",
+		Long: `The /flow-* actions on the active planning session.
+
+Every action is one transaction: it is stored as events in .flow/flowdeck.db
+and the docs under .flow/sessions/<id>/docs/ are refreshed.
+
+Exit codes: 0 accepted, 1 rejected by a rule (the error names a code and a
+recovery hint), 2 usage error, 3 storage or internal error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	flow.AddCommand(
+		e.statusCommand(),
+		e.planCommand(),
+		e.runCommand(),
+		e.validateCommand(),
+		e.reviewCommand(),
+		e.resetCommand(),
+		&cobra.Command{
+			Use:   "session ID",
+			Short: "Activate a stored session (the active one is archived)",
+			Args:  exactArgs(1, "a session id"),
+			RunE:  func(cmd *cobra.Command, args []string) error { return e.do(model.ActivateSession{ID: args[0]}) },
+		},
+		e.historyCommand(),
+		&cobra.Command{
+			Use:   "note TEXT...",
+			Short: "Attach a note to the active session",
+			Args:  minArgs(1, "the note's text"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return e.do(model.AddNote{Text: strings.Join(args, " ")})
+			},
+		},
+		e.verifyCommand(),
+	)
+	return flow
+}
+
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr("%s takes %s (got %d arguments); see 'flowdeck help %s'", cmd.CommandPath(), what, len(args), strings.TrimPrefix(cmd.CommandPath(), "flowdeck "))
+		}
+		return nil
+	}
+}
+
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usageErr("%s needs %s; see 'flowdeck help %s'", cmd.CommandPath(), what, strings.TrimPrefix(cmd.CommandPath(), "flowdeck "))
+		}
+		return nil
+	}
+}
+
+func (e *env) statusCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "status",
+		Short: "Show the active session, its features and the next command",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			s, err := st.Active()
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				return e.writeJSON(actionResult{OK: true, Session: s, NextCommand: model.NextCommand(s)})
+			}
+			printStatus(e.stdout, s)
+			return nil
+		},
+	}
+}
+
+func (e *env) planCommand() *cobra.Command {
+	plan := &cobra.Command{
+		Use:   "plan",
+		Short: "Start a session, apply, narrow and approve its plan",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	plan.AddCommand(
+		&cobra.Command{
+			Use:   "start GOAL...",
+			Short: "Start a new planning session with a goal",
+			Args:  minArgs(1, "a goal"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return e.do(model.PlanStart{Goal: strings.Join(args, " ")})
+			},
+		},
+		&cobra.Command{
+			Use:   "apply FILE|-",
+			Short: "Apply a plan (JSON; '-' reads standard input); see the README for the schema",
+			Args:  exactArgs(1, "a plan file or -"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				p, err := e.readPlan(args[0])
+				if err != nil {
+					return err
+				}
+				return e.do(model.PlanApply{Plan: *p})
+			},
+		},
+		&cobra.Command{
+			Use:   "select ID...",
+			Short: "Narrow the plan to these features (with all their dependencies)",
+			Args:  minArgs(1, "at least one feature id"),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return e.do(model.PlanSelect{FeatureIDs: args})
+			},
+		},
+		&cobra.Command{
+			Use:   "approve",
+			Short: "Approve the plan for execution",
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return e.do(model.PlanApprove{}) },
+		},
+	)
+	return plan
+}
+
+// readPlan reads and parses a plan file; errors name the file and line.
+func (e *env) readPlan(name string) (*model.Plan, error) {
+	var data []byte
+	var err error
+	if name == "-" {
+		data, err = io.ReadAll(e.stdin)
+		name = "standard input"
+	} else {
+		data, err = os.ReadFile(name)
+	}
+	if err != nil {
+		return nil, usageErr("read plan: %v", err)
+	}
+	p, err := model.ParsePlan(data)
+	if err != nil {
+		return nil, usageErr("plan %s: %v", name, err)
+	}
+	return p, nil
+}
+
+func (e *env) runCommand() *cobra.Command {
+	run := &cobra.Command{
+		Use:   "run",
+		Short: "Start and complete features",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	var outcome, summary string
+	complete := &cobra.Command{
+		Use:   "complete ID --outcome completed|replan_required|blocked|needs_input [--summary TEXT]",
+		Short: "End the active feature with a worker outcome (completion checks the gates)",
+		Args:  exactArgs(1, "the active feature's id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if outcome == "" {
+				return usageErr("--outcome is required (completed, replan_required, blocked or needs_input)")
+			}
+			return e.do(model.RunComplete{Feature: args[0], Outcome: model.Outcome(outcome), Summary: summary})
+		},
+	}
+	complete.Flags().StringVar(&outcome, "outcome", "", "completed, replan_required, blocked or needs_input")
+	complete.Flags().StringVar(&summary, "summary", "", "what the worker did or why it stopped")
+	run.AddCommand(
+		&cobra.Command{
+			Use:   "start [ID]",
+			Short: "Start a feature (default: the first runnable one in plan order)",
+			Args:  cobra.MaximumNArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				id := ""
+				if len(args) == 1 {
+					id = args[0]
+				}
+				return e.do(model.RunStart{Feature: id})
+			},
+		},
+		complete,
+	)
+	return run
+}
+
+func (e *env) validateCommand() *cobra.Command {
+	var status, scope, command, summary string
+	c := &cobra.Command{
+		Use:   "validate ID --status passed|failed|partial --scope targeted|broad --command CMD [--summary TEXT]",
+		Short: "Record validation evidence (reported) on the active feature",
+		Args:  exactArgs(1, "the active feature's id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			for flag, v := range map[string]string{"--status": status, "--scope": scope, "--command": command} {
+				if v == "" {
+					return usageErr("%s is required", flag)
+				}
+			}
+			return e.do(model.Validate{Feature: args[0], Status: model.ValidationStatus(status), Scope: model.Scope(scope),
+				Command: command, Summary: summary, Source: model.SourceReported})
+		},
+	}
+	c.Flags().StringVar(&status, "status", "", "passed, failed or partial")
+	c.Flags().StringVar(&scope, "scope", "", "targeted (this feature) or broad (the whole project)")
+	c.Flags().StringVar(&command, "command", "", "the command that was run")
+	c.Flags().StringVar(&summary, "summary", "", "what it showed")
+	return c
+}
+
+func (e *env) reviewCommand() *cobra.Command {
+	var decision string
+	var findings []string
+	var final bool
+	c := &cobra.Command{
+		Use:   "review (ID | --final) --decision approved|needs_fix|blocked [--finding TEXT]...",
+		Short: "Record a reviewer decision on the active feature, or the session's final review",
+		Args: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case final && len(args) > 0:
+				return usageErr("review --final takes no feature id")
+			case !final && len(args) != 1:
+				return usageErr("review takes a feature id, or --final for the session's final review")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if decision == "" {
+				return usageErr("--decision is required (approved, needs_fix or blocked)")
+			}
+			d := model.ReviewDecision(decision)
+			if final {
+				return e.do(model.ReviewFinal{Decision: d, Findings: findings})
+			}
+			return e.do(model.ReviewFeature{Feature: args[0], Decision: d, Findings: findings})
+		},
+	}
+	c.Flags().StringVar(&decision, "decision", "", "approved, needs_fix or blocked")
+	c.Flags().StringArrayVar(&findings, "finding", nil, "a finding (repeatable)")
+	c.Flags().BoolVar(&final, "final", false, "the session's final review")
+	return c
+}
+
+func (e *env) resetCommand() *cobra.Command {
+	reset := &cobra.Command{
+		Use:   "reset",
+		Short: "Reset a feature and everything downstream, or archive the session",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	reset.AddCommand(
+		&cobra.Command{
+			Use:   "feature ID",
+			Short: "Reset a feature and every feature that depends on it to pending",
+			Args:  exactArgs(1, "a feature id"),
+			RunE:  func(cmd *cobra.Command, args []string) error { return e.do(model.ResetFeature{Feature: args[0]}) },
+		},
+		&cobra.Command{
+			Use:   "session",
+			Short: "Archive the active session (kept; 'flow session ID' re-activates it)",
+			Args:  cobra.NoArgs,
+			RunE:  func(cmd *cobra.Command, args []string) error { return e.do(model.ResetSession{}) },
+		},
+	)
+	return reset
+}
+
+func (e *env) historyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "history [SESSION_ID]",
+		Short: "List stored sessions, or one session's history",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 {
+				list, err := st.Sessions()
+				if err != nil {
+					return internalErr(err)
+				}
+				if e.json {
+					return e.writeJSON(map[string]any{"ok": true, "sessions": list})
+				}
+				if len(list) == 0 {
+					fmt.Fprintln(e.stdout, "No sessions yet. Start one: flowdeck flow plan start GOAL")
+				}
+				for _, s := range list {
+					mark := " "
+					if s.Active {
+						mark = "*"
+					}
+					state := string(s.Status)
+					if s.Archived {
+						state += ", archived"
+					}
+					fmt.Fprintf(e.stdout, "%s %s  %-10s %d/%d  %s\n", mark, s.ID, state, s.Completed, s.Features, s.Goal)
+				}
+				return nil
+			}
+			sess, err := st.Session(args[0])
+			if err != nil {
+				return internalErr(err)
+			}
+			if sess == nil {
+				return e.report(nil, &model.Error{Code: model.CodeUnknownSession, Message: "no session " + args[0],
+					Recovery: model.Recovery{Hint: "flowdeck flow history lists the stored sessions.", NextCommand: "flowdeck flow history"}})
+			}
+			events, err := st.Events(sess.ID, 1, 0)
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "session": sess.ID, "events": events})
+			}
+			for _, ev := range events {
+				fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), ev.Actor, describeEvent(ev))
+			}
+			return nil
+		},
+	}
+}
+
+func (e *env) verifyCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify",
+		Short: "Replay every session's event log and compare it with the stored state",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			rep, err := st.Verify()
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				if err := e.writeJSON(map[string]any{"ok": len(rep.Problems) == 0, "report": rep}); err != nil {
+					return err
+				}
+			} else {
+				for _, p := range rep.Problems {
+					fmt.Fprintln(e.stderr, "✗ "+p.String())
+				}
+				if len(rep.Problems) == 0 {
+					fmt.Fprintf(e.stdout, "✓ %d sessions, %d events: replayed state matches the stored state\n", rep.Sessions, rep.Events)
+				}
+			}
+			if len(rep.Problems) > 0 {
+				return silent(ExitInternal)
+			}
+			return nil
+		},
+	}
+}
+
+func (e *env) diagramCommand() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "diagram [--format ascii|mermaid|dot]",
+		Short: "Draw the active plan's dependency graph",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			s, err := st.Active()
+			if err != nil {
+				return internalErr(err)
+			}
+			if s == nil || s.Plan == nil {
+				rerr := &model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
+					Recovery: model.Recovery{Hint: "Start a session and apply a plan.", NextCommand: model.NextCommand(s)}}
+				return e.report(nil, rerr)
+			}
+			out, err := model.Diagram(s, format)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "format": format, "diagram": out})
+			}
+			fmt.Fprint(e.stdout, out)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "ascii", "ascii, mermaid or dot")
+	return c
+}

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// actionResult is the --json shape of every action, accepted or refused.
+type actionResult struct {
+	OK          bool           `json:"ok"`
+	Session     *model.Session `json:"session,omitempty"`
+	Events      []model.Event  `json:"events,omitempty"`
+	NextCommand string         `json:"next_command,omitempty"`
+	Error       *model.Error   `json:"error,omitempty"`
+}
+
+func (e *env) writeJSON(v any) error {
+	enc := json.NewEncoder(e.stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return internalErr(err)
+	}
+	return nil
+}
+
+// report prints an action's outcome and turns it into the exit code.
+func (e *env) report(out *db.Outcome, err error) error {
+	refusal, refused := model.AsError(err)
+	if err != nil && !refused {
+		if e.json {
+			e.writeJSON(map[string]any{"ok": false, "error": map[string]string{"code": "internal", "message": err.Error()}})
+			return silent(ExitInternal)
+		}
+		return internalErr(err)
+	}
+	res := actionResult{OK: !refused, Error: refusal}
+	if out != nil {
+		res.Session, res.Events = out.Session, out.Events
+		res.NextCommand = model.NextCommand(out.Session)
+	}
+	if e.json {
+		if err := e.writeJSON(res); err != nil {
+			return err
+		}
+	} else {
+		if out != nil {
+			for _, ev := range out.Events {
+				fmt.Fprintln(e.stdout, describeEvent(ev))
+			}
+		}
+		if refused {
+			printRefusal(e.stderr, refusal)
+		} else if out != nil {
+			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
+		}
+	}
+	if refused {
+		return silent(ExitRejected)
+	}
+	return nil
+}
+
+func printRefusal(w io.Writer, r *model.Error) {
+	fmt.Fprintf(w, "✗ refused (%s): %s\n", r.Code, r.Message)
+	if r.Recovery.Hint != "" {
+		fmt.Fprintf(w, "  hint: %s\n", r.Recovery.Hint)
+	}
+	if r.Recovery.NextCommand != "" {
+		fmt.Fprintf(w, "  next: %s\n", r.Recovery.NextCommand)
+	}
+}
+
+// describeEvent is the one-line human text for an event.
+func describeEvent(ev model.Event) string {
+	switch ev.Type {
+	case model.EventSessionStarted:
+		return fmt.Sprintf("✓ session %s started: %s", ev.Session, ev.Goal)
+	case model.EventPlanApplied:
+		ids := make([]string, len(ev.Plan.Features))
+		for i, f := range ev.Plan.Features {
+			ids[i] = f.ID
+		}
+		return fmt.Sprintf("✓ plan applied: %d features (%s)", len(ids), strings.Join(ids, ", "))
+	case model.EventPlanSelected:
+		return "✓ plan narrowed to " + strings.Join(ev.FeatureIDs, ", ")
+	case model.EventPlanApproved:
+		return "✓ plan approved"
+	case model.EventFeatureStarted:
+		return "▶ started " + ev.Feature
+	case model.EventValidationRecorded:
+		v := ev.Evidence
+		return fmt.Sprintf("✓ recorded %s %s validation (%s) of %s: %s", v.Scope, v.Status, v.Source, ev.Feature, v.Command)
+	case model.EventReviewRecorded:
+		if ev.Review.Final {
+			return "✓ recorded final review: " + string(ev.Review.Decision)
+		}
+		return fmt.Sprintf("✓ recorded review of %s: %s", ev.Feature, ev.Review.Decision)
+	case model.EventFeatureCompleted:
+		return "✓ completed " + ev.Feature
+	case model.EventCompletionRejected:
+		return fmt.Sprintf("· completion of %s rejected (%s), written to history", ev.Feature, ev.Code)
+	case model.EventReplanRequired:
+		return fmt.Sprintf("↺ %s requires a replan: the session is back in planning", ev.Feature)
+	case model.EventFeatureBlocked:
+		return fmt.Sprintf("■ %s is blocked (%s)", ev.Feature, ev.Outcome)
+	case model.EventSessionCompleted:
+		return "★ session completed"
+	case model.EventSessionBlocked:
+		return "■ session blocked: " + ev.Summary
+	case model.EventFeaturesReset:
+		return fmt.Sprintf("↺ reset %d feature(s): %s", len(ev.FeatureIDs), strings.Join(ev.FeatureIDs, ", "))
+	case model.EventSessionArchived:
+		return fmt.Sprintf("✓ session %s archived (kept in history)", ev.Session)
+	case model.EventSessionActivated:
+		return fmt.Sprintf("✓ session %s is active", ev.Session)
+	case model.EventNoteAdded:
+		return "✓ note added"
+	}
+	return string(ev.Type)
+}
+
+// stateGlyph is a feature state's one-character mark.
+func stateGlyph(s model.FeatureState) string {
+	switch s {
+	case model.StateCompleted:
+		return "✓"
+	case model.StateInProgress:
+		return "▶"
+	case model.StateAwaitingReview:
+		return "?"
+	case model.StateNeedsFix:
+		return "✗"
+	case model.StateBlocked:
+		return "■"
+	case model.StateRunnable:
+		return "○"
+	}
+	return "·"
+}
+
+// printStatus writes the human view of a session.
+func printStatus(w io.Writer, s *model.Session) {
+	if s == nil {
+		fmt.Fprintln(w, "No active session.")
+		fmt.Fprintf(w, "next: %s\n", model.NextCommand(nil))
+		return
+	}
+	fmt.Fprintf(w, "Session %s\n", s.ID)
+	fmt.Fprintf(w, "  goal:     %s\n", s.Goal)
+	fmt.Fprintf(w, "  status:   %s, plan %s\n", s.Status, s.Approval)
+	if s.Plan != nil {
+		fmt.Fprintf(w, "  progress: %d/%d features completed\n", s.Plan.CompletedCount(), s.Plan.Required())
+		if a := s.Execution.ActiveFeature; a != "" {
+			fmt.Fprintf(w, "  active:   %s\n", a)
+		}
+		fmt.Fprintln(w, "\nFeatures")
+		for i := range s.Plan.Features {
+			f := &s.Plan.Features[i]
+			st := model.StateOf(s, f)
+			line := fmt.Sprintf("  %s %-24s %-16s", stateGlyph(st), f.ID, st)
+			if deps := append(append([]string{}, f.DependsOn...), f.BlockedBy...); len(deps) > 0 {
+				line += " ← " + strings.Join(deps, ", ")
+			}
+			if ev := model.LatestEvidence(f); ev != nil {
+				line += fmt.Sprintf("  [%s %s]", ev.Source, ev.Status)
+			}
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+		}
+	}
+	if v := s.Execution.LastValidation; v != nil {
+		fmt.Fprintf(w, "\nLast validation: %s %s %s (%s) — %s", v.Feature, v.Scope, v.Status, v.Source, v.Command)
+		if v.Summary != "" {
+			fmt.Fprintf(w, ": %s", v.Summary)
+		}
+		fmt.Fprintln(w)
+	}
+	if r := s.Execution.LastReview; r != nil {
+		what := r.Feature
+		if r.Final {
+			what = "final"
+		}
+		fmt.Fprintf(w, "Last review:     %s %s by %s\n", what, r.Decision, r.Actor)
+	}
+	fmt.Fprintf(w, "\nnext: %s\n", model.NextCommand(s))
+}

@@ -1,0 +1,188 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// binary is the real flowdeck, built once for the tests that need processes.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "flowdeck-bin-")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "flowdeck")
+	build := exec.Command("go", "build", "-o", binary, "flowdeck")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build flowdeck:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// flowdeck runs the real binary in project dir and returns stdout, stderr and
+// the exit code.
+func flowdeck(t testing.TB, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--dir", dir}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if x, ok := err.(*exec.ExitError); ok {
+		code = x.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestConcurrentProcessesLoseNothing: 4 writers, each performing 250 note
+// actions through the real binary, on one project at once.
+func TestConcurrentProcessesLoseNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns 1,000 processes; skipped with -short")
+	}
+	dir := t.TempDir()
+	if _, errs, code := flowdeck(t, dir, "flow", "plan", "start", "concurrency"); code != 0 {
+		t.Fatalf("plan start: %s", errs)
+	}
+	const writers, each = 4, 250
+	var wg sync.WaitGroup
+	failures := make(chan string, writers*each)
+	for w := range writers {
+		wg.Go(func() {
+			for i := range each {
+				_, errs, code := flowdeck(t, dir, "flow", "note", fmt.Sprintf("w%d-%d", w, i))
+				if code != 0 {
+					failures <- fmt.Sprintf("writer %d action %d: exit %d: %s", w, i, code, errs)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(failures)
+	for f := range failures {
+		t.Error(f)
+	}
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := st.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, err := st.Events(s.ID, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	for _, e := range events {
+		if e.Type == model.EventNoteAdded {
+			notes = append(notes, e.Text)
+		}
+	}
+	if len(notes) != writers*each || s.NotesTotal != writers*each {
+		t.Fatalf("%d note events, notes_total %d; want %d", len(notes), s.NotesTotal, writers*each)
+	}
+	slices.Sort(notes)
+	if len(slices.Compact(notes)) != writers*each {
+		t.Fatal("duplicate note events")
+	}
+	if out, errs, code := flowdeck(t, dir, "flow", "verify"); code != 0 {
+		t.Fatalf("verify: %s %s", out, errs)
+	}
+}
+
+func TestExitCodesAndJSONShape(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"summary":"s","features":[{"id":"a","title":"A"},{"id":"b","title":"B","depends_on":["a"]}]}`), 0o644)
+
+	// Usage error: exit 2, message on stderr.
+	if _, errs, code := flowdeck(t, dir, "flow", "validate", "a", "--status", "passed"); code != ExitUsage || errs == "" {
+		t.Fatalf("missing flags: exit %d, stderr %q", code, errs)
+	}
+	// Rejected: exit 1, JSON error with code and recovery.
+	out, _, code := flowdeck(t, dir, "--json", "flow", "plan", "approve")
+	if code != ExitRejected {
+		t.Fatalf("approve without session: exit %d", code)
+	}
+	var res struct {
+		OK    bool         `json:"ok"`
+		Error *model.Error `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.OK || res.Error.Code != model.CodeNoActiveSession || res.Error.Recovery.NextCommand == "" {
+		t.Fatalf("refusal JSON = %s (%v)", out, err)
+	}
+	// Accepted: exit 0, session, events and next_command.
+	flowdeck(t, dir, "flow", "plan", "start", "json", "shape")
+	out, _, code = flowdeck(t, dir, "--json", "flow", "plan", "apply", plan)
+	var ok struct {
+		OK          bool           `json:"ok"`
+		Session     *model.Session `json:"session"`
+		Events      []model.Event  `json:"events"`
+		NextCommand string         `json:"next_command"`
+	}
+	if err := json.Unmarshal([]byte(out), &ok); err != nil || code != 0 || !ok.OK || len(ok.Session.Plan.Features) != 2 ||
+		len(ok.Events) != 1 || ok.NextCommand != "flowdeck flow plan approve" {
+		t.Fatalf("apply JSON = %s (exit %d, %v)", out, code, err)
+	}
+	// A broken plan file is a usage error naming the file and line.
+	bad := filepath.Join(dir, "bad.json")
+	os.WriteFile(bad, []byte("{\n  \"summary\": \"s\",\n  \"feature\": []\n}"), 0o644)
+	if _, errs, code := flowdeck(t, dir, "flow", "plan", "apply", bad); code != ExitUsage || !bytes.Contains([]byte(errs), []byte("bad.json: line 3")) {
+		t.Fatalf("bad plan: exit %d, stderr %q", code, errs)
+	}
+	// --actor is recorded on the event.
+	out, _, _ = flowdeck(t, dir, "--json", "--actor", "agent-7", "flow", "note", "hello")
+	if !bytes.Contains([]byte(out), []byte(`"actor": "agent-7"`)) {
+		t.Fatalf("actor not recorded: %s", out)
+	}
+}
+
+// BenchmarkCLIAction runs `flowdeck flow note` as a process on a project with
+// 10,000 events and reports the median wall time. Target: under 15 ms.
+func BenchmarkCLIAction(b *testing.B) {
+	dir := b.TempDir()
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Do(model.PlanStart{Goal: "bench"}, "bench", time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 10_000 - 1 {
+		if _, err := st.Do(model.AddNote{Text: fmt.Sprintf("note %d", i)}, "bench", time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var times []time.Duration
+	b.ResetTimer()
+	for b.Loop() {
+		start := time.Now()
+		if _, errs, code := flowdeck(b, dir, "flow", "note", "bench"); code != 0 {
+			b.Fatal(errs)
+		}
+		times = append(times, time.Since(start))
+	}
+	slices.Sort(times)
+	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+}

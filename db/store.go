@@ -1,0 +1,264 @@
+// Package db keeps a project's flowdeck state in one bbolt file: the event log
+// of every session, the materialized sessions, and the change counter that
+// open cockpits watch.
+//
+// No process keeps the file open while idle. Every read or write opens the
+// file, does one transaction and closes it again, under an flock on a side
+// file (exclusive for writers, shared for readers), so the cockpit, agents'
+// CLI calls and an MCP server can all use one project at once.
+package db
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// SchemaVersion is the layout of the buckets this code reads and writes.
+const SchemaVersion = 1
+
+var (
+	bucketMeta     = []byte("meta")
+	bucketSessions = []byte("sessions")
+	bucketEvents   = []byte("events")
+
+	keySchema  = []byte("schema")
+	keyActive  = []byte("active")
+	keyChanges = []byte("changes")
+)
+
+// DefaultLockTimeout is how long a writer waits for another process.
+const DefaultLockTimeout = 10 * time.Second
+
+// Options tune a Store.
+type Options struct {
+	// LockTimeout bounds the wait for another process; zero means
+	// $FLOWDECK_LOCK_TIMEOUT or DefaultLockTimeout.
+	LockTimeout time.Duration
+	// NoSync skips fsync; only for benchmarks and tests that measure other
+	// things.
+	NoSync bool
+}
+
+// Store is a handle on a project's database file. It holds no open file and
+// no lock between calls, so it is cheap to keep and safe to share.
+type Store struct {
+	path    string
+	lock    string
+	timeout time.Duration
+	noSync  bool
+}
+
+// Open prepares the database at path (creating its directory, the file and
+// the buckets if needed, migrating an older schema) and returns a Store.
+func Open(path string, opts Options) (*Store, error) {
+	timeout := opts.LockTimeout
+	if timeout == 0 {
+		timeout = DefaultLockTimeout
+		if v := os.Getenv("FLOWDECK_LOCK_TIMEOUT"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				return nil, fmt.Errorf("FLOWDECK_LOCK_TIMEOUT=%q: %w", v, err)
+			}
+			timeout = d
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+	}
+	s := &Store{path: path, lock: path + ".lock", timeout: timeout, noSync: opts.NoSync}
+	if err := s.prepare(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Dir is the .flow directory that holds the database and the docs.
+func (s *Store) Dir() string { return filepath.Dir(s.path) }
+
+// prepare checks the schema with a shared lock and only takes the write lock
+// when the file is new or older than this code.
+func (s *Store) prepare() error {
+	if fi, err := os.Stat(s.path); err == nil && fi.Size() > 0 {
+		var version int
+		err := s.view(func(tx *bolt.Tx) error {
+			version = schemaOf(tx)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if version == SchemaVersion {
+			return nil
+		}
+		if version > SchemaVersion {
+			return s.tooNew(version)
+		}
+	}
+	return s.update(func(tx *bolt.Tx) error { return s.migrate(tx) })
+}
+
+func (s *Store) tooNew(version int) error {
+	return fmt.Errorf("%s has schema version %d; this flowdeck understands up to %d: upgrade flowdeck", s.path, version, SchemaVersion)
+}
+
+func schemaOf(tx *bolt.Tx) int {
+	meta := tx.Bucket(bucketMeta)
+	if meta == nil {
+		return 0
+	}
+	v, _ := strconv.Atoi(string(meta.Get(keySchema)))
+	return v
+}
+
+// migrate brings the buckets from any older schema to SchemaVersion. Version
+// 0 is an empty file.
+func (s *Store) migrate(tx *bolt.Tx) error {
+	version := schemaOf(tx)
+	if version > SchemaVersion {
+		return s.tooNew(version)
+	}
+	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketEvents} {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	if err := createExtraBuckets(tx); err != nil {
+		return err
+	}
+	return tx.Bucket(bucketMeta).Put(keySchema, []byte(strconv.Itoa(SchemaVersion)))
+}
+
+// extraBuckets are created by other files of this package (runs, output).
+var extraBuckets [][]byte
+
+func createExtraBuckets(tx *bolt.Tx) error {
+	for _, name := range extraBuckets {
+		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+			return fmt.Errorf("create bucket %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) openBolt(readOnly bool) (*bolt.DB, *fileLock, error) {
+	l, err := acquire(s.lock, !readOnly, s.timeout)
+	if err != nil {
+		return nil, nil, err
+	}
+	// The side lock serializes us, so bbolt's own flock never waits; the
+	// timeout only guards against a process that does not use the side lock.
+	b, err := bolt.Open(s.path, 0o644, &bolt.Options{
+		Timeout:  s.timeout,
+		ReadOnly: readOnly,
+		NoSync:   s.noSync,
+	})
+	if err != nil {
+		l.release()
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, nil, ErrBusy{Path: s.path, Waited: s.timeout}
+		}
+		return nil, nil, fmt.Errorf("open %s: %w", s.path, err)
+	}
+	return b, l, nil
+}
+
+// update runs fn in one write transaction and bumps the change counter.
+func (s *Store) update(fn func(tx *bolt.Tx) error) error {
+	return s.updateThen(fn, nil)
+}
+
+// updateThen runs fn in one write transaction, then, after the commit and
+// still under the exclusive lock, runs after. Derived files are written there
+// so that two processes cannot write them out of order.
+func (s *Store) updateThen(fn func(tx *bolt.Tx) error, after func()) error {
+	b, l, err := s.openBolt(false)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	err = b.Update(func(tx *bolt.Tx) error {
+		if err := fn(tx); err != nil {
+			return err
+		}
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			return meta.Put(keyChanges, u64(getU64(meta.Get(keyChanges))+1))
+		}
+		return nil
+	})
+	if cerr := b.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("close %s: %w", s.path, cerr)
+	}
+	if err == nil && after != nil {
+		after()
+	}
+	return err
+}
+
+// view runs fn in one read transaction under a shared lock.
+func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	if _, err := os.Stat(s.path); err != nil {
+		return fmt.Errorf("open %s: %w", s.path, err)
+	}
+	b, l, err := s.openBolt(true)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	err = b.View(func(tx *bolt.Tx) error {
+		if v := schemaOf(tx); v > SchemaVersion {
+			return s.tooNew(v)
+		}
+		return fn(tx)
+	})
+	if cerr := b.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return err
+}
+
+// Changes returns the change counter: it grows with every committed write, so
+// a watcher redraws only when it moved.
+func (s *Store) Changes() (uint64, error) {
+	var n uint64
+	err := s.view(func(tx *bolt.Tx) error {
+		if meta := tx.Bucket(bucketMeta); meta != nil {
+			n = getU64(meta.Get(keyChanges))
+		}
+		return nil
+	})
+	return n, err
+}
+
+// Stamp is a cheap fingerprint of the database file (size and modification
+// time). When it is unchanged no write has happened, so a watcher can poll it
+// without opening the file or taking a lock.
+func (s *Store) Stamp() (string, error) {
+	fi, err := os.Stat(s.path)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%d/%d", fi.Size(), fi.ModTime().UnixNano()), nil
+}
+
+func u64(n uint64) []byte {
+	b := make([]byte, 8)
+	binary.BigEndian.PutUint64(b, n)
+	return b
+}
+
+func getU64(b []byte) uint64 {
+	if len(b) != 8 {
+		return 0
+	}
+	return binary.BigEndian.Uint64(b)
+}
