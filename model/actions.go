@@ -362,15 +362,18 @@ func (a RunStart) decide(s *Session, b *builder) error {
 			"Finish the active feature first: validate, review, then complete it.",
 			NextCommand(s), "feature %s is already active", act)
 	}
+	var f *Feature
+	if a.Feature != "" {
+		var err error
+		if f, err = requireFeature(s, a.Feature); err != nil {
+			return err
+		}
+	}
 	if s.Plan.CompletedCount() >= s.Plan.Required() {
 		b.emit(Event{Type: EventSessionCompleted, Summary: "every required feature is completed"})
 		return nil
 	}
-	if a.Feature != "" {
-		f, err := requireFeature(s, a.Feature)
-		if err != nil {
-			return err
-		}
+	if f != nil {
 		switch {
 		case f.Status == FeatureCompleted:
 			return refuse(CodeFeatureNotRunnable, string(s.Status), "a feature that is not completed",

@@ -51,7 +51,7 @@ func TestSessionArchiveAndActivate(t *testing.T) {
 		t.Fatal("plan start over an archived session must create a new session and leave the old one alone")
 	}
 
-	var none *testRig = newTestRig(t)
+	none := newTestRig(t)
 	none.refuse(model.ResetSession{}, model.CodeNoActiveSession)
 	none.refuse(model.AddNote{Text: "x"}, model.CodeNoActiveSession)
 	none.refuse(model.ActivateSession{ID: "s1"}, model.CodeUnknownSession)

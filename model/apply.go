@@ -53,7 +53,12 @@ func Apply(s *Session, e Event) error {
 		for _, id := range e.FeatureIDs {
 			keep[id] = true
 		}
-		s.Plan.Features = slices.DeleteFunc(s.Plan.Features, func(f Feature) bool { return !keep[f.ID] })
+		dropped := map[string]bool{}
+		s.Plan.Features = slices.DeleteFunc(s.Plan.Features, func(f Feature) bool {
+			dropped[f.ID] = !keep[f.ID]
+			return !keep[f.ID]
+		})
+		s.Execution.forget(dropped)
 		summary = "plan narrowed to " + strings.Join(e.FeatureIDs, ", ")
 	case EventPlanApproved:
 		s.Approval, s.Status = ApprovalApproved, StatusReady
@@ -146,18 +151,7 @@ func Apply(s *Session, e Event) error {
 			reset[id] = true
 		}
 		x := &s.Execution
-		if reset[x.ActiveFeature] {
-			x.ActiveFeature = ""
-		}
-		if reset[x.LastFeature] {
-			x.LastFeature, x.LastOutcome = "", ""
-		}
-		if x.LastValidation != nil && reset[x.LastValidation.Feature] {
-			x.LastValidation = nil
-		}
-		if x.LastReview != nil && reset[x.LastReview.Feature] {
-			x.LastReview = nil
-		}
+		x.forget(reset)
 		s.Timestamps.Completed = nil
 		switch {
 		case x.ActiveFeature != "":
@@ -188,6 +182,22 @@ func Apply(s *Session, e Event) error {
 		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: summary,
 	}), MaxHistory)
 	return nil
+}
+
+// forget clears the execution fields that belong to the given features.
+func (x *Execution) forget(ids map[string]bool) {
+	if ids[x.ActiveFeature] {
+		x.ActiveFeature = ""
+	}
+	if ids[x.LastFeature] {
+		x.LastFeature, x.LastOutcome = "", ""
+	}
+	if x.LastValidation != nil && ids[x.LastValidation.Feature] {
+		x.LastValidation = nil
+	}
+	if x.LastReview != nil && ids[x.LastReview.Feature] {
+		x.LastReview = nil
+	}
 }
 
 // finish records that the active feature ended with outcome.

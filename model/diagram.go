@@ -69,22 +69,30 @@ const asciiMaxWidth = 120
 //
 //	oauth-login · 3/7 features completed · 7 features in 4 levels
 //
-//	┌─ level 0 · 2 features ──────────────────────┐
-//	│ [OK]    db-schema                           │
-//	│ [OK]    config-loader                       │
-//	└──────────────────────┬──────────────────────┘
-//	                       ▼
-//	┌─ level 1 · 2 features ──────────────────────┐
-//	│ [OK]    token-store   ← db-schema, config-loader
-//	...
+//	┌─ level 0 · 2 features ────────────────────────────────────────┐
+//	│ [OK]    db-schema                                             │
+//	│ [OK]    config-loader                                         │
+//	└───────────────────────────────┬───────────────────────────────┘
+//	                                ▼
+//	┌─ level 1 · 2 features ────────────────────────────────────────┐
+//	│ [OK]    token-store      ← db-schema, config-loader           │
+//	│ [BLOCK] rate-limit       ← config-loader                      │
+//	└───────────────────────────────┬───────────────────────────────┘
+//	                                ▼
+//	┌─ level 2 · 2 features ────────────────────────────────────────┐
+//	│ [WAIT]  oauth-callback   ← token-store                        │
+//	│ [PEND]  session-refresh  ← token-store; blocked by rate-limit │
+//	└───────────────────────────────────────────────────────────────┘
 //
 // Each feature is one row: its status tag, its id, then "← deps" naming what
-// it depends on and "blocked by ..." naming its blockers. A level lists its
-// features as rows, however many there are, so a wide level grows down, not
-// right; dependency lists wrap inside the frame, and no line is wider than
-// asciiMaxWidth columns. Edges are written as the names at the arrow's tail
-// rather than drawn as lines, because drawn lines between dozens of nodes are
-// unreadable and names can be searched. A legend closes the drawing.
+// it depends on and "blocked by ..." naming its blockers. Edges are written
+// as the names at the arrow's tail rather than drawn as lines, because lines
+// between dozens of nodes are unreadable and names can be searched. A level
+// lists its features as rows however many there are, so a wide level grows
+// down, not right; dependency lists wrap inside the frame, ids longer than
+// the id column put theirs on the rows below, and no line is wider than
+// asciiMaxWidth columns. All frames share one width. A legend closes the
+// drawing.
 func DiagramASCII(s *Session) string {
 	if s == nil || s.Plan == nil {
 		return "no plan yet\n"

@@ -121,7 +121,7 @@ func RenderIndex(s *Session) string {
 		for i := range p.Features {
 			f := &p.Features[i]
 			line("| ", featureLink(f.ID, "features/"), " | ", mdCell(f.Title), " | ", string(StateOf(s, f)),
-				" | ", waitsForCell(s, f, "features/"), " | ", evidenceShort(LatestEvidence(f)), " |")
+				" | ", waitsForCell(f, "features/"), " | ", evidenceShort(LatestEvidence(f)), " |")
 		}
 		line()
 		line("## Dependency graph")
@@ -481,7 +481,7 @@ func evidenceShort(ev *Evidence) string {
 }
 
 // waitsForCell lists a feature's dependencies and, after them, its blockers.
-func waitsForCell(s *Session, f *Feature, prefix string) string {
+func waitsForCell(f *Feature, prefix string) string {
 	var parts []string
 	if len(f.DependsOn) > 0 {
 		parts = append(parts, linkList(f.DependsOn, prefix))

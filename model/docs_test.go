@@ -512,3 +512,24 @@ func TestDocsFeatureLinksStayInsideTheDocs(t *testing.T) {
 		check(id+".md", model.RenderFeature(s, s.Plan.Feature(id)), "")
 	}
 }
+
+func TestDocsMarkEvidenceFromBeforeTheRestart(t *testing.T) {
+	r := newDocsRig(t)
+	r.do(model.PlanStart{ID: "redo", Goal: "Redo"},
+		model.PlanApply{Plan: model.Plan{Summary: "s", Features: []model.Feature{{ID: "a", Title: "A"}, {ID: "b", Title: "B"}}}},
+		model.PlanApprove{}, model.RunStart{},
+		observed("a", "run-1", "go test ./...", ""),
+		model.RunComplete{Feature: "a", Outcome: model.OutcomeReplanRequired, Summary: "split it"},
+		model.PlanApprove{}, model.RunStart{Feature: "a"})
+	f := r.s.Plan.Feature("a")
+	got := model.RenderFeature(r.s, f)
+	for _, want := range []string{
+		"| 5 (old) |",
+		fmt.Sprintf("before the feature last started (seq %d) and no longer counts", f.StartedSeq),
+		"- **State:** in_progress, the active feature",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("feature doc lacks %q:\n%s", want, got)
+		}
+	}
+}

@@ -2,7 +2,6 @@ package model_test
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -319,10 +318,4 @@ func historyTypes(s *model.Session) []model.EventType {
 		out[i] = h.Type
 	}
 	return out
-}
-
-func hasHistory(s *model.Session, typ model.EventType, feature string) bool {
-	return slices.ContainsFunc(s.Execution.History, func(h model.HistoryItem) bool {
-		return h.Type == typ && h.Feature == feature
-	})
 }

@@ -1,0 +1,546 @@
+package db
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/klauspost/compress/zstd"
+	bolt "go.etcd.io/bbolt"
+)
+
+var (
+	bucketRuns   = []byte("runs")
+	bucketOutput = []byte("output")
+	bucketIndex  = []byte("index")
+)
+
+func init() { extraBuckets = append(extraBuckets, bucketRuns, bucketOutput, bucketIndex) }
+
+// Run outcomes stored in RunRecord.Outcome besides the runner's own.
+const RunRunning = "running"
+
+// Isolation says how a run was confined.
+type Isolation struct {
+	Mechanism string   `json:"mechanism"`
+	Enforced  []string `json:"enforced,omitempty"`
+	Notes     []string `json:"notes,omitempty"`
+}
+
+// RunRecord describes one command run. Output and index live in their own
+// buckets; the record stays small so listing runs is cheap.
+type RunRecord struct {
+	ID        string        `json:"id"`
+	Session   string        `json:"session,omitempty"`
+	Feature   string        `json:"feature,omitempty"`
+	Scope     string        `json:"scope,omitempty"`
+	Actor     string        `json:"actor"`
+	Argv      []string      `json:"argv"`
+	Cwd       string        `json:"cwd"`
+	Start     time.Time     `json:"start"`
+	Duration  time.Duration `json:"duration"`
+	ExitCode  int           `json:"exit_code"`
+	Signal    string        `json:"signal,omitempty"`
+	Outcome   string        `json:"outcome"`
+	Isolation Isolation     `json:"isolation"`
+	Category  string        `json:"category,omitempty"`
+	Class     string        `json:"class,omitempty"`
+	Pattern   string        `json:"pattern,omitempty"`
+	Summary   string        `json:"summary,omitempty"`
+	Detail    string        `json:"detail,omitempty"`
+	Bytes     int64         `json:"bytes"`
+	Lines     int64         `json:"lines"`
+	// Forgotten is set when the output and index were deleted; the record
+	// stays because evidence may point at it.
+	Forgotten bool `json:"forgotten,omitempty"`
+}
+
+// NewRunID returns a new run id: sortable by start time (millisecond
+// resolution), with a random tail so two processes never collide.
+func NewRunID(start time.Time) string {
+	var b [3]byte
+	rand.Read(b[:])
+	return start.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(b[:])
+}
+
+// Chunk sizes: output chunks are compressed separately so a reader can seek;
+// index chunks stay uncompressed so recall scans them straight from the mmap.
+const (
+	maxOutputChunk = 4 << 20
+	maxIndexChunk  = 256 << 10
+	// MaxIndexLine bounds one indexed line; the raw output keeps all of it.
+	MaxIndexLine = 4096
+	// flushEvery is how often a running command's output is committed, so
+	// that other processes see it within 250 ms.
+	flushEvery = 100 * time.Millisecond
+	// maxPending applies back-pressure when the store falls behind.
+	maxPending = 32 << 20
+)
+
+var (
+	encoderOnce sync.Once
+	encoder     *zstd.Encoder
+	decoder     *zstd.Decoder
+)
+
+func codecs() (*zstd.Encoder, *zstd.Decoder) {
+	encoderOnce.Do(func() {
+		encoder, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+		decoder, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1))
+	})
+	return encoder, decoder
+}
+
+// RunWriter streams one run's output into the store. Write takes the raw
+// bytes (already redacted), IndexLine each line of text for recall. A
+// background loop commits what arrived every 100 ms; Finish commits the rest
+// and the final record.
+type RunWriter struct {
+	st *Store
+
+	flushMu   sync.Mutex // one flush at a time, so records commit in order
+	mu        sync.Mutex
+	cond      *sync.Cond
+	rec       RunRecord
+	raw       []byte
+	idx       []byte
+	idxFirst  int64 // line number of the first line in idx
+	rawOffset int64 // offset of raw[0] in the whole output
+	pending   int
+	err       error
+	closed    bool
+
+	done chan struct{}
+}
+
+// StartRun stores rec as running and returns a writer for its output.
+func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
+	if rec.ID == "" {
+		rec.ID = NewRunID(rec.Start)
+	}
+	rec.Outcome = RunRunning
+	err := s.update(func(tx *bolt.Tx) error { return putRun(tx, &rec) })
+	if err != nil {
+		return nil, err
+	}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{})}
+	w.cond = sync.NewCond(&w.mu)
+	go w.loop()
+	return w, nil
+}
+
+// ID is the run's id.
+func (w *RunWriter) ID() string { return w.rec.ID }
+
+// Write appends raw output. It blocks while too much is waiting for the store.
+func (w *RunWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.pending > maxPending && w.err == nil {
+		w.cond.Wait()
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.raw = append(w.raw, p...)
+	w.rec.Bytes += int64(len(p))
+	w.pending += len(p)
+	return len(p), nil
+}
+
+// IndexLine appends one line of text (no newline) to the recall index.
+func (w *RunWriter) IndexLine(line []byte) {
+	if len(line) > MaxIndexLine {
+		line = line[:MaxIndexLine]
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.idx = append(w.idx, line...)
+	w.idx = append(w.idx, '\n')
+	w.rec.Lines++
+	w.pending += len(line) + 1
+}
+
+func (w *RunWriter) loop() {
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			w.flush(false)
+		case <-w.done:
+			return
+		}
+	}
+}
+
+// flush commits the pending output. final also commits rec as it is.
+func (w *RunWriter) flush(final bool) error {
+	w.flushMu.Lock()
+	defer w.flushMu.Unlock()
+	w.mu.Lock()
+	raw, idx, first, off := w.raw, w.idx, w.idxFirst, w.rawOffset
+	rec := w.rec
+	if len(raw) == 0 && len(idx) == 0 && !final {
+		w.mu.Unlock()
+		return nil
+	}
+	w.raw, w.idx = nil, nil
+	w.rawOffset += int64(len(raw))
+	w.idxFirst = rec.Lines
+	w.mu.Unlock()
+
+	enc, _ := codecs()
+	var chunks [][]byte
+	for start := 0; start < len(raw); start += maxOutputChunk {
+		end := min(start+maxOutputChunk, len(raw))
+		chunks = append(chunks, enc.EncodeAll(raw[start:end], nil))
+	}
+	err := w.st.update(func(tx *bolt.Tx) error {
+		if len(raw) > 0 {
+			out, err := tx.Bucket(bucketOutput).CreateBucketIfNotExists([]byte(rec.ID))
+			if err != nil {
+				return err
+			}
+			out.FillPercent = 1
+			for i, c := range chunks {
+				if err := out.Put(u64(uint64(off)+uint64(i*maxOutputChunk)), c); err != nil {
+					return err
+				}
+			}
+		}
+		if len(idx) > 0 {
+			ib, err := tx.Bucket(bucketIndex).CreateBucketIfNotExists([]byte(rec.ID))
+			if err != nil {
+				return err
+			}
+			ib.FillPercent = 1
+			if err := putIndexChunks(ib, idx, first); err != nil {
+				return err
+			}
+		}
+		return putRun(tx, &rec)
+	})
+	w.mu.Lock()
+	w.pending -= len(raw) + len(idx)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("store output of run %s: %w", rec.ID, err)
+	}
+	w.cond.Broadcast()
+	w.mu.Unlock()
+	return err
+}
+
+// Index chunk keys are the chunk's first line number (big-endian) and a kind
+// byte. Each chunk is stored twice: as written, for display and scoring, and
+// ASCII-lowercased, so that recall's prefilter can use bytes.IndexByte
+// without lowercasing 50 MB per query. Both have the same byte offsets.
+//
+// A third record per chunk, the line table, holds for every line its end
+// offset and a 64-bit mask of the characters it contains: recall rejects most
+// lines by testing the mask, without touching their text.
+const (
+	indexFolded byte = 'f'
+	indexLines  byte = 'l'
+	indexText   byte = 't'
+
+	lineEntry = 12 // uint64 mask + uint32 end offset, little-endian
+)
+
+// charBit maps a (lowercased) byte to its bit in a line mask: letters and
+// digits get a bit each, other ASCII shares the rest, non-ASCII one bit.
+func charBit(c byte) uint64 {
+	switch {
+	case 'a' <= c && c <= 'z':
+		return 1 << (c - 'a')
+	case '0' <= c && c <= '9':
+		return 1 << (26 + c - '0')
+	case c >= 0x80:
+		return 1 << 63
+	}
+	return 1 << (36 + c%27)
+}
+
+func lineTable(chunk []byte) []byte {
+	out := make([]byte, 0, bytes.Count(chunk, []byte{'\n'})*lineEntry)
+	var mask uint64
+	for i, c := range chunk {
+		if c == '\n' {
+			out = binary.LittleEndian.AppendUint64(out, mask)
+			out = binary.LittleEndian.AppendUint32(out, uint32(i))
+			mask = 0
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		mask |= charBit(c)
+	}
+	return out
+}
+
+func foldASCII(b []byte) []byte {
+	out := make([]byte, len(b))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// putIndexChunks splits text at line ends into chunks keyed by the number of
+// their first line.
+func putIndexChunks(b *bolt.Bucket, text []byte, first int64) error {
+	for len(text) > 0 {
+		n := len(text)
+		if n > maxIndexChunk {
+			n = bytes.LastIndexByte(text[:maxIndexChunk], '\n') + 1
+			if n == 0 {
+				n = bytes.IndexByte(text, '\n') + 1
+			}
+		}
+		chunk := text[:n]
+		key := u64(uint64(first))
+		if err := b.Put(append(key, indexText), chunk); err != nil {
+			return err
+		}
+		if err := b.Put(append(key, indexFolded), foldASCII(chunk)); err != nil {
+			return err
+		}
+		if err := b.Put(append(key, indexLines), lineTable(chunk)); err != nil {
+			return err
+		}
+		first += int64(bytes.Count(chunk, []byte{'\n'}))
+		text = text[n:]
+	}
+	return nil
+}
+
+// Finish commits the remaining output and the final record (whose Bytes and
+// Lines are counted by the writer).
+func (w *RunWriter) Finish(final RunRecord) (RunRecord, error) {
+	w.mu.Lock()
+	if w.closed {
+		w.mu.Unlock()
+		return w.rec, errors.New("run already finished")
+	}
+	w.closed = true
+	final.ID, final.Bytes, final.Lines = w.rec.ID, w.rec.Bytes, w.rec.Lines
+	w.rec = final
+	w.mu.Unlock()
+	close(w.done)
+	err := w.flush(true)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if err == nil {
+		err = w.err
+	}
+	return w.rec, err
+}
+
+func putRun(tx *bolt.Tx, rec *RunRecord) error {
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	return tx.Bucket(bucketRuns).Put([]byte(rec.ID), raw)
+}
+
+func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
+	b := tx.Bucket(bucketRuns)
+	if b == nil {
+		return nil, nil
+	}
+	raw := b.Get([]byte(id))
+	if raw == nil {
+		return nil, nil
+	}
+	var rec RunRecord
+	if err := json.Unmarshal(raw, &rec); err != nil {
+		return nil, fmt.Errorf("run %s: decode: %w", id, err)
+	}
+	return &rec, nil
+}
+
+// Runs lists up to limit runs (0 = all), newest first.
+func (s *Store) Runs(limit int) ([]RunRecord, error) {
+	var out []RunRecord
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketRuns)
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, v := c.Last(); k != nil; k, v = c.Prev() {
+			var rec RunRecord
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return fmt.Errorf("run %s: decode: %w", k, err)
+			}
+			out = append(out, rec)
+			if limit > 0 && len(out) >= limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Run returns one run record, or nil.
+func (s *Store) Run(id string) (*RunRecord, error) {
+	var rec *RunRecord
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		rec, err = getRun(tx, id)
+		return err
+	})
+	return rec, err
+}
+
+// ReadOutput returns up to max bytes of a run's raw output from offset, and
+// the offset after them. At the end of what is stored so far it returns no
+// data and next == offset.
+func (s *Store) ReadOutput(id string, offset int64, max int) ([]byte, int64, error) {
+	var out []byte
+	err := s.view(func(tx *bolt.Tx) error {
+		b := tx.Bucket(bucketOutput).Bucket([]byte(id))
+		if b == nil {
+			return nil
+		}
+		_, dec := codecs()
+		c := b.Cursor()
+		k, v := c.Seek(u64(uint64(offset)))
+		if k == nil || int64(getU64(k)) > offset {
+			// The chunk holding offset starts before it.
+			k, v = c.Prev()
+			if k == nil {
+				k, v = c.First()
+			}
+		}
+		for ; k != nil && len(out) < max; k, v = c.Next() {
+			start := int64(getU64(k))
+			data, err := dec.DecodeAll(v, nil)
+			if err != nil {
+				return fmt.Errorf("run %s: output chunk at %d: %w", id, start, err)
+			}
+			if skip := offset - start; skip > 0 {
+				if skip >= int64(len(data)) {
+					continue
+				}
+				data = data[skip:]
+			}
+			need := max - len(out)
+			if len(data) > need {
+				data = data[:need]
+			}
+			out = append(out, data...)
+			offset += int64(len(data))
+		}
+		return nil
+	})
+	return out, offset, err
+}
+
+// ForgetQuery says which runs' output to delete.
+type ForgetQuery struct {
+	RunID  string
+	Before time.Time // runs that started before this; zero = no bound
+	All    bool
+}
+
+// Forget deletes output and index of the selected runs (the records stay,
+// marked forgotten) and returns how many runs it touched.
+func (s *Store) Forget(q ForgetQuery) (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx) error {
+		n = 0
+		var ids []string
+		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
+			var rec RunRecord
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return err
+			}
+			switch {
+			case q.All, q.RunID == rec.ID, !q.Before.IsZero() && rec.Start.Before(q.Before):
+				if rec.Outcome != RunRunning {
+					ids = append(ids, rec.ID)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			if err := forgetRun(tx, id); err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+func forgetRun(tx *bolt.Tx, id string) error {
+	for _, name := range [][]byte{bucketOutput, bucketIndex} {
+		if err := tx.Bucket(name).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+			return err
+		}
+	}
+	rec, err := getRun(tx, id)
+	if err != nil || rec == nil {
+		return err
+	}
+	rec.Forgotten = true
+	return putRun(tx, rec)
+}
+
+// Retain deletes the output of the oldest finished runs until the stored
+// output is at most maxBytes (counted as the commands wrote it).
+func (s *Store) Retain(maxBytes int64) (int, error) {
+	n := 0
+	err := s.update(func(tx *bolt.Tx) error {
+		n = 0
+		var recs []RunRecord
+		var total int64
+		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
+			var rec RunRecord
+			if err := json.Unmarshal(v, &rec); err != nil {
+				return err
+			}
+			if !rec.Forgotten {
+				recs = append(recs, rec)
+				total += rec.Bytes
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
+		for _, rec := range recs {
+			if total <= maxBytes {
+				break
+			}
+			if rec.Outcome == RunRunning {
+				continue
+			}
+			if err := forgetRun(tx, rec.ID); err != nil {
+				return err
+			}
+			total -= rec.Bytes
+			n++
+		}
+		return nil
+	})
+	return n, err
+}

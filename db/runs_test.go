@@ -1,0 +1,200 @@
+package db
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sahilm/fuzzy"
+)
+
+// writeRun stores a finished run whose output is the given lines.
+func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []string) RunRecord {
+	t.Helper()
+	w, err := st.StartRun(RunRecord{Argv: argv, Feature: feature, Start: time.Now(), Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		w.Write([]byte(l + "\n"))
+		w.IndexLine([]byte(l))
+	}
+	rec, err := w.Finish(RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec
+}
+
+func TestRunOutputRoundTripsExactly(t *testing.T) {
+	st := newStore(t)
+	w, err := st.StartRun(RunRecord{Argv: []string{"gen"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// More than one output chunk, with every byte value, written in odd sizes.
+	rng := rand.New(rand.NewPCG(1, 2))
+	want := make([]byte, maxOutputChunk+12345)
+	for i := range want {
+		want[i] = byte(rng.UintN(256))
+	}
+	for rest := want; len(rest) > 0; {
+		n := min(len(rest), 1+rng.IntN(100_000))
+		w.Write(rest[:n])
+		rest = rest[n:]
+	}
+	rec, err := w.Finish(RunRecord{Argv: []string{"gen"}, Outcome: "exited"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Bytes != int64(len(want)) {
+		t.Fatalf("record says %d bytes, wrote %d", rec.Bytes, len(want))
+	}
+	var got []byte
+	for off := int64(0); ; {
+		data, next, err := st.ReadOutput(rec.ID, off, 1<<20+7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) == 0 {
+			break
+		}
+		got, off = append(got, data...), next
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read back %d bytes, differ from the %d written", len(got), len(want))
+	}
+	stored, _ := st.Run(rec.ID)
+	if stored.Outcome != "exited" || stored.Bytes != int64(len(want)) {
+		t.Fatalf("stored record = %+v", stored)
+	}
+}
+
+func TestRunningOutputIsVisibleToReaders(t *testing.T) {
+	st := newStore(t)
+	w, err := st.StartRun(RunRecord{Argv: []string{"slow"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write([]byte("first line\n"))
+	w.IndexLine([]byte("first line"))
+	deadline := time.Now().Add(250 * time.Millisecond)
+	for {
+		data, _, err := st.ReadOutput(w.ID(), 0, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(data) == "first line\n" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("output of a running command not visible within 250 ms")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	runs, _ := st.Runs(0)
+	if len(runs) != 1 || runs[0].Outcome != RunRunning {
+		t.Fatalf("runs = %+v", runs)
+	}
+	w.Finish(RunRecord{Outcome: "exited"})
+}
+
+func TestRecallRanksLikeFuzzyFind(t *testing.T) {
+	st := newStore(t)
+	var all []string // in recall's scan order: newest run first
+	var runs [][]string
+	rng := rand.New(rand.NewPCG(3, 4))
+	words := []string{"error", "FAIL", "ok", "TestLogin", "timeout", "panic:", "github.com/x/y", "warning", "pkg/auth", "", "résumé"}
+	for r := range 5 {
+		var lines []string
+		for range 2000 {
+			n := 1 + rng.IntN(5)
+			var parts []string
+			for range n {
+				parts = append(parts, words[rng.IntN(len(words))])
+			}
+			lines = append(lines, strings.Join(parts, " "))
+		}
+		runs = append(runs, lines)
+		writeRun(t, st, []string{"cmd", fmt.Sprint(r)}, "", lines)
+	}
+	for r := len(runs) - 1; r >= 0; r-- {
+		all = append(all, runs[r]...)
+	}
+	for _, q := range []string{"fail", "tstlgn", "err", "PANIC", "pkgauth", "é", "gcxy", "zzz"} {
+		hits, err := st.Recall(RecallQuery{Query: q, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := fuzzy.Find(q, all)
+		if len(want) > 20 {
+			want = want[:20]
+		}
+		if len(hits) != len(want) {
+			t.Fatalf("%q: %d hits, fuzzy.Find has %d", q, len(hits), len(want))
+		}
+		for i := range want {
+			if hits[i].Text != want[i].Str || hits[i].Score != want[i].Score {
+				t.Fatalf("%q hit %d = %q (%d), fuzzy.Find = %q (%d)", q, i, hits[i].Text, hits[i].Score, want[i].Str, want[i].Score)
+			}
+			// Line numbers point at the same text.
+			run := 4 - want[i].Index/2000
+			if hits[i].Line != want[i].Index%2000+1 || hits[i].Argv[1] != fmt.Sprint(run) {
+				t.Fatalf("%q hit %d at run %v line %d, want run %d line %d", q, i, hits[i].Argv, hits[i].Line, run, want[i].Index%2000+1)
+			}
+		}
+	}
+}
+
+func TestRecallFiltersAndForget(t *testing.T) {
+	st := newStore(t)
+	a := writeRun(t, st, []string{"go", "test"}, "auth", []string{"--- FAIL: TestLogin", "ok"})
+	writeRun(t, st, []string{"make"}, "ui", []string{"FAIL: build"})
+	hits, _ := st.Recall(RecallQuery{Query: "fail"})
+	if len(hits) != 2 {
+		t.Fatalf("hits = %+v", hits)
+	}
+	hits, _ = st.Recall(RecallQuery{Query: "fail", Feature: "auth"})
+	if len(hits) != 1 || hits[0].RunID != a.ID || hits[0].Line != 1 {
+		t.Fatalf("feature filter: %+v", hits)
+	}
+	hits, _ = st.Recall(RecallQuery{Query: "fail", RunID: a.ID})
+	if len(hits) != 1 {
+		t.Fatalf("run filter: %+v", hits)
+	}
+	if n, err := st.Forget(ForgetQuery{RunID: a.ID}); n != 1 || err != nil {
+		t.Fatalf("forget = %d, %v", n, err)
+	}
+	if hits, _ = st.Recall(RecallQuery{Query: "fail"}); len(hits) != 1 {
+		t.Fatalf("after forget: %+v", hits)
+	}
+	rec, _ := st.Run(a.ID)
+	if rec == nil || !rec.Forgotten {
+		t.Fatalf("record after forget = %+v; it must stay, marked forgotten", rec)
+	}
+	if data, _, _ := st.ReadOutput(a.ID, 0, 100); len(data) != 0 {
+		t.Fatalf("output after forget = %q", data)
+	}
+}
+
+func TestRetainKeepsNewestOutput(t *testing.T) {
+	st := newStore(t)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, writeRun(t, st, []string{"run", fmt.Sprint(i)}, "", []string{strings.Repeat("x", 99)}).ID)
+		time.Sleep(2 * time.Millisecond) // ids are millisecond-sortable
+	}
+	n, err := st.Retain(250)
+	if err != nil || n != 2 {
+		t.Fatalf("retain = %d, %v; want 2 runs forgotten", n, err)
+	}
+	for i, id := range ids {
+		rec, _ := st.Run(id)
+		if rec.Forgotten != (i < 2) {
+			t.Errorf("run %d forgotten = %v", i, rec.Forgotten)
+		}
+	}
+}
