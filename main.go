@@ -5,8 +5,12 @@ import (
 	"os"
 
 	"flowdeck/cli"
+	"flowdeck/runner"
 )
 
 func main() {
+	// When flowdeck re-executes itself to join a run's cgroups before the
+	// command starts (cgroup v1), this never returns.
+	runner.Reexec()
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

@@ -62,7 +62,7 @@ func seedRecall(tb testing.TB, st *Store, runs, perRun int) []string {
 			w.Write([]byte(lines[i] + "\n"))
 			w.IndexLine([]byte(lines[i]))
 		}
-		if _, err := w.Finish(RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}); err != nil {
+		if _, err := w.Finish(RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
 			tb.Fatal(err)
 		}
 		byRun = append(byRun, lines)

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"sync"
 	"time"
 
@@ -57,6 +56,10 @@ type RunRecord struct {
 	Detail    string        `json:"detail,omitempty"`
 	Bytes     int64         `json:"bytes"`
 	Lines     int64         `json:"lines"`
+	// IndexedBytes is how much text recall can search; IndexTruncated says
+	// the run printed more than MaxIndexBytes and the rest is not indexed.
+	IndexedBytes   int64 `json:"indexed_bytes"`
+	IndexTruncated bool  `json:"index_truncated,omitempty"`
 	// Forgotten is set when the output and index were deleted; the record
 	// stays because evidence may point at it.
 	Forgotten bool `json:"forgotten,omitempty"`
@@ -77,6 +80,8 @@ const (
 	maxIndexChunk  = 256 << 10
 	// MaxIndexLine bounds one indexed line; the raw output keeps all of it.
 	MaxIndexLine = 4096
+	// MaxIndexBytes bounds the indexed text of one run.
+	MaxIndexBytes = 64 << 20
 	// flushEvery is how often a running command's output is committed, so
 	// that other processes see it within 250 ms.
 	flushEvery = 100 * time.Millisecond
@@ -114,6 +119,8 @@ type RunWriter struct {
 	idxFirst  int64 // line number of the first line in idx
 	rawOffset int64 // offset of raw[0] in the whole output
 	pending   int
+	retain    int64
+	maxIndex  int64
 	err       error
 	closed    bool
 
@@ -126,11 +133,16 @@ func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 		rec.ID = NewRunID(rec.Start)
 	}
 	rec.Outcome = RunRunning
-	err := s.update(func(tx *bolt.Tx) error { return putRun(tx, &rec) })
+	err := s.update(func(tx *bolt.Tx) error {
+		if rec.Session == "" {
+			rec.Session = string(tx.Bucket(bucketMeta).Get(keyActive))
+		}
+		return putRun(tx, &rec)
+	})
 	if err != nil {
 		return nil, err
 	}
-	w := &RunWriter{st: s, rec: rec, done: make(chan struct{})}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), maxIndex: MaxIndexBytes}
 	w.cond = sync.NewCond(&w.mu)
 	go w.loop()
 	return w, nil
@@ -138,6 +150,9 @@ func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 
 // ID is the run's id.
 func (w *RunWriter) ID() string { return w.rec.ID }
+
+// Session is the session that was active when the run started.
+func (w *RunWriter) Session() string { return w.rec.Session }
 
 // Write appends raw output. It blocks while too much is waiting for the store.
 func (w *RunWriter) Write(p []byte) (int, error) {
@@ -155,16 +170,24 @@ func (w *RunWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// IndexLine appends one line of text (no newline) to the recall index.
+// IndexLine appends one line of text (no newline) to the recall index. Past
+// MaxIndexBytes a run's lines are counted but no longer indexed: the index
+// costs about twice the text, and a flood of output must not fill the disk
+// three times over. The raw output is always kept whole.
 func (w *RunWriter) IndexLine(line []byte) {
 	if len(line) > MaxIndexLine {
 		line = line[:MaxIndexLine]
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.rec.Lines++
+	if w.rec.IndexedBytes+int64(len(line)+1) > w.maxIndex {
+		w.rec.IndexTruncated = true
+		return
+	}
 	w.idx = append(w.idx, line...)
 	w.idx = append(w.idx, '\n')
-	w.rec.Lines++
+	w.rec.IndexedBytes += int64(len(line) + 1)
 	w.pending += len(line) + 1
 }
 
@@ -194,7 +217,7 @@ func (w *RunWriter) flush(final bool) error {
 	}
 	w.raw, w.idx = nil, nil
 	w.rawOffset += int64(len(raw))
-	w.idxFirst = rec.Lines
+	w.idxFirst += int64(bytes.Count(idx, []byte{'\n'}))
 	w.mu.Unlock()
 
 	enc, _ := codecs()
@@ -226,7 +249,17 @@ func (w *RunWriter) flush(final bool) error {
 				return err
 			}
 		}
-		return putRun(tx, &rec)
+		if err := putRun(tx, &rec); err != nil {
+			return err
+		}
+		if final {
+			if err := addOutputBytes(tx, rec.Bytes); err != nil {
+				return err
+			}
+			_, err := retainTx(tx, w.retain)
+			return err
+		}
+		return nil
 	})
 	w.mu.Lock()
 	w.pending -= len(raw) + len(idx)
@@ -326,15 +359,22 @@ func putIndexChunks(b *bolt.Bucket, text []byte, first int64) error {
 }
 
 // Finish commits the remaining output and the final record (whose Bytes and
-// Lines are counted by the writer).
-func (w *RunWriter) Finish(final RunRecord) (RunRecord, error) {
+// Lines are counted by the writer). When retain > 0, the output of the oldest
+// finished runs is forgotten in the same transaction until the project keeps
+// at most retain bytes.
+func (w *RunWriter) Finish(final RunRecord, retain int64) (RunRecord, error) {
 	w.mu.Lock()
+	w.retain = retain
 	if w.closed {
 		w.mu.Unlock()
 		return w.rec, errors.New("run already finished")
 	}
 	w.closed = true
 	final.ID, final.Bytes, final.Lines = w.rec.ID, w.rec.Bytes, w.rec.Lines
+	final.IndexedBytes, final.IndexTruncated = w.rec.IndexedBytes, w.rec.IndexTruncated
+	if final.Session == "" {
+		final.Session = w.rec.Session
+	}
 	w.rec = final
 	w.mu.Unlock()
 	close(w.done)
@@ -501,7 +541,36 @@ func forgetRun(tx *bolt.Tx, id string) error {
 		return err
 	}
 	rec.Forgotten = true
+	if rec.Outcome != RunRunning {
+		if err := addOutputBytes(tx, -rec.Bytes); err != nil {
+			return err
+		}
+	}
 	return putRun(tx, rec)
+}
+
+// keyOutputBytes counts the output bytes of finished, unforgotten runs, so
+// retention need not read every record after every run.
+var keyOutputBytes = []byte("output_bytes")
+
+func outputBytes(tx *bolt.Tx) (int64, bool) {
+	v := tx.Bucket(bucketMeta).Get(keyOutputBytes)
+	if len(v) != 8 {
+		return 0, false
+	}
+	return int64(getU64(v)), true
+}
+
+func setOutputBytes(tx *bolt.Tx, n int64) error {
+	return tx.Bucket(bucketMeta).Put(keyOutputBytes, u64(uint64(max(n, 0))))
+}
+
+func addOutputBytes(tx *bolt.Tx, delta int64) error {
+	n, known := outputBytes(tx)
+	if !known {
+		return nil // computed by the next retention scan
+	}
+	return setOutputBytes(tx, n+delta)
 }
 
 // Retain deletes the output of the oldest finished runs until the stored
@@ -509,38 +578,52 @@ func forgetRun(tx *bolt.Tx, id string) error {
 func (s *Store) Retain(maxBytes int64) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
-		n = 0
-		var recs []RunRecord
-		var total int64
-		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-			var rec RunRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return err
-			}
-			if !rec.Forgotten {
-				recs = append(recs, rec)
-				total += rec.Bytes
-			}
-			return nil
-		})
-		if err != nil {
+		var err error
+		n, err = retainTx(tx, maxBytes)
+		return err
+	})
+	return n, err
+}
+
+func retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
+	if maxBytes <= 0 {
+		return 0, nil
+	}
+	if total, known := outputBytes(tx); known && total <= maxBytes {
+		return 0, nil // the common case: no record is decoded
+	}
+	var recs []RunRecord
+	var total int64
+	err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
+		var rec RunRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
 			return err
 		}
-		sort.Slice(recs, func(i, j int) bool { return recs[i].ID < recs[j].ID })
-		for _, rec := range recs {
-			if total <= maxBytes {
-				break
-			}
-			if rec.Outcome == RunRunning {
-				continue
-			}
-			if err := forgetRun(tx, rec.ID); err != nil {
-				return err
-			}
-			total -= rec.Bytes
-			n++
+		if !rec.Forgotten {
+			recs = append(recs, rec)
+			total += rec.Bytes
 		}
 		return nil
 	})
-	return n, err
+	if err != nil {
+		return 0, err
+	}
+	if err := setOutputBytes(tx, total); err != nil || total <= maxBytes {
+		return 0, err
+	}
+	n := 0
+	for _, rec := range recs { // keys sort by start time: oldest first
+		if total <= maxBytes {
+			break
+		}
+		if rec.Outcome == RunRunning {
+			continue
+		}
+		if err := forgetRun(tx, rec.ID); err != nil {
+			return n, err
+		}
+		total -= rec.Bytes
+		n++
+	}
+	return n, nil
 }

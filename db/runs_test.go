@@ -22,7 +22,7 @@ func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []st
 		w.Write([]byte(l + "\n"))
 		w.IndexLine([]byte(l))
 	}
-	rec, err := w.Finish(RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()})
+	rec, err := w.Finish(RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestRunOutputRoundTripsExactly(t *testing.T) {
 		w.Write(rest[:n])
 		rest = rest[n:]
 	}
-	rec, err := w.Finish(RunRecord{Argv: []string{"gen"}, Outcome: "exited"})
+	rec, err := w.Finish(RunRecord{Argv: []string{"gen"}, Outcome: "exited"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 	if len(runs) != 1 || runs[0].Outcome != RunRunning {
 		t.Fatalf("runs = %+v", runs)
 	}
-	w.Finish(RunRecord{Outcome: "exited"})
+	w.Finish(RunRecord{Outcome: "exited"}, 0)
 }
 
 func TestRecallRanksLikeFuzzyFind(t *testing.T) {
@@ -196,5 +196,65 @@ func TestRetainKeepsNewestOutput(t *testing.T) {
 		if rec.Forgotten != (i < 2) {
 			t.Errorf("run %d forgotten = %v", i, rec.Forgotten)
 		}
+	}
+}
+
+func TestIndexStopsAtItsBudgetOutputDoesNot(t *testing.T) {
+	st := newStore(t)
+	w, err := st.StartRun(RunRecord{Argv: []string{"flood"}, Start: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.maxIndex = 100
+	for i := range 50 {
+		line := fmt.Sprintf("line %02d", i) // 7 bytes + newline
+		w.Write([]byte(line + "\n"))
+		w.IndexLine([]byte(line))
+	}
+	rec, err := w.Finish(RunRecord{Outcome: "exited"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.IndexTruncated || rec.IndexedBytes != 96 || rec.Lines != 50 || rec.Bytes != 400 {
+		t.Fatalf("record = %+v", rec)
+	}
+	if hits, _ := st.Recall(RecallQuery{Query: "line 11"}); len(hits) != 1 || hits[0].Line != 12 {
+		t.Fatalf("indexed line not found: %+v", hits)
+	}
+	if hits, _ := st.Recall(RecallQuery{Query: "line 40"}); len(hits) != 0 {
+		t.Fatalf("a line past the budget was indexed: %+v", hits)
+	}
+	if data, _, _ := st.ReadOutput(rec.ID, 392, 100); string(data) != "line 49\n" {
+		t.Fatalf("raw output past the index budget = %q", data)
+	}
+}
+
+func TestFinishAppliesRetention(t *testing.T) {
+	st := newStore(t)
+	old := writeRun(t, st, []string{"old"}, "", []string{strings.Repeat("o", 499)})
+	time.Sleep(2 * time.Millisecond)
+	w, _ := st.StartRun(RunRecord{Argv: []string{"new"}, Start: time.Now()})
+	w.Write([]byte(strings.Repeat("n", 600)))
+	if _, err := w.Finish(RunRecord{Outcome: "exited"}, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if rec, _ := st.Run(old.ID); !rec.Forgotten {
+		t.Fatal("the oldest run's output was kept past the retention budget")
+	}
+	// The running total now knows the budget holds: a small run forgets nothing.
+	writeRun(t, st, []string{"small"}, "", []string{"x"})
+	w, _ = st.StartRun(RunRecord{Argv: []string{"tiny"}, Start: time.Now()})
+	if _, err := w.Finish(RunRecord{Outcome: "exited"}, 1000); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := st.Runs(0)
+	forgotten := 0
+	for _, r := range runs {
+		if r.Forgotten {
+			forgotten++
+		}
+	}
+	if forgotten != 1 {
+		t.Fatalf("%d runs forgotten, want 1", forgotten)
 	}
 }

@@ -1,0 +1,300 @@
+// Package capture runs one command the way flowdeck runs every command: in a
+// pty under the isolator (runner), its output classified (patterns), redacted,
+// stored and indexed (db), and, when it was run for a feature, recorded as
+// observed validation evidence.
+package capture
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/patterns"
+	"flowdeck/runner"
+)
+
+// Options describe one capture.
+type Options struct {
+	Argv      []string
+	Dir       string   // working directory; "" = the caller's
+	Env       []string // nil = the caller's environment
+	Feature   string   // record the result as observed evidence on this feature
+	Scope     model.Scope
+	Actor     string
+	Timeout   time.Duration
+	Limits    runner.Limits
+	NoNetwork bool
+	// NoIsolation uses only rlimits, the timeout and the group kill.
+	NoIsolation bool
+	Cols, Rows  uint16
+	// Live receives the raw output as it arrives (nil: nobody watches).
+	Live      io.Writer
+	Stdin     io.Reader
+	Interrupt <-chan os.Signal
+	Patterns  *patterns.Set      // nil = built-ins
+	Redactor  *patterns.Redactor // nil = built-in rules
+	// RetainBytes bounds the stored output of the project (oldest runs'
+	// output is forgotten first); 0 = DefaultRetainBytes, <0 = unbounded.
+	RetainBytes int64
+	Now         func() time.Time
+}
+
+// DefaultRetainBytes is how much output a project keeps by default.
+const DefaultRetainBytes = 2 << 30
+
+// Result is what a capture produced.
+type Result struct {
+	Run            db.RunRecord     `json:"run"`
+	Classification patterns.Result  `json:"classification"`
+	Headline       string           `json:"headline"`
+	Evidence       *model.Evidence  `json:"evidence,omitempty"`
+	EvidenceError  *model.Error     `json:"evidence_error,omitempty"`
+	Session        *model.Session   `json:"-"`
+	Runner         runner.Isolation `json:"-"`
+}
+
+// Precheck refuses early, before a long command runs, when its result could
+// not be recorded as evidence on feature.
+func Precheck(st *db.Store, feature string, scope model.Scope) error {
+	if feature == "" {
+		return nil
+	}
+	s, err := st.Active()
+	if err != nil {
+		return err
+	}
+	probe := model.Validate{Feature: feature, Status: model.ValidationPassed, Scope: scope, Command: "probe", Source: model.SourceObserved}
+	_, err = model.Decide(s, probe, model.Context{Now: time.Now(), Actor: "probe"})
+	return err
+}
+
+// Run captures one command. The error is about flowdeck (storage, a refused
+// start); how the command itself ended is in Result.Run.
+func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
+	if len(o.Argv) == 0 {
+		return nil, fmt.Errorf("no command to run")
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	if o.Scope == "" {
+		o.Scope = model.ScopeTargeted
+	}
+	if o.Patterns == nil {
+		o.Patterns = patterns.Builtin()
+	}
+	red := o.Redactor
+	if red == nil {
+		red, _ = patterns.NewRedactor(nil)
+	} else {
+		red = red.Clone()
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	dir, _ = filepath.Abs(dir)
+	start := now()
+	// The command line is stored and shown too: redact it like output.
+	argvShown := make([]string, len(o.Argv))
+	for i, a := range o.Argv {
+		argvShown[i] = string(red.Clone().Line([]byte(a)))
+	}
+	rec := db.RunRecord{
+		ID: db.NewRunID(start), Feature: o.Feature, Scope: string(o.Scope),
+		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start,
+	}
+	w, err := st.StartRun(rec)
+	if err != nil {
+		return nil, err
+	}
+	rec.Session = w.Session()
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(env[:len(env):len(env)], "FLOWDECK_RUN_ID="+rec.ID)
+	classifier := o.Patterns.Classifier(o.Argv, patterns.Options{Redactor: red})
+	sink := &sink{store: w, classify: classifier, redact: red, live: o.Live}
+
+	res, runErr := runner.Run(ctx, runner.Spec{
+		Argv: o.Argv, Dir: o.Dir, Env: env, Cols: o.Cols, Rows: o.Rows,
+		Timeout: o.Timeout, Limits: o.Limits, NoNetwork: o.NoNetwork, ForceFallback: o.NoIsolation,
+		Output: sink, Stdin: o.Stdin, Interrupt: o.Interrupt,
+	})
+	sink.flush()
+	if res.Err != "" {
+		// Say why it did not start, where the output would have been.
+		msg := []byte("flowdeck: " + res.Err + "\n")
+		sink.Write(msg)
+		sink.flush()
+	}
+	class := classifier.Finish(res.ExitCode, res.Duration)
+	if res.Outcome != runner.Exited && res.Outcome != "" && class.Class != patterns.Failure {
+		class.Class = patterns.Failure
+	}
+	rec.Duration, rec.ExitCode, rec.Signal, rec.Outcome = res.Duration, res.ExitCode, res.Signal, string(res.Outcome)
+	rec.Isolation = db.Isolation{Mechanism: res.Isolation.Mechanism, Enforced: res.Isolation.Enforced, Notes: res.Isolation.Notes}
+	rec.Category, rec.Class, rec.Pattern = string(class.Category), string(class.Class), class.Pattern
+	rec.Summary, rec.Detail = outcomeSummary(res, class), class.Detail
+	retain := o.RetainBytes
+	if retain == 0 {
+		retain = DefaultRetainBytes
+	}
+	final, err := w.Finish(rec, max(retain, 0))
+	if err != nil {
+		return nil, err
+	}
+	out := &Result{Run: final, Classification: class, Runner: res.Isolation}
+	out.Headline = Headline(final, class)
+	if o.Feature != "" {
+		ev := model.Validate{
+			Feature: o.Feature, Status: EvidenceStatus(final), Scope: o.Scope,
+			Command: model.ShellJoin(argvShown), Summary: out.Headline, Source: model.SourceObserved, RunID: final.ID,
+		}
+		outcome, err := st.Do(ev, o.Actor, now())
+		if refusal, ok := model.AsError(err); ok {
+			out.EvidenceError = refusal
+		} else if err != nil {
+			return out, err
+		} else if outcome != nil && len(outcome.Events) > 0 {
+			out.Evidence = outcome.Events[0].Evidence
+			out.Session = outcome.Session
+		}
+	}
+	_ = runErr // a start failure is already in the record and the output
+	return out, nil
+}
+
+// outcomeSummary puts how the run ended in front of the classifier's summary
+// when it did not simply exit.
+func outcomeSummary(res runner.Result, class patterns.Result) string {
+	var why string
+	switch res.Outcome {
+	case runner.TimedOut:
+		why = "killed by timeout after " + res.Duration.Round(time.Millisecond).String()
+	case runner.OOM:
+		why = "killed for memory (OOM)"
+	case runner.PidsLimit:
+		why = "stopped by the pids limit (fork failed)"
+	case runner.Cancelled:
+		why = "cancelled"
+	case runner.StartFailed:
+		why = res.Err
+	}
+	switch {
+	case why == "":
+		return class.Summary
+	case class.Summary == "":
+		return why
+	}
+	return why + "; " + class.Summary
+}
+
+// Headline is the one line shown after a run, oo-style.
+func Headline(rec db.RunRecord, class patterns.Result) string {
+	name := class.Pattern
+	if name == "" {
+		name = model.ShellJoin(rec.Argv)
+		if r := []rune(name); len(r) > 60 {
+			name = string(r[:59]) + "…"
+		}
+	}
+	class.Summary = rec.Summary
+	if class.Class == patterns.Indexed {
+		class.Summary = fmt.Sprintf("%s indexed, recall with: flowdeck recall QUERY", patterns.HumanBytes(rec.Bytes))
+	}
+	return class.Headline(name)
+}
+
+// EvidenceStatus turns a run's ending into validation status: a clean exit
+// passes, a failure fails, and a run that was cut short (timeout, cancel)
+// is partial.
+func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
+	switch {
+	case rec.Outcome == string(runner.TimedOut) || rec.Outcome == string(runner.Cancelled):
+		return model.ValidationPartial
+	case rec.Outcome == string(runner.Exited) && rec.ExitCode == 0:
+		return model.ValidationPassed
+	}
+	return model.ValidationFailed
+}
+
+// sink receives the pty's bytes: it passes them to the live viewer and the
+// classifier as they are, and cuts them into lines for redaction, storage
+// and the recall index.
+type sink struct {
+	store    *db.RunWriter
+	classify *patterns.Classifier
+	redact   *patterns.Redactor
+	live     io.Writer
+	partial  []byte
+	// continued is set while the rest of an over-long line is arriving.
+	continued bool
+	err       error
+}
+
+// maxLine bounds a line held in memory; a longer one is stored in pieces
+// (a secret cut by the boundary may then escape redaction).
+const maxLine = 1 << 20
+
+func (s *sink) Write(p []byte) (int, error) {
+	if s.live != nil {
+		s.live.Write(p)
+	}
+	s.classify.Write(p)
+	data := p
+	for len(data) > 0 {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			s.partial = append(s.partial, data...)
+			if len(s.partial) >= maxLine {
+				s.line(s.partial, false)
+				s.partial = s.partial[:0]
+			}
+			break
+		}
+		if len(s.partial) > 0 {
+			s.partial = append(s.partial, data[:i]...)
+			s.line(s.partial, true)
+			s.partial = s.partial[:0]
+		} else {
+			s.line(data[:i], true)
+		}
+		data = data[i+1:]
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	return len(p), nil
+}
+
+// line stores one line, or one piece of an over-long line, and indexes the
+// line's text once, from its first piece.
+func (s *sink) line(raw []byte, newline bool) {
+	red := s.redact.Line(raw)
+	if _, err := s.store.Write(red); err != nil && s.err == nil {
+		s.err = err
+	}
+	if newline {
+		s.store.Write([]byte{'\n'})
+	}
+	if !s.continued {
+		s.store.IndexLine(bytes.TrimRight(patterns.StripANSI(red), "\r"))
+	}
+	s.continued = !newline
+}
+
+func (s *sink) flush() {
+	if len(s.partial) > 0 {
+		s.line(s.partial, false)
+		s.partial = s.partial[:0]
+	}
+}

@@ -1,0 +1,216 @@
+package capture
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/runner"
+)
+
+func TestMain(m *testing.M) {
+	runner.Reexec() // the isolator re-executes this binary to join cgroups
+	os.Exit(m.Run())
+}
+
+func newStore(t *testing.T) *db.Store {
+	t.Helper()
+	st, err := db.Open(filepath.Join(t.TempDir(), ".flow", "flowdeck.db"), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// activeFeature prepares a session whose feature "a" is in progress.
+func activeFeature(t *testing.T, st *db.Store) {
+	t.Helper()
+	for _, a := range []model.Action{
+		model.PlanStart{Goal: "capture"},
+		model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "a", Title: "A"}}}},
+		model.PlanApprove{},
+		model.RunStart{},
+	} {
+		if _, err := st.Do(a, "test", time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func output(t *testing.T, st *db.Store, id string) []byte {
+	t.Helper()
+	data, _, err := st.ReadOutput(id, 0, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestFeatureRunBecomesObservedEvidence(t *testing.T) {
+	st := newStore(t)
+	activeFeature(t, st)
+	res, err := Run(context.Background(), st, Options{Argv: []string{"sh", "-c", "echo all good"}, Feature: "a", Actor: "agent"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := res.Evidence
+	if ev == nil || ev.Source != model.SourceObserved || ev.Status != model.ValidationPassed || ev.RunID != res.Run.ID ||
+		ev.Scope != model.ScopeTargeted || ev.Command != "sh -c 'echo all good'" || ev.Actor != "agent" {
+		t.Fatalf("evidence = %+v", ev)
+	}
+	res, err = Run(context.Background(), st, Options{Argv: []string{"sh", "-c", "echo broken; exit 2"}, Feature: "a", Scope: model.ScopeBroad})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Evidence == nil || res.Evidence.Status != model.ValidationFailed || res.Evidence.Scope != model.ScopeBroad || res.Run.ExitCode != 2 {
+		t.Fatalf("failing run: evidence %+v, exit %d", res.Evidence, res.Run.ExitCode)
+	}
+	s, _ := st.Active()
+	if got := model.StateOf(s, s.Plan.Feature("a")); got != model.StateNeedsFix {
+		t.Fatalf("feature state after failing observed evidence = %s", got)
+	}
+	if res.Run.Session != s.ID || res.Run.Feature != "a" {
+		t.Fatalf("run record not tied to session and feature: %+v", res.Run)
+	}
+}
+
+func TestPrecheckRefusesBeforeRunning(t *testing.T) {
+	st := newStore(t)
+	activeFeature(t, st)
+	err := Precheck(st, "b", model.ScopeTargeted)
+	if e, ok := model.AsError(err); !ok || e.Code != model.CodeUnknownFeature {
+		t.Fatalf("precheck for an unknown feature = %v", err)
+	}
+	if err := Precheck(st, "a", model.ScopeTargeted); err != nil {
+		t.Fatalf("precheck for the active feature = %v", err)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the runner's reader goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func TestSecretsAreRedactedBeforeStorageAndIndex(t *testing.T) {
+	st := newStore(t)
+	live := &syncBuffer{}
+	script := `echo "AWS key AKIAIOSFODNN7EXAMPLE here"; echo "password=hunter2"; ` +
+		`echo "-----BEGIN RSA PRIVATE KEY-----"; echo "MIIEowIBAAKCAQEA"; echo "-----END RSA PRIVATE KEY-----"; echo done`
+	res, err := Run(context.Background(), st, Options{Argv: []string{"sh", "-c", script}, Live: live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := string(output(t, st, res.Run.ID))
+	for _, secret := range []string{"AKIAIOSFODNN7EXAMPLE", "hunter2", "MIIEowIBAAKCAQEA"} {
+		if strings.Contains(stored, secret) {
+			t.Errorf("stored output holds %q:\n%s", secret, stored)
+		}
+		if hits, _ := st.Recall(db.RecallQuery{Query: secret}); len(hits) > 0 && strings.Contains(hits[0].Text, secret) {
+			t.Errorf("index holds %q", secret)
+		}
+		if strings.Contains(res.Classification.Detail+res.Headline, secret) {
+			t.Errorf("classification shows %q", secret)
+		}
+	}
+	if !strings.Contains(stored, "done\n") || !strings.Contains(stored, "[REDACTED]") {
+		t.Fatalf("stored output = %q", stored)
+	}
+	// The person watching live sees what the command printed.
+	if !strings.Contains(live.b.String(), "hunter2") {
+		t.Fatalf("live view = %q", live.b.String())
+	}
+}
+
+func TestHostileEscapesStoredRawButIndexedClean(t *testing.T) {
+	st := newStore(t)
+	script := `printf 'title\033]0;pwned\007 clip\033]52;c;SGVsbG8=\007 \033[2J\033[Hcursor\033[31mred\033[0m\n'`
+	res, err := Run(context.Background(), st, Options{Argv: []string{"sh", "-c", script}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := output(t, st, res.Run.ID)
+	if !bytes.Contains(raw, []byte("\x1b]52;c;")) {
+		t.Fatalf("raw output must keep the bytes as written: %q", raw)
+	}
+	hits, err := st.Recall(db.RecallQuery{Query: "cursor"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("recall = %+v, %v", hits, err)
+	}
+	if strings.ContainsAny(hits[0].Text, "\x1b\x07") || hits[0].Text != "title clip cursorred" {
+		t.Fatalf("indexed text = %q", hits[0].Text)
+	}
+}
+
+func TestBadInputIsStoredSafely(t *testing.T) {
+	st := newStore(t)
+	cases := []struct {
+		name, script string
+		lines        int64
+		bytes        int64
+	}{
+		{"binary", `head -c 65536 /dev/urandom; printf '\377\376\n'`, -1, 65536 + 3},
+		{"million-empty-lines", `yes '' | head -n 1000000`, 1_000_000, 1_000_000},
+		{"50MB-line", `head -c 52428800 /dev/zero | tr '\0' x`, 1, 50 << 20},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Run(context.Background(), st, Options{Argv: []string{"sh", "-c", c.script}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Run.ExitCode != 0 || res.Run.Bytes != c.bytes || (c.lines >= 0 && res.Run.Lines != c.lines) {
+				t.Fatalf("run = exit %d, %d bytes, %d lines", res.Run.ExitCode, res.Run.Bytes, res.Run.Lines)
+			}
+			if len(res.Classification.Detail) > 64<<10 {
+				t.Fatalf("detail of %d bytes: not bounded", len(res.Classification.Detail))
+			}
+		})
+	}
+}
+
+func TestMissingCommandAndDirectory(t *testing.T) {
+	st := newStore(t)
+	res, err := Run(context.Background(), st, Options{Argv: []string{"no-such-command-xyz"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.ExitCode != 127 || res.Run.Outcome != string(runner.StartFailed) || !strings.Contains(res.Headline, "not found") {
+		t.Fatalf("missing command: %+v / %s", res.Run, res.Headline)
+	}
+	res, err = Run(context.Background(), st, Options{Argv: []string{"true"}, Dir: "/no/such/dir"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.ExitCode == 0 || !strings.Contains(string(output(t, st, res.Run.ID)), "/no/such/dir") {
+		t.Fatalf("missing dir: %+v", res.Run)
+	}
+}
+
+func TestTimeoutIsPartialEvidence(t *testing.T) {
+	st := newStore(t)
+	activeFeature(t, st)
+	res, err := Run(context.Background(), st, Options{Argv: []string{"sleep", "30"}, Feature: "a", Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Run.Outcome != string(runner.TimedOut) || res.Evidence == nil || res.Evidence.Status != model.ValidationPartial {
+		t.Fatalf("timeout: run %+v, evidence %+v", res.Run, res.Evidence)
+	}
+	if !strings.Contains(res.Headline, "timeout") {
+		t.Fatalf("headline = %q", res.Headline)
+	}
+}

@@ -1,0 +1,216 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"flowdeck/capture"
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/patterns"
+	"flowdeck/runner"
+)
+
+func (e *env) runCmd() *cobra.Command {
+	var (
+		feature, scope, memory string
+		timeout                time.Duration
+		pids                   int
+		cpu                    float64
+		quiet, noNetwork       bool
+		isolation              string
+	)
+	c := &cobra.Command{
+		Use:   "run [flags] -- CMD [ARG...]",
+		Short: "Run a command in a pty, isolated, classified, stored and indexed for recall",
+		Long: `Run CMD (no shell unless you write sh -c) in a pseudo-terminal, in its own
+process group, under the isolator (cgroups where usable, else rlimits), with
+a timeout. Output streams live when stdout is a terminal; afterwards one line
+says how it went:
+
+  ✓ go test (142 passed, 0 failed, 12 packages, 3.2s)
+  ✗ go test (2 failed: TestA, TestB)      followed by the filtered failure output
+  ● find (2.3 MiB indexed, recall with: flowdeck recall QUERY)
+
+The exit status is the command's own (128+signal when killed, 127 when it
+was not found). With --feature the result is recorded as observed
+validation evidence on that feature: passed for a clean exit, failed for a
+failure, partial when a timeout or the user cut it short.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr("run needs a command: flowdeck run [flags] -- CMD [ARG...]")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			limits := runner.Limits{Pids: pids, CPU: cpu}
+			if memory != "" {
+				n, err := parseBytes(memory)
+				if err != nil {
+					return usageErr("--memory %q: %v", memory, err)
+				}
+				limits.MemoryBytes = n
+			}
+			if scope != string(model.ScopeTargeted) && scope != string(model.ScopeBroad) {
+				return usageErr("--scope must be targeted or broad, not %q", scope)
+			}
+			if isolation != "auto" && isolation != "none" {
+				return usageErr("--isolation must be auto or none, not %q", isolation)
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			if err := capture.Precheck(st, feature, model.Scope(scope)); err != nil {
+				return e.report(nil, err)
+			}
+			cfg := e.patternSet(st)
+			tty := isTerminal(e.stdout)
+			opts := capture.Options{
+				Argv: args, Feature: feature, Scope: model.Scope(scope), Actor: e.actorName(),
+				Timeout: timeout, Limits: limits, NoNetwork: noNetwork, NoIsolation: isolation == "none",
+				Patterns: cfg, RetainBytes: retainBytes(),
+			}
+			if f, ok := e.stdout.(*os.File); ok && tty {
+				if w, h, err := term.GetSize(int(f.Fd())); err == nil {
+					opts.Cols, opts.Rows = uint16(w), uint16(h)
+				}
+				if !quiet && !e.json {
+					opts.Live = e.stdout
+				}
+			}
+			if tty && !quiet && !e.json {
+				if in, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
+					// The command reads what the person types; but stdin is
+					// not forwarded when it is a pipe, so a script's input
+					// never reaches an interactive prompt by surprise.
+					opts.Stdin = in
+				}
+			}
+			sigs := make(chan os.Signal, 2)
+			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sigs)
+			opts.Interrupt = sigs
+
+			res, err := capture.Run(context.Background(), st, opts)
+			if err != nil {
+				return internalErr(err)
+			}
+			e.printRun(res, tty, quiet)
+			if res.Run.ExitCode != 0 {
+				return silent(res.Run.ExitCode)
+			}
+			if res.EvidenceError != nil {
+				return silent(ExitRejected)
+			}
+			return nil
+		},
+	}
+	f := c.Flags()
+	f.SetInterspersed(false)
+	f.StringVar(&feature, "feature", "", "record the result as observed evidence on this (active) feature")
+	f.StringVar(&scope, "scope", "targeted", "evidence scope: targeted or broad")
+	f.DurationVar(&timeout, "timeout", 0, "kill the whole run after this long (e.g. 10m)")
+	f.StringVar(&memory, "memory", "", "memory limit, e.g. 512M or 2G")
+	f.IntVar(&pids, "pids", 0, "limit on processes and threads")
+	f.Float64Var(&cpu, "cpu", 0, "CPU limit in cores, e.g. 0.5")
+	f.BoolVar(&noNetwork, "no-network", false, "run without network (Linux network namespace)")
+	f.StringVar(&isolation, "isolation", "auto", "auto (cgroups where usable) or none (rlimits, timeout and group kill only)")
+	f.BoolVar(&quiet, "quiet", false, "do not stream the output; print only the result")
+	return c
+}
+
+func (e *env) printRun(res *capture.Result, tty, quiet bool) {
+	if e.json {
+		e.writeJSON(map[string]any{"ok": res.Run.ExitCode == 0 && res.EvidenceError == nil, "run": res.Run,
+			"classification": res.Classification, "headline": res.Headline,
+			"evidence": res.Evidence, "evidence_error": res.EvidenceError})
+		return
+	}
+	if tty && !quiet {
+		fmt.Fprint(e.stdout, "\r\n")
+	}
+	fmt.Fprintln(e.stdout, res.Headline)
+	detail := res.Classification.Detail
+	streamed := tty && !quiet
+	if detail != "" && !streamed && (res.Classification.Class == patterns.Failure || res.Classification.Class == patterns.Passthrough) {
+		fmt.Fprintln(e.stdout, strings.TrimRight(detail, "\n"))
+	}
+	if res.Evidence != nil {
+		fmt.Fprintf(e.stdout, "recorded %s %s evidence (observed) on %s\n", res.Evidence.Scope, res.Evidence.Status, res.Evidence.Feature)
+	}
+	if res.EvidenceError != nil {
+		printRefusal(e.stderr, res.EvidenceError)
+	}
+}
+
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// parseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.
+func parseBytes(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "IB"), "B")
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a size (use e.g. 512M, 2G)")
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// retainBytes is the project's output budget: $FLOWDECK_RETAIN (a size, or
+// 0 for unbounded), default 2 GiB.
+func retainBytes() int64 {
+	v := os.Getenv("FLOWDECK_RETAIN")
+	if v == "" {
+		return 0
+	}
+	if v == "0" {
+		return -1
+	}
+	n, err := parseBytes(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// patternSet loads project patterns (.flow/patterns), then the user's
+// ($XDG_CONFIG_HOME/flowdeck/patterns), then the built-ins. Broken files are
+// reported and skipped.
+func (e *env) patternSet(st *db.Store) *patterns.Set {
+	dirs := []string{filepath.Join(st.Dir(), "patterns")}
+	if cfg, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(cfg, "flowdeck", "patterns"))
+	}
+	set, errs := patterns.Load(dirs...)
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "flowdeck: pattern skipped: %v\n", err)
+	}
+	return set
+}

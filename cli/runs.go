@@ -1,0 +1,341 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/patterns"
+	"flowdeck/runner"
+)
+
+func (e *env) recallCmd() *cobra.Command {
+	var run, feature string
+	var limit int
+	c := &cobra.Command{
+		Use:   "recall [--run ID] [--feature ID] [--limit N] QUERY...",
+		Short: "Fuzzy-search every line of output flowdeck has stored",
+		Args:  minArgs(1, "a query"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			hits, err := st.Recall(db.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				if hits == nil {
+					hits = []db.Hit{}
+				}
+				return e.writeJSON(map[string]any{"ok": true, "hits": hits})
+			}
+			color := isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
+			for _, h := range hits {
+				fmt.Fprintf(e.stdout, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
+			}
+			if len(hits) == 0 {
+				fmt.Fprintln(e.stderr, "no match")
+				return silent(ExitRejected)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "search only this run")
+	c.Flags().StringVar(&feature, "feature", "", "search only runs made for this feature")
+	c.Flags().IntVar(&limit, "limit", 50, "how many hits")
+	return c
+}
+
+// highlight makes a stored line safe for a terminal (no control characters
+// at all) and marks the matched bytes in bold when color is on.
+func highlight(text string, matched []int, color bool) string {
+	marks := map[int]bool{}
+	for _, m := range matched {
+		marks[m] = true
+	}
+	var b strings.Builder
+	for i, r := range text {
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			r = '·'
+		}
+		if color && marks[i] {
+			b.WriteString("\x1b[1;33m")
+			b.WriteRune(r)
+			b.WriteString("\x1b[0m")
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func (e *env) runsCmd() *cobra.Command {
+	var limit int
+	c := &cobra.Command{
+		Use:   "runs [--limit N]",
+		Short: "List the runs flowdeck has recorded, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			runs, err := st.Runs(limit)
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				if runs == nil {
+					runs = []db.RunRecord{}
+				}
+				return e.writeJSON(map[string]any{"ok": true, "runs": runs})
+			}
+			for _, r := range runs {
+				feature := r.Feature
+				if feature == "" {
+					feature = "-"
+				}
+				fmt.Fprintf(e.stdout, "%s  %-9s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
+					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(model.ShellJoin(r.Argv), 40), sanitize(r.Summary))
+			}
+			return nil
+		},
+	}
+	c.Flags().IntVar(&limit, "limit", 50, "how many runs (0 = all)")
+	return c
+}
+
+// sanitize drops control characters from text meant for a terminal.
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' {
+			return r
+		}
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func (e *env) showCmd() *cobra.Command {
+	var raw bool
+	c := &cobra.Command{
+		Use:   "show RUN [--raw]",
+		Short: "Print a run's output (escape sequences removed unless --raw)",
+		Args:  exactArgs(1, "a run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			rec, err := st.Run(args[0])
+			if err != nil {
+				return internalErr(err)
+			}
+			if rec == nil {
+				return e.report(nil, &model.Error{Code: "unknown_run", Message: "no run " + args[0],
+					Recovery: model.Recovery{Hint: "flowdeck runs lists the recorded runs.", NextCommand: "flowdeck runs"}})
+			}
+			if rec.Forgotten {
+				return e.report(nil, &model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
+					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}})
+			}
+			var all []byte
+			for off := int64(0); ; {
+				data, next, err := st.ReadOutput(rec.ID, off, 4<<20)
+				if err != nil {
+					return internalErr(err)
+				}
+				if len(data) == 0 {
+					break
+				}
+				off = next
+				if raw && !e.json {
+					e.stdout.Write(data)
+					continue
+				}
+				all = append(all, data...)
+				if !e.json {
+					// Stream in pieces so a huge output never sits in memory.
+					e.stdout.Write([]byte(sanitize(string(patterns.StripANSI(all)))))
+					all = all[:0]
+				}
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "run": rec, "output": sanitize(string(patterns.StripANSI(all)))})
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&raw, "raw", false, "print the bytes exactly as the command wrote them")
+	return c
+}
+
+func (e *env) forgetCmd() *cobra.Command {
+	var run, before string
+	var all bool
+	c := &cobra.Command{
+		Use:   "forget (--run ID | --before DURATION | --all)",
+		Short: "Delete stored output and its index (records and evidence stay)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q := db.ForgetQuery{RunID: run, All: all}
+			set := 0
+			for _, on := range []bool{run != "", before != "", all} {
+				if on {
+					set++
+				}
+			}
+			if set != 1 {
+				return usageErr("forget takes exactly one of --run ID, --before DURATION, --all")
+			}
+			if before != "" {
+				d, err := time.ParseDuration(before)
+				if err != nil {
+					return usageErr("--before %q: %v (e.g. 72h)", before, err)
+				}
+				q.Before = e.now().Add(-d)
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			n, err := st.Forget(q)
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "forgotten": n})
+			}
+			fmt.Fprintf(e.stdout, "forgot the output of %d run(s)\n", n)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&run, "run", "", "one run")
+	c.Flags().StringVar(&before, "before", "", "runs that started longer ago than this (e.g. 72h)")
+	c.Flags().BoolVar(&all, "all", false, "every run")
+	return c
+}
+
+func (e *env) patternsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "patterns",
+		Short: "List output patterns, or try one on a saved output",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	var command string
+	var exit int
+	test := &cobra.Command{
+		Use:   "test --command CMD [--exit N] FILE",
+		Short: "Classify a saved output as if CMD had printed it",
+		Args:  exactArgs(1, "an output file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if command == "" {
+				return usageErr("--command is required, e.g. --command \"go test ./...\"")
+			}
+			data, err := os.ReadFile(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			argv := strings.Fields(command)
+			c := e.patternSet(st).Classifier(argv, patterns.Options{})
+			c.Write(data)
+			res := c.Finish(exit, 0)
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "classification": res})
+			}
+			name := res.Pattern
+			if name == "" {
+				name = command
+			}
+			fmt.Fprintln(e.stdout, res.Headline(name))
+			fmt.Fprintf(e.stdout, "class %s, category %s, pattern %q (%s)\n", res.Class, res.Category, res.Pattern, res.Source)
+			if res.Detail != "" {
+				fmt.Fprintln(e.stdout, sanitize(strings.TrimRight(res.Detail, "\n")))
+			}
+			return nil
+		},
+	}
+	test.Flags().StringVar(&command, "command", "", "the command that printed the output")
+	test.Flags().IntVar(&exit, "exit", 0, "its exit code")
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List every pattern in match order, with where it came from",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			infos := e.patternSet(st).List()
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "patterns": infos})
+			}
+			for _, p := range infos {
+				fmt.Fprintf(e.stdout, "%-16s %-10s %s\n", p.Name, p.Source, p.CommandMatch)
+			}
+			return nil
+		},
+	}
+	c.AddCommand(list, test)
+	return c
+}
+
+func (e *env) doctorCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "doctor",
+		Short: "Say what isolation this machine supports, and why",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			caps := runner.Probe()
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "isolation": caps})
+			}
+			printCapabilities(e.stdout, caps)
+			return nil
+		},
+	}
+}
+
+func printCapabilities(w io.Writer, c runner.Capabilities) {
+	fmt.Fprintf(w, "OS %s, cgroups %s\n", c.OS, c.Cgroup)
+	fmt.Fprintf(w, "A run with limits gets: %s (enforced: %s)\n", c.Mechanism, strings.Join(c.Enforced, ", "))
+	for _, ctl := range c.Controllers {
+		mark := "✓"
+		why := ctl.Dir
+		if !ctl.Usable {
+			mark, why = "✗", ctl.Reason
+		}
+		fmt.Fprintf(w, "  %s %-6s (%s) %s\n", mark, ctl.Name, ctl.Version, why)
+	}
+	if c.Network.Available {
+		fmt.Fprintf(w, "  ✓ --no-network via %s\n", c.Network.Method)
+	} else {
+		fmt.Fprintf(w, "  ✗ --no-network: %s\n", c.Network.Reason)
+	}
+	for _, n := range c.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}

@@ -1,0 +1,321 @@
+package patterns
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+)
+
+// Redacted replaces every secret.
+const Redacted = "[REDACTED]"
+
+// Redactor removes secrets from lines of output before they are stored or
+// indexed. It is stateful per stream because a private key block spans
+// lines: use one Redactor (or one Clone) per stream, line by line, in order.
+//
+// Built in: AWS access key ids (AKIA, ASIA, ...), GitHub tokens (ghp_, gho_,
+// ghu_, ghs_, ghr_, github_pat_), GitLab tokens (glpat-), Bearer tokens,
+// HTTP basic credentials, passwords in URLs, -----BEGIN ... PRIVATE KEY-----
+// blocks through their END line, and assignments whose key ends in
+// password, passwd, pwd, token, secret, api_key, access_key, auth_key,
+// private_key or credential(s) — with = or :, quoted or not, any case (AWS
+// secret keys are written as such assignments). Assignments keep the key:
+// `DB_PASSWORD=[REDACTED]`. User regexes replace their whole match, or only
+// the group named "secret" when the regex has one.
+type Redactor struct {
+	rules *ruleSet
+	key   keyBlock
+}
+
+type ruleSet struct {
+	extra []userRule
+}
+
+type userRule struct {
+	re    *regexp.Regexp
+	group int // submatch to replace; 0 = the whole match
+}
+
+// NewRedactor returns a Redactor with the built-in rules plus the given
+// regular expressions (Go RE2 syntax). A regex that does not compile is an
+// error naming it.
+func NewRedactor(extra []string) (*Redactor, error) {
+	rs := &ruleSet{}
+	for _, s := range extra {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return nil, fmt.Errorf("redaction regex %q: %v", s, err)
+		}
+		if re.MatchString("") {
+			return nil, fmt.Errorf("redaction regex %q matches the empty string", s)
+		}
+		g := 0
+		if i := re.SubexpIndex("secret"); i > 0 {
+			g = i
+		}
+		rs.extra = append(rs.extra, userRule{re: re, group: g})
+	}
+	return &Redactor{rules: rs}, nil
+}
+
+// Clone returns a Redactor with the same rules and a fresh stream state.
+func (r *Redactor) Clone() *Redactor {
+	return &Redactor{rules: r.rules}
+}
+
+// Line returns line with its secrets replaced by [REDACTED]. The line must
+// not contain its newline. When nothing is redacted the input slice itself
+// is returned, so the common case costs no allocation.
+func (r *Redactor) Line(line []byte) []byte {
+	line = r.key.apply(line)
+	return r.rules.stateless(line)
+}
+
+// stateless applies every rule that does not depend on earlier lines.
+func (rs *ruleSet) stateless(line []byte) []byte {
+	if m := candidates(line); m != 0 {
+		for _, br := range builtinRules {
+			if m&br.mask != 0 {
+				line = br.apply(line)
+			}
+		}
+	}
+	if rs != nil {
+		for _, u := range rs.extra {
+			line = replaceGroup(line, u.re, u.group, false, nil)
+		}
+	}
+	return line
+}
+
+// Candidate bits: which built-in rules could match a line. Computed in one
+// pass over the line so that lines without any trigger (nearly all of
+// them) skip every regular expression.
+const (
+	mAWS uint8 = 1 << iota
+	mToken
+	mBearer
+	mAssign
+	mURL
+	mBasic
+)
+
+type builtinRule struct {
+	mask       uint8
+	re         *regexp.Regexp
+	group      int
+	keepQuotes bool
+	accept     func(val []byte) bool
+}
+
+func (br builtinRule) apply(line []byte) []byte {
+	return replaceGroup(line, br.re, br.group, br.keepQuotes, br.accept)
+}
+
+// assignKeys are the key endings that make `key = value` a secret.
+const assignKeys = `password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?`
+
+var builtinRules = []builtinRule{
+	{mask: mAWS, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
+	{mask: mToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})`)},
+	{mask: mBearer, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]+)`), group: 1, accept: tokenLike},
+	{mask: mBasic, re: regexp.MustCompile(`(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]+)`), group: 1},
+	{mask: mURL, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
+	// The key must end with the keyword right before the separator, so
+	// "token.go:12:" or "tokens: 5" are not assignments; a value may not
+	// start with '=' so comparisons (password == x) are left alone.
+	{mask: mAssign, re: regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:` + assignKeys + `)["']?\s*[:=]\s*("[^"]*"|'[^']*'|[^\s"',;&=][^\s"',;&]*)`), group: 1, keepQuotes: true},
+}
+
+// tokenLike rejects prose after "bearer" ("bearer of bad news"): a token
+// is long, or contains a character that words do not.
+func tokenLike(v []byte) bool {
+	if len(v) >= 24 {
+		return true
+	}
+	if len(v) < 8 {
+		return false
+	}
+	for _, c := range v {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return true
+		}
+	}
+	return false
+}
+
+// replaceGroup replaces submatch g (0: the whole match) of every match of
+// re in line with [REDACTED]. With keepQuotes a quoted value keeps its
+// quotes. It returns line itself when nothing matched.
+func replaceGroup(line []byte, re *regexp.Regexp, g int, keepQuotes bool, accept func([]byte) bool) []byte {
+	ms := re.FindAllSubmatchIndex(line, -1)
+	if ms == nil {
+		return line
+	}
+	var out []byte
+	last := 0
+	for _, m := range ms {
+		s, e := m[2*g], m[2*g+1]
+		if s < 0 || s == e {
+			continue
+		}
+		if accept != nil && !accept(line[s:e]) {
+			continue
+		}
+		if keepQuotes && e-s >= 2 && (line[s] == '"' || line[s] == '\'') && line[e-1] == line[s] {
+			s, e = s+1, e-1
+			if s == e {
+				continue // an empty quoted value hides nothing
+			}
+		}
+		if out == nil {
+			out = make([]byte, 0, len(line)+len(Redacted))
+		}
+		out = append(out, line[last:s]...)
+		out = append(out, Redacted...)
+		last = e
+	}
+	if out == nil {
+		return line
+	}
+	return append(out, line[last:]...)
+}
+
+// interesting marks the bytes at which candidates looks closer.
+var interesting = func() (t [256]bool) {
+	for _, c := range "AaBbCcGgPpSsTt:" {
+		t[c] = true
+	}
+	return t
+}()
+
+func candidates(line []byte) uint8 {
+	var m uint8
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if !interesting[c] {
+			continue
+		}
+		rest := line[i:]
+		switch c | 0x20 {
+		case 'a':
+			if c == 'A' && len(rest) >= 20 && awsPrefix(rest) {
+				m |= mAWS
+			}
+			if hasFold(rest, "api") || hasFold(rest, "access") || hasFold(rest, "auth_key") || hasFold(rest, "auth-key") || hasFold(rest, "authkey") {
+				m |= mAssign
+			}
+			if hasFold(rest, "authorization") {
+				m |= mBasic
+			}
+		case 'b':
+			if hasFold(rest, "bearer") {
+				m |= mBearer
+			}
+		case 'c':
+			if hasFold(rest, "credential") {
+				m |= mAssign
+			}
+		case 'g':
+			if len(rest) >= 4 && rest[1] == 'h' && rest[3] == '_' || hasFold(rest, "github_pat_") || hasFold(rest, "glpat-") {
+				m |= mToken
+			}
+		case 'p':
+			if hasFold(rest, "passw") || hasFold(rest, "pwd") || hasFold(rest, "private") {
+				m |= mAssign
+			}
+		case 's':
+			if hasFold(rest, "secret") {
+				m |= mAssign
+			}
+		case 't':
+			if hasFold(rest, "token") {
+				m |= mAssign
+			}
+		case ':':
+			if len(rest) >= 3 && rest[1] == '/' && rest[2] == '/' {
+				m |= mURL
+			}
+		}
+	}
+	return m
+}
+
+func awsPrefix(b []byte) bool {
+	switch string(b[:4]) {
+	case "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "AIPA", "ANPA", "ANVA", "APKA":
+		return true
+	}
+	return false
+}
+
+// hasFold reports whether b starts with lower, ignoring ASCII case.
+func hasFold(b []byte, lower string) bool {
+	if len(b) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		c := b[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// maxKeyLines bounds a private key block that never ends (a truncated
+// dump): after that many lines redaction of the block stops, so one stray
+// BEGIN line cannot blank the rest of a long log. Real keys are far shorter.
+const maxKeyLines = 1000
+
+var (
+	keyBegin = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	keyEnd   = regexp.MustCompile(`-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+)
+
+// keyBlock tracks whether the stream is inside a private key block.
+type keyBlock struct {
+	in    bool
+	lines int
+}
+
+func (k *keyBlock) apply(line []byte) []byte {
+	if !k.in {
+		if !bytes.Contains(line, []byte("PRIVATE KEY")) {
+			return line
+		}
+		b := keyBegin.FindIndex(line)
+		if b == nil {
+			return line
+		}
+		out := append([]byte(nil), line[:b[1]]...)
+		rest := line[b[1]:]
+		if e := keyEnd.FindIndex(rest); e != nil {
+			// The whole key on one line (a JSON string with \n escapes).
+			out = append(out, Redacted...)
+			out = append(out, rest[e[0]:e[1]]...)
+			return append(out, k.apply(rest[e[1]:])...)
+		}
+		k.in, k.lines = true, 0
+		if len(bytes.TrimSpace(rest)) > 0 {
+			out = append(out, Redacted...)
+		}
+		return out
+	}
+	k.lines++
+	if e := keyEnd.FindIndex(line); e != nil {
+		k.in = false
+		out := make([]byte, 0, len(line)+len(Redacted))
+		if len(bytes.TrimSpace(line[:e[0]])) > 0 {
+			out = append(out, Redacted...)
+		}
+		return append(out, line[e[0]:]...)
+	}
+	if k.lines >= maxKeyLines {
+		k.in = false
+	}
+	return []byte(Redacted)
+}

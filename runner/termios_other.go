@@ -1,0 +1,10 @@
+//go:build unix && !linux
+
+package runner
+
+import "golang.org/x/sys/unix"
+
+const (
+	ioctlGetTermios = unix.TIOCGETA
+	ioctlSetTermios = unix.TIOCSETA
+)

@@ -1,0 +1,177 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// actionMsg is the result of one action run against the store.
+type actionMsg struct {
+	label string
+	out   *db.Outcome
+	err   error
+}
+
+// do runs an action in a command: db.Store.Do opens the file, locks, writes
+// and renders docs; none of that may happen in Update.
+func (m *Model) do(label string, a model.Action) tea.Cmd {
+	st, actor, now := m.st, m.actor, m.now()
+	m.note = infoNote(label + "…")
+	return func() tea.Msg {
+		out, err := st.Do(a, actor, now)
+		return actionMsg{label: label, out: out, err: err}
+	}
+}
+
+// onAction shows the result and swaps in the new session at once (no wait
+// for the next poll), then reloads the session list.
+func (m *Model) onAction(msg actionMsg) tea.Cmd {
+	var cmds []tea.Cmd
+	refusal, refused := model.AsError(msg.err)
+	switch {
+	case msg.err != nil && !refused:
+		m.note = errNote(msg.label + " failed: " + msg.err.Error())
+	case refused:
+		m.note = refusalNote(refusal)
+	default:
+		m.note = okNote(describeEvents(msg.out))
+	}
+	if msg.out != nil && len(msg.out.Events) > 0 {
+		if msg.out.Session != nil {
+			cmds = append(cmds, m.setSession(msg.out.Session))
+		}
+		// Loads issued before now may predate this action: ignore them.
+		m.minLoad = m.loadSeq + 1
+		cmds = append(cmds, m.loadCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+// review records a review decision on a feature or the session.
+func (m *Model) review(feature string, final bool, d model.ReviewDecision, findings []string) tea.Cmd {
+	if final {
+		return m.do("final review: "+string(d), model.ReviewFinal{Decision: d, Findings: findings})
+	}
+	return m.do("review of "+feature+": "+string(d), model.ReviewFeature{Feature: feature, Decision: d, Findings: findings})
+}
+
+// reviewTarget says what a/x/b mean for the selected feature: its own review,
+// or the session's final review when the selection is the active feature and
+// the session waits for it.
+func (m *Model) reviewTarget() (feature string, final bool) {
+	if m.sess != nil && model.AwaitingFinalReview(m.sess) && m.sel == m.sess.Execution.ActiveFeature {
+		return m.sel, true
+	}
+	return m.sel, false
+}
+
+// startReset asks before resetting the selected feature, naming every
+// feature downstream that the reset takes along.
+func (m *Model) startReset() tea.Cmd {
+	if m.sess == nil || m.sess.Plan == nil || m.sel == "" {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	down := model.Downstream(m.sess.Plan.Features, m.sel)
+	body := []string{"Resets " + m.sel + " to pending, dropping its evidence and reviews."}
+	if len(down) == 0 {
+		body = append(body, "Nothing depends on it.")
+	} else {
+		body = append(body, wrapList(fmt.Sprintf("Also resets %d downstream: ", len(down)), down, m.w-4)...)
+	}
+	m.openConfirm("Reset "+m.sel+"?", body, model.ResetFeature{Feature: m.sel}, "reset "+m.sel)
+	return nil
+}
+
+func (m *Model) startResetSession() tea.Cmd {
+	if m.sess == nil {
+		m.note = errNote("there is no active session")
+		return nil
+	}
+	body := []string{
+		"Archives session " + m.sess.ID + " (" + m.sess.Goal + ").",
+		"It stays in history; /flow-session " + m.sess.ID + " re-activates it.",
+	}
+	m.openConfirm("Reset the session?", body, model.ResetSession{}, "reset session")
+	return nil
+}
+
+// wrapList writes "prefix a, b, c" over as many lines as width needs.
+func wrapList(prefix string, items []string, width int) []string {
+	var out []string
+	cur := prefix
+	for i, it := range items {
+		part := it
+		if i < len(items)-1 {
+			part += ","
+		}
+		sep := " "
+		if i == 0 {
+			sep = ""
+		}
+		if i > 0 && len(cur)+1+len(part) > width {
+			out = append(out, cur)
+			cur, sep = "  ", ""
+		}
+		cur += sep + part
+	}
+	return append(out, cur)
+}
+
+// describeEvents is the one-line summary of what an action stored.
+func describeEvents(out *db.Outcome) string {
+	if out == nil || len(out.Events) == 0 {
+		return "done"
+	}
+	parts := make([]string, 0, len(out.Events))
+	for _, ev := range out.Events {
+		parts = append(parts, describeEvent(ev))
+	}
+	return strings.Join(parts, " · ")
+}
+
+func describeEvent(ev model.Event) string {
+	switch ev.Type {
+	case model.EventSessionStarted:
+		return "session " + ev.Session + " started"
+	case model.EventPlanApplied:
+		return "plan applied"
+	case model.EventPlanApproved:
+		return "plan approved"
+	case model.EventFeatureStarted:
+		return "started " + ev.Feature
+	case model.EventValidationRecorded:
+		return fmt.Sprintf("validation of %s: %s", ev.Feature, ev.Evidence.Status)
+	case model.EventReviewRecorded:
+		if ev.Review.Final {
+			return "final review: " + string(ev.Review.Decision)
+		}
+		return fmt.Sprintf("review of %s: %s", ev.Feature, ev.Review.Decision)
+	case model.EventFeatureCompleted:
+		return "completed " + ev.Feature
+	case model.EventCompletionRejected:
+		return "completion of " + ev.Feature + " rejected (" + ev.Code + ")"
+	case model.EventReplanRequired:
+		return ev.Feature + " requires a replan"
+	case model.EventFeatureBlocked:
+		return ev.Feature + " blocked"
+	case model.EventSessionCompleted:
+		return "session completed"
+	case model.EventSessionBlocked:
+		return "session blocked"
+	case model.EventFeaturesReset:
+		return fmt.Sprintf("reset %s", strings.Join(ev.FeatureIDs, ", "))
+	case model.EventSessionArchived:
+		return "session " + ev.Session + " archived"
+	case model.EventSessionActivated:
+		return "session " + ev.Session + " active"
+	case model.EventNoteAdded:
+		return "note added"
+	}
+	return string(ev.Type)
+}

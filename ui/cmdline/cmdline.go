@@ -1,0 +1,189 @@
+package cmdline
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/ui/layout"
+	"flowdeck/ui/styles"
+)
+
+// Result says what a key did to the line.
+type Result int
+
+// Results of HandleKey.
+const (
+	Editing Result = iota
+	Submitted
+	Cancelled
+)
+
+// Model is the command line: a text input, its history and the completion
+// state. Keys inside it are fixed (enter, esc, tab, up, down) because it is a
+// text field: letters must reach the text, never an action.
+type Model struct {
+	input   textinput.Model
+	history []string
+	hist    int
+	draft   string
+	cands   []string // completions offered by the last tab
+	ci      int      // which of them is in the line
+	tabbed  string   // the line right after the last tab, to detect a repeat
+	err     string
+}
+
+// New returns a closed command line.
+func New() Model {
+	in := textinput.New()
+	in.Prompt = ":"
+	in.Placeholder = "/flow-status  (tab completes, ↑↓ history, esc closes)"
+	st := textinput.DefaultStyles(true)
+	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
+	in.SetStyles(st)
+	return Model{input: in}
+}
+
+// Open focuses an empty line.
+func (m *Model) Open() tea.Cmd {
+	m.input.SetValue("")
+	m.hist, m.draft, m.cands, m.tabbed, m.err = len(m.history), "", nil, "", ""
+	return m.input.Focus()
+}
+
+// Close blurs the line.
+func (m *Model) Close() { m.input.Blur() }
+
+// Value is the current text.
+func (m *Model) Value() string { return m.input.Value() }
+
+// SetValue replaces the text (tests, re-opening after an error).
+func (m *Model) SetValue(s string) { m.input.SetValue(s); m.input.CursorEnd() }
+
+// SetError shows an inline error under the line until the next edit.
+func (m *Model) SetError(e string) { m.err = e }
+
+// Err is the inline error.
+func (m *Model) Err() string { return m.err }
+
+// Candidates are the completions offered by the last tab (for display).
+func (m *Model) Candidates() []string { return m.cands }
+
+// History is what was submitted, oldest first.
+func (m *Model) History() []string { return m.history }
+
+// HandleKey edits the line. On Submitted the line is returned and added to
+// history.
+func (m *Model) HandleKey(k tea.KeyPressMsg, ids, sessions []string) (string, Result, tea.Cmd) {
+	switch k.String() {
+	case "enter":
+		line := strings.TrimSpace(m.input.Value())
+		if line != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != line) {
+			m.history = append(m.history, line)
+		}
+		m.hist = len(m.history)
+		return line, Submitted, nil
+	case "esc":
+		return "", Cancelled, nil
+	case "tab":
+		m.complete(ids, sessions)
+		return "", Editing, nil
+	case "up":
+		if m.hist > 0 {
+			if m.hist == len(m.history) {
+				m.draft = m.input.Value()
+			}
+			m.hist--
+			m.SetValue(m.history[m.hist])
+		}
+		return "", Editing, nil
+	case "down":
+		if m.hist < len(m.history) {
+			m.hist++
+			if m.hist == len(m.history) {
+				m.SetValue(m.draft)
+			} else {
+				m.SetValue(m.history[m.hist])
+			}
+		}
+		return "", Editing, nil
+	}
+	m.err, m.cands = "", nil
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(k)
+	return "", Editing, cmd
+}
+
+// Paste inserts pasted text.
+func (m *Model) Paste(msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	m.input, cmd = m.input.Update(msg)
+	return cmd
+}
+
+// complete fills in the longest common prefix of the candidates; a repeated
+// tab cycles through them.
+func (m *Model) complete(ids, sessions []string) {
+	cur := m.input.Value()
+	if len(m.cands) > 1 && cur == m.tabbed {
+		m.ci = (m.ci + 1) % len(m.cands)
+		m.SetValue(m.cands[m.ci])
+		m.tabbed = m.input.Value()
+		return
+	}
+	c := Complete(cur, ids, sessions)
+	m.cands, m.ci = c, -1
+	switch len(c) {
+	case 0:
+		m.err = "no completion"
+	case 1:
+		m.SetValue(c[0])
+		m.cands = nil
+	default:
+		if p := commonPrefix(c); len(p) > len(cur) {
+			m.SetValue(p)
+		}
+	}
+	m.tabbed = m.input.Value()
+}
+
+// SetWidth sets the line's width in cells.
+func (m *Model) SetWidth(w int) { m.input.SetWidth(max(1, w-2)) }
+
+// View draws the line (one row) in width w.
+func (m *Model) View(w int) string { return layout.Fit(m.input.View(), w) }
+
+// Notes is the row under the line: an error, or the completions offered.
+func (m *Model) Notes(th styles.Theme, w int) string {
+	switch {
+	case m.err != "":
+		return layout.Fit(th.Error.Render("✗ "+m.err), w)
+	case len(m.cands) > 1:
+		words := make([]string, len(m.cands))
+		for i, c := range m.cands {
+			f := strings.Fields(c)
+			words[i] = f[len(f)-1]
+			if i == m.ci {
+				words[i] = th.Bold.Render(words[i])
+			}
+		}
+		return layout.Fit(th.Dim.Render("tab: ")+strings.Join(words, "  "), w)
+	}
+	return layout.Fit(th.Dim.Render(usageHint(m.input.Value())), w)
+}
+
+func usageHint(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return "commands: " + strings.Join(names(), " ")
+	}
+	name := f[0]
+	if !strings.HasPrefix(name, "/") {
+		name = "/" + name
+	}
+	if u := UsageOf(name); u != "" {
+		return "usage: " + u
+	}
+	return ""
+}

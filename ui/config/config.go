@@ -1,0 +1,127 @@
+// Package config reads the cockpit's settings from
+// $XDG_CONFIG_HOME/flowdeck/config.toml. A broken file never stops the
+// cockpit: Load returns defaults plus errors that name the file and line.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Bell modes: how the cockpit tells the person that something waits.
+const (
+	BellOff    = "off"
+	BellBell   = "bell"   // BEL
+	BellOSC777 = "osc777" // desktop notification (urxvt, foot, kitty, …)
+	BellOSC99  = "osc99"  // desktop notification (kitty)
+)
+
+// Config is the cockpit's settings.
+type Config struct {
+	// Path is the file the settings came from ("" when there was none).
+	Path string `toml:"-"`
+	// Keys rebinds actions: action name -> keys (see ui/keys).
+	Keys map[string][]string `toml:"keys"`
+	// Bell is off, bell, osc777 or osc99.
+	Bell string `toml:"bell"`
+	// Theme is auto (ask the terminal), dark or light.
+	Theme string `toml:"theme"`
+	// Actor is recorded on the cockpit's actions; empty means human.
+	Actor string `toml:"actor"`
+	// Mouse captures the mouse at start (the toggle key flips it).
+	Mouse *bool `toml:"mouse"`
+
+	raw []byte // the file's text, to point later messages at a line
+}
+
+// Default is the configuration without a file.
+func Default() Config { return Config{Bell: BellBell, Theme: "auto"} }
+
+// MouseOn reports whether mouse capture starts enabled (default yes).
+func (c Config) MouseOn() bool { return c.Mouse == nil || *c.Mouse }
+
+// DefaultPath is $XDG_CONFIG_HOME/flowdeck/config.toml, or
+// ~/.config/flowdeck/config.toml.
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "flowdeck", "config.toml")
+}
+
+// Load reads path. A missing file is not an error. On a syntax error the
+// defaults are returned with the error; on bad values the good ones are kept.
+func Load(path string) (Config, []error) {
+	c := Default()
+	if path == "" {
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return c, []error{fmt.Errorf("%s: %w", path, err)}
+	}
+	c.Path = path
+	var parsed Config
+	md, err := toml.Decode(string(data), &parsed)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return c, []error{fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)}
+		}
+		return c, []error{fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))}
+	}
+	var errs []error
+	for _, k := range md.Undecoded() {
+		errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q", path, LineOf(data, k[len(k)-1]), k.String()))
+	}
+	parsed.Path, parsed.raw = path, data
+	if parsed.Bell == "" {
+		parsed.Bell = c.Bell
+	}
+	switch parsed.Bell {
+	case BellOff, BellBell, BellOSC777, BellOSC99:
+	default:
+		errs = append(errs, fmt.Errorf("%s:%d: bell = %q: use off, bell, osc777 or osc99", path, LineOf(data, "bell"), parsed.Bell))
+		parsed.Bell = c.Bell
+	}
+	if parsed.Theme == "" {
+		parsed.Theme = c.Theme
+	}
+	switch parsed.Theme {
+	case "auto", "dark", "light":
+	default:
+		errs = append(errs, fmt.Errorf("%s:%d: theme = %q: use auto, dark or light", path, LineOf(data, "theme"), parsed.Theme))
+		parsed.Theme = c.Theme
+	}
+	return parsed, errs
+}
+
+// LineOf is the line of the file on which key is assigned, 0 when unknown.
+func (c Config) LineOf(key string) int { return LineOf(c.raw, key) }
+
+// LineOf finds the line on which key is assigned, for messages about values
+// that parsed but make no sense (toml keeps no positions for those). 0 when
+// not found.
+func LineOf(data []byte, key string) int {
+	re := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	for i, line := range strings.Split(string(data), "\n") {
+		if re.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,171 @@
+// Package layout places the panes on the screen and draws their frames. It
+// knows geometry only: which pane goes where for a terminal size, and how a
+// titled box around some lines looks.
+package layout
+
+import (
+	"sort"
+	"strings"
+
+	"flowdeck/ui/styles"
+)
+
+// Pane identifies one of the cockpit's panes; the numbers are the 1–6 keys.
+type Pane int
+
+// The panes, in tab order.
+const (
+	Features Pane = iota
+	DAG
+	Detail
+	Runs
+	Output
+	Recall
+	NumPanes
+)
+
+var titles = [NumPanes]string{"Features", "Graph", "Detail", "Runs", "Output", "Recall"}
+
+// Title is the pane's name in its frame.
+func (p Pane) Title() string { return titles[p] }
+
+// Rect is a screen area in cells.
+type Rect struct{ X, Y, W, H int }
+
+// Empty reports whether r has no area (the pane is not shown).
+func (r Rect) Empty() bool { return r.W <= 0 || r.H <= 0 }
+
+// Contains reports whether the cell (x, y) is inside r.
+func (r Rect) Contains(x, y int) bool {
+	return x >= r.X && x < r.X+r.W && y >= r.Y && y < r.Y+r.H
+}
+
+// Layout is where every visible pane goes.
+type Layout struct {
+	Wide  bool
+	Rects [NumPanes]Rect
+	// Tabs lists the panes that share the stacked layout's lower slot; only
+	// set when narrow.
+	Tabs []Pane
+}
+
+// WideMin is the width from which panes go side by side.
+const WideMin = 120
+
+// Compute lays out panes in the body area (x, y, w, h). focus is the focused
+// pane; second is the pane shown in the shared slot (narrow: the lower half;
+// wide: output or recall beside the runs list).
+func Compute(x, y, w, h int, second Pane) Layout {
+	var l Layout
+	if w >= WideMin && h >= 16 {
+		l.Wide = true
+		left := max(44, w*2/5)
+		right := w - left
+		featH := h * 11 / 20
+		l.Rects[Features] = Rect{x, y, left, featH}
+		l.Rects[DAG] = Rect{x, y + featH, left, h - featH}
+		detailH := h / 2
+		l.Rects[Detail] = Rect{x + left, y, right, detailH}
+		runsW := right * 2 / 5
+		l.Rects[Runs] = Rect{x + left, y + detailH, runsW, h - detailH}
+		slot := Output
+		if second == Recall {
+			slot = Recall
+		}
+		l.Rects[slot] = Rect{x + left + runsW, y + detailH, right - runsW, h - detailH}
+		return l
+	}
+	// Stacked: features on top, one other pane below with a tab strip.
+	featH := max(5, h*9/20)
+	if featH > h-4 {
+		featH = max(3, h/2)
+	}
+	l.Rects[Features] = Rect{x, y, w, featH}
+	if second == Features {
+		second = Detail
+	}
+	l.Rects[second] = Rect{x, y + featH, w, h - featH}
+	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall}
+	return l
+}
+
+// Box draws a rounded frame of exactly w×h cells around body lines (cut or
+// padded to fit). title is drawn in the top edge, footer right-aligned in the
+// bottom edge; both may hold SGR sequences.
+func Box(th styles.Theme, title, footer string, body []string, w, h int, focused bool) []string {
+	if w < 4 || h < 2 {
+		return PadLines(nil, max(w, 0), max(h, 0))
+	}
+	border := th.Border
+	if focused {
+		border = th.BorderFocus
+	}
+	inner := w - 2
+	out := make([]string, 0, h)
+
+	tw := Width(title)
+	if tw > inner-2 {
+		title = Fit(title, inner-2)
+		tw = inner - 2
+	}
+	top := border.Render("╭─") + title + border.Render(strings.Repeat("─", max(0, inner-1-tw))+"╮")
+	out = append(out, top)
+
+	lines := PadLines(body, inner, h-2)
+	side := border.Render("│")
+	for _, ln := range lines {
+		out = append(out, side+ln+side)
+	}
+
+	fw := Width(footer)
+	if fw > inner-2 {
+		footer, fw = "", 0
+	}
+	var bottom string
+	if fw > 0 {
+		bottom = border.Render("╰"+strings.Repeat("─", inner-fw-1)) + footer + border.Render("─╯")
+	} else {
+		bottom = border.Render("╰" + strings.Repeat("─", inner) + "╯")
+	}
+	return append(out, bottom)
+}
+
+// Canvas assembles boxes placed at rectangles into screen lines.
+type Canvas struct {
+	rows [][]seg
+}
+
+type seg struct {
+	x int
+	s string
+}
+
+// NewCanvas makes a canvas of h rows.
+func NewCanvas(h int) *Canvas { return &Canvas{rows: make([][]seg, h)} }
+
+// Put places lines with their top-left corner at (x, y).
+func (c *Canvas) Put(x, y int, lines []string) {
+	for i, ln := range lines {
+		if r := y + i; r >= 0 && r < len(c.rows) {
+			c.rows[r] = append(c.rows[r], seg{x, ln})
+		}
+	}
+}
+
+// Lines returns the rows, each the concatenation of its segments left to
+// right. The caller places segments so that they tile each row.
+func (c *Canvas) Lines() []string {
+	out := make([]string, len(c.rows))
+	var b strings.Builder
+	for i, r := range c.rows {
+		if len(r) > 1 {
+			sort.Slice(r, func(a, b int) bool { return r[a].x < r[b].x })
+		}
+		b.Reset()
+		for _, s := range r {
+			b.WriteString(s.s)
+		}
+		out[i] = b.String()
+	}
+	return out
+}

@@ -1,0 +1,52 @@
+package layout
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Fit makes s exactly w cells wide: cut with "…" when longer, padded with
+// spaces when shorter. s may hold SGR sequences.
+func Fit(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	sw := ansi.StringWidth(s)
+	if sw > w {
+		s = ansi.Truncate(s, w, "…")
+		sw = ansi.StringWidth(s)
+	}
+	if sw < w {
+		s += strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// Cut shortens plain text s to w cells with "…"; shorter text is returned as is.
+func Cut(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// Width is the display width of s (SGR sequences excluded).
+func Width(s string) int { return ansi.StringWidth(s) }
+
+// PadLines returns exactly h lines of width w from lines (cut or blank-padded).
+func PadLines(lines []string, w, h int) []string {
+	out := make([]string, h)
+	blank := strings.Repeat(" ", max(0, w))
+	for i := range out {
+		if i < len(lines) {
+			out[i] = Fit(lines[i], w)
+		} else {
+			out[i] = blank
+		}
+	}
+	return out
+}

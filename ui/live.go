@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// stampMsg is one poll of the database file's fingerprint.
+type stampMsg struct {
+	stamp string
+	err   error
+}
+
+// loadedMsg carries a fresh read of the store.
+type loadedMsg struct {
+	seq      int
+	stamp    string
+	sess     *model.Session
+	sessions []db.SessionInfo
+	err      error
+}
+
+// forceEvery reloads even when the fingerprint did not move (a write within
+// the file system's timestamp granularity that kept the size): 25 polls, ~5 s.
+const forceEvery = 25
+
+// pollCmd waits one poll interval and reads the fingerprint. Stamp is a stat,
+// no lock, so polling five times a second costs nothing.
+func (m *Model) pollCmd() tea.Cmd {
+	st := m.st
+	return tea.Tick(m.poll, func(time.Time) tea.Msg {
+		s, err := st.Stamp()
+		return stampMsg{s, err}
+	})
+}
+
+// loadCmd reads the active session and the session list. The fingerprint is
+// taken first, so a write that lands during the read is seen by the next poll.
+func (m *Model) loadCmd() tea.Cmd {
+	m.loadSeq++
+	m.loading = true
+	seq, st := m.loadSeq, m.st
+	return func() tea.Msg {
+		stamp, _ := st.Stamp()
+		sess, err := st.Active()
+		if err != nil {
+			return loadedMsg{seq: seq, err: err}
+		}
+		list, err := st.Sessions()
+		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, err: err}
+	}
+}
+
+func (m *Model) onStamp(msg stampMsg) tea.Cmd {
+	cmds := []tea.Cmd{m.pollCmd()}
+	m.ticks++
+	changed := msg.err == nil && msg.stamp != m.stamp
+	if (changed || m.ticks%forceEvery == 0) && !m.loading {
+		cmds = append(cmds, m.loadCmd())
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
+	if msg.seq == m.loadSeq {
+		m.loading = false
+	}
+	if msg.seq < m.minLoad {
+		return nil // started before our own action finished: older than what we show
+	}
+	if msg.err != nil {
+		m.note = errNote("reading the project: " + msg.err.Error())
+		return nil
+	}
+	m.stamp = msg.stamp
+	m.sessions = msg.sessions
+	return m.setSession(msg.sess)
+}
+
+// setSession swaps in a new session: panes, selection, detail, and whatever
+// now waits for the person.
+func (m *Model) setSession(s *model.Session) tea.Cmd {
+	first := !m.loaded
+	m.loaded = true
+	m.sess = s
+	m.feats.SetSession(s)
+	m.graph.SetSession(s)
+	if s == nil || s.Plan == nil || s.Plan.Feature(m.sel) == nil {
+		m.sel = defaultSelection(s)
+	}
+	m.syncSelection()
+	return tea.Batch(m.refreshDetail(), m.updateWaits(first))
+}
+
+// defaultSelection picks what the person most likely wants to look at: the
+// active feature, else the first that waits for review, else the first.
+func defaultSelection(s *model.Session) string {
+	if s == nil || s.Plan == nil || len(s.Plan.Features) == 0 {
+		return ""
+	}
+	if a := s.Execution.ActiveFeature; a != "" && s.Plan.Feature(a) != nil {
+		return a
+	}
+	for i := range s.Plan.Features {
+		if model.StateOf(s, &s.Plan.Features[i]) == model.StateAwaitingReview {
+			return s.Plan.Features[i].ID
+		}
+	}
+	return s.Plan.Features[0].ID
+}
+
+// syncSelection shows m.sel in both the features list and the graph.
+func (m *Model) syncSelection() {
+	if m.sel != "" {
+		m.feats.Select(m.sel)
+		m.graph.Select(m.sel)
+	}
+}
+
+// setSel changes the selected feature from a pane's move.
+func (m *Model) setSel(id string) tea.Cmd {
+	if id == "" || id == m.sel {
+		return nil
+	}
+	m.sel = id
+	m.syncSelection()
+	if m.doc == docFeature {
+		return m.refreshDetail()
+	}
+	return nil
+}

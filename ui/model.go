@@ -1,0 +1,192 @@
+// Package ui is the cockpit: the Bubble Tea program a person uses to
+// supervise agents. One root model owns focus, modes and message routing; the
+// panes (ui/panes/...) are plain components that handle a move, take a size
+// and draw into it. Every read of the store, every action and every markdown
+// render runs in a tea.Cmd; Update and View do no I/O.
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/ui/cmdline"
+	"flowdeck/ui/config"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/dag"
+	"flowdeck/ui/panes/features"
+	"flowdeck/ui/panes/textview"
+	"flowdeck/ui/styles"
+)
+
+// Options configure the cockpit.
+type Options struct {
+	// Now is the clock; nil means time.Now. Tests pass a fixed one.
+	Now func() time.Time
+	// Actor is recorded on the cockpit's actions; "" means the config's
+	// actor, else "human".
+	Actor string
+	// Config is the loaded config file; ConfigErrors are shown at start.
+	Config       config.Config
+	ConfigErrors []error
+	// Poll is how often the database file is checked for changes (200 ms).
+	Poll time.Duration
+	// NoColor drops colours (NO_COLOR); Dark picks the palette when the
+	// config's theme is not auto or the terminal cannot be asked.
+	NoColor bool
+	Dark    bool
+	// Grace is how long an unrequested prompt ignores keys (400 ms).
+	Grace time.Duration
+}
+
+type mode int
+
+const (
+	modeNormal mode = iota
+	modeFilter
+	modeCommand
+	modeHelp
+)
+
+// Model is the root model.
+type Model struct {
+	st    *db.Store
+	now   func() time.Time
+	actor string
+	cfg   config.Config
+	keys  keys.Map
+	th    styles.Theme
+	color bool
+	poll  time.Duration
+	grace time.Duration
+
+	w, h   int
+	lay    layout.Layout
+	focus  layout.Pane
+	second layout.Pane // the pane in the shared slot (see layout.Compute)
+
+	// State from the store, replaced wholesale on every load.
+	sess     *model.Session
+	sessions []db.SessionInfo
+	loaded   bool
+	stamp    string
+	loading  bool
+	loadSeq  int // sequence of the last load issued
+	minLoad  int // loads issued before this one are stale
+	ticks    int
+	sel      string
+
+	feats  *features.Model
+	graph  *dag.Model
+	detail *textview.Model
+	runs   *textview.Model
+	output *textview.Model
+	recall *textview.Model
+
+	doc      docKind
+	cache    map[string][]string
+	cacheAge []string
+	inflight map[string]bool
+
+	mode    mode
+	filter  textinput.Model
+	cmdline cmdline.Model
+	prompt  *prompt
+	helpOff int
+
+	note note
+
+	waits     []wait
+	waitKeys  map[string]bool
+	dismissed map[string]bool
+	bells     int
+	mouse     bool
+}
+
+// New builds the cockpit on a store. It does no I/O: the first load is the
+// command Init returns.
+func New(st *db.Store, opts Options) *Model {
+	m := &Model{
+		st:        st,
+		now:       opts.Now,
+		actor:     opts.Actor,
+		cfg:       opts.Config,
+		poll:      opts.Poll,
+		grace:     opts.Grace,
+		color:     !opts.NoColor,
+		cache:     map[string][]string{},
+		inflight:  map[string]bool{},
+		waitKeys:  map[string]bool{},
+		dismissed: map[string]bool{},
+		second:    layout.Detail,
+	}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.cfg.Bell == "" {
+		m.cfg = config.Default()
+	}
+	if m.actor == "" {
+		m.actor = m.cfg.Actor
+	}
+	if m.actor == "" {
+		m.actor = "human"
+	}
+	if m.poll == 0 {
+		m.poll = 200 * time.Millisecond
+	}
+	if m.grace == 0 {
+		m.grace = 400 * time.Millisecond
+	}
+	m.mouse = m.cfg.MouseOn()
+	dark := opts.Dark
+	switch m.cfg.Theme {
+	case "dark":
+		dark = true
+	case "light":
+		dark = false
+	}
+	m.th = styles.New(dark, m.color)
+
+	km, errs := keys.Default().Rebind(m.cfg.Keys)
+	m.keys = km
+	errs = append(append([]error{}, opts.ConfigErrors...), keyErrors(m.cfg, errs)...)
+	if len(errs) > 0 {
+		m.note = configNote(errs)
+	}
+
+	m.feats = features.New(m.th)
+	m.graph = dag.New(m.th)
+	m.detail = textview.New(m.th)
+	m.detail.SetNote("loading…")
+	m.runs = textview.New(m.th)
+	m.output = textview.New(m.th)
+	m.recall = textview.New(m.th)
+	m.runs.SetLines("placeholder", placeholder("Runs", "the runs list appears here once run storage (db/runs.go) lands."))
+	m.output.SetLines("placeholder", placeholder("Output", "the selected run's output appears here (follow f, wrap w, search n/N)."))
+	m.recall.SetLines("placeholder", placeholder("Recall", "fuzzy search over all indexed output appears here (ctrl+f)."))
+
+	m.filter = textinput.New()
+	m.filter.Prompt = "/"
+	fst := textinput.DefaultStyles(dark)
+	fst.Cursor.Blink = false
+	m.filter.SetStyles(fst)
+	m.cmdline = cmdline.New()
+	return m
+}
+
+func placeholder(name, what string) []string {
+	return []string{"", " " + name + ": not available yet", " " + what}
+}
+
+// Session is the session the cockpit shows (nil: none). For tests.
+func (m *Model) Session() *model.Session { return m.sess }
+
+// Bells counts the notifications fired. For tests.
+func (m *Model) Bells() int { return m.bells }
+
+// Focus is the focused pane. For tests.
+func (m *Model) Focus() layout.Pane { return m.focus }

@@ -1,0 +1,80 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"flowdeck/model"
+	"flowdeck/ui/config"
+)
+
+type noteKind int
+
+const (
+	noteInfo noteKind = iota
+	noteOK
+	noteErr
+)
+
+// note is the status line: the result of the last action or command, or an
+// error. A refusal keeps its structure (code, message, hint, next command)
+// so the person sees what is missing and what would help.
+type note struct {
+	kind  noteKind
+	lines []string
+}
+
+func infoNote(s string) note { return note{noteInfo, []string{s}} }
+func okNote(s string) note   { return note{noteOK, []string{"✓ " + s}} }
+func errNote(s string) note  { return note{noteErr, []string{"✗ " + s}} }
+
+func refusalNote(e *model.Error) note {
+	lines := []string{fmt.Sprintf("✗ refused (%s): %s", e.Code, e.Message)}
+	if e.Recovery.Hint != "" {
+		lines = append(lines, "  hint: "+e.Recovery.Hint)
+	}
+	if e.Recovery.NextCommand != "" {
+		lines = append(lines, "  next: "+e.Recovery.NextCommand)
+	}
+	return note{noteErr, lines}
+}
+
+// configNote reports config problems; the cockpit runs on with defaults for
+// whatever was wrong.
+func configNote(errs []error) note {
+	lines := make([]string, 0, len(errs))
+	for i, e := range errs {
+		if i == 2 && len(errs) > 3 {
+			lines = append(lines, fmt.Sprintf("  … and %d more config problems", len(errs)-2))
+			break
+		}
+		lines = append(lines, "✗ config: "+e.Error())
+	}
+	lines[0] += " (using defaults for it)"
+	return note{noteErr, lines}
+}
+
+// keyErrors attaches the config file and the line of the [keys] entry to
+// rebinding errors.
+func keyErrors(c config.Config, errs []error) []error {
+	if len(errs) == 0 {
+		return nil
+	}
+	out := make([]error, 0, len(errs))
+	for _, e := range errs {
+		msg := e.Error()
+		name := ""
+		if i := strings.Index(msg, "\""); i >= 0 {
+			if j := strings.Index(msg[i+1:], "\""); j >= 0 {
+				name = msg[i+1 : i+1+j]
+			}
+		}
+		where := c.Path
+		if line := c.LineOf(name); line > 0 {
+			where = fmt.Sprintf("%s:%d", c.Path, line)
+		}
+		out = append(out, errors.New(where+": [keys] "+msg))
+	}
+	return out
+}

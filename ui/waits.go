@@ -1,0 +1,156 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/model"
+	"flowdeck/ui/config"
+)
+
+// wait is something that waits for the person: a feature review, the final
+// review, or a blocked session.
+type wait struct {
+	kind    string // "review", "final", "blocked"
+	feature string
+	// key names this occurrence: a new validation after needs_fix is a new
+	// review request, so the evidence sequence is part of it.
+	key string
+}
+
+func (w wait) String() string {
+	switch w.kind {
+	case "review":
+		return "review " + w.feature
+	case "final":
+		return "final review"
+	}
+	return "session blocked"
+}
+
+// waitsOf lists what waits in s, in plan order.
+func waitsOf(s *model.Session) []wait {
+	if s == nil || s.Plan == nil || s.Archived {
+		return nil
+	}
+	var out []wait
+	for i := range s.Plan.Features {
+		f := &s.Plan.Features[i]
+		if model.StateOf(s, f) == model.StateAwaitingReview {
+			seq := uint64(0)
+			if ev := model.LatestEvidence(f); ev != nil {
+				seq = ev.Seq
+			}
+			out = append(out, wait{"review", f.ID, fmt.Sprintf("review:%s:%s@%d", s.ID, f.ID, seq)})
+		}
+	}
+	if model.AwaitingFinalReview(s) {
+		out = append(out, wait{"final", s.Execution.ActiveFeature, fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
+	}
+	if s.Status == model.StatusBlocked {
+		out = append(out, wait{"blocked", "", fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+	}
+	return out
+}
+
+func lastBroadSeq(s *model.Session) uint64 {
+	if v := s.Execution.LastValidation; v != nil {
+		return v.Seq
+	}
+	return 0
+}
+
+// blockedSince finds the history item that blocked the session, so that a
+// session blocked again later rings again.
+func blockedSince(s *model.Session) uint64 {
+	h := s.Execution.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Type == model.EventSessionBlocked || h[i].Type == model.EventFeatureBlocked {
+			return h[i].Seq
+		}
+	}
+	return 0
+}
+
+// updateWaits recomputes what waits. When something new starts waiting the
+// bell fires once (not on the first load: the person is looking already) and
+// a review opens its prompt.
+func (m *Model) updateWaits(first bool) tea.Cmd {
+	m.waits = waitsOf(m.sess)
+	keys := make(map[string]bool, len(m.waits))
+	var fresh []wait
+	for _, w := range m.waits {
+		keys[w.key] = true
+		if !m.waitKeys[w.key] {
+			fresh = append(fresh, w)
+		}
+	}
+	m.waitKeys = keys
+	if len(fresh) == 0 {
+		return nil
+	}
+	var cmd tea.Cmd
+	if !first {
+		cmd = m.bell(fresh[0])
+	}
+	for _, w := range fresh {
+		if (w.kind == "review" || w.kind == "final") && m.prompt == nil && !m.dismissed[w.key] {
+			m.openReviewPrompt(w, true)
+			break
+		}
+	}
+	return cmd
+}
+
+// bell notifies once, the way the config says.
+func (m *Model) bell(w wait) tea.Cmd {
+	text := "flowdeck: " + w.String()
+	var seq string
+	switch m.cfg.Bell {
+	case config.BellOff:
+		return nil
+	case config.BellOSC777:
+		seq = "\x1b]777;notify;flowdeck;" + oscSafe(w.String()) + "\x07"
+	case config.BellOSC99:
+		seq = "\x1b]99;;" + oscSafe(text) + "\x1b\\"
+	default:
+		seq = "\a"
+	}
+	m.bells++
+	return tea.Raw(seq)
+}
+
+// oscSafe drops what could end or break an OSC string.
+func oscSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || r == ';' {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// title is the terminal title: what waits first, else progress.
+func (m *Model) title() string {
+	if len(m.waits) > 0 {
+		parts := make([]string, 0, len(m.waits))
+		for _, w := range m.waits {
+			parts = append(parts, w.String())
+		}
+		return "⚑ flowdeck: " + strings.Join(parts, ", ")
+	}
+	s := m.sess
+	if s == nil {
+		return "flowdeck: no session"
+	}
+	t := "flowdeck: " + string(s.Status)
+	if s.Plan != nil {
+		t += fmt.Sprintf(" %d/%d", s.Plan.CompletedCount(), s.Plan.Required())
+	}
+	if a := s.Execution.ActiveFeature; a != "" {
+		t += " · " + a
+	}
+	return t
+}
