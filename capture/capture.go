@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"flowdeck/db"
 	"flowdeck/model"
@@ -122,20 +123,18 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	}
 	env = append(env[:len(env):len(env)], "FLOWDECK_RUN_ID="+rec.ID)
 	classifier := o.Patterns.Classifier(o.Argv, patterns.Options{Redactor: red})
-	sink := &sink{store: w, classify: classifier, redact: red, live: o.Live}
+	sink := newSink(w, classifier, red, o.Live)
 
 	res, runErr := runner.Run(ctx, runner.Spec{
 		Argv: o.Argv, Dir: o.Dir, Env: env, Cols: o.Cols, Rows: o.Rows,
 		Timeout: o.Timeout, Limits: o.Limits, NoNetwork: o.NoNetwork, ForceFallback: o.NoIsolation,
 		Output: sink, Stdin: o.Stdin, Interrupt: o.Interrupt,
 	})
-	sink.flush()
 	if res.Err != "" {
 		// Say why it did not start, where the output would have been.
-		msg := []byte("flowdeck: " + res.Err + "\n")
-		sink.Write(msg)
-		sink.flush()
+		sink.Write([]byte("flowdeck: " + res.Err + "\n"))
 	}
+	sink.close()
 	class := classifier.Finish(res.ExitCode, res.Duration)
 	if res.Outcome != runner.Exited && res.Outcome != "" && class.Class != patterns.Failure {
 		class.Class = patterns.Failure
@@ -227,18 +226,36 @@ func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
 	return model.ValidationFailed
 }
 
-// sink receives the pty's bytes: it passes them to the live viewer and the
-// classifier as they are, and cuts them into lines for redaction, storage
-// and the recall index.
+// sink receives the pty's bytes. The reader's goroutine only copies them
+// (and shows them live); a worker goroutine classifies them and cuts them
+// into lines for redaction, storage and the recall index, so that reading
+// the pty and processing its output use both cores.
 type sink struct {
 	store    *db.RunWriter
 	classify *patterns.Classifier
 	redact   *patterns.Redactor
 	live     io.Writer
-	partial  []byte
+
+	work chan []byte
+	free chan []byte
+	done chan struct{}
+
+	partial []byte
 	// continued is set while the rest of an over-long line is arriving.
 	continued bool
 	err       error
+}
+
+const sinkBuffers, sinkBufSize = 32, 64 << 10
+
+func newSink(store *db.RunWriter, c *patterns.Classifier, r *patterns.Redactor, live io.Writer) *sink {
+	s := &sink{store: store, classify: c, redact: r, live: live,
+		work: make(chan []byte, sinkBuffers), free: make(chan []byte, sinkBuffers), done: make(chan struct{})}
+	for range sinkBuffers {
+		s.free <- make([]byte, 0, sinkBufSize)
+	}
+	go s.loop()
+	return s
 }
 
 // maxLine bounds a line held in memory; a longer one is stored in pieces
@@ -249,8 +266,36 @@ func (s *sink) Write(p []byte) (int, error) {
 	if s.live != nil {
 		s.live.Write(p)
 	}
-	s.classify.Write(p)
-	data := p
+	for rest := p; len(rest) > 0; {
+		buf := <-s.free
+		n := min(len(rest), cap(buf))
+		buf = append(buf[:0], rest[:n]...)
+		rest = rest[n:]
+		s.work <- buf
+	}
+	return len(p), nil
+}
+
+// close waits until everything written has been processed.
+func (s *sink) close() {
+	close(s.work)
+	<-s.done
+}
+
+func (s *sink) loop() {
+	defer close(s.done)
+	for buf := range s.work {
+		s.process(buf)
+		s.free <- buf
+	}
+	if len(s.partial) > 0 {
+		s.line(s.partial, false)
+		s.partial = s.partial[:0]
+	}
+}
+
+func (s *sink) process(data []byte) {
+	s.classify.Write(data)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -259,7 +304,7 @@ func (s *sink) Write(p []byte) (int, error) {
 				s.line(s.partial, false)
 				s.partial = s.partial[:0]
 			}
-			break
+			return
 		}
 		if len(s.partial) > 0 {
 			s.partial = append(s.partial, data[:i]...)
@@ -270,31 +315,40 @@ func (s *sink) Write(p []byte) (int, error) {
 		}
 		data = data[i+1:]
 	}
-	if s.err != nil {
-		return 0, s.err
-	}
-	return len(p), nil
 }
 
 // line stores one line, or one piece of an over-long line, and indexes the
 // line's text once, from its first piece.
 func (s *sink) line(raw []byte, newline bool) {
 	red := s.redact.Line(raw)
-	if _, err := s.store.Write(red); err != nil && s.err == nil {
-		s.err = err
-	}
 	if newline {
-		s.store.Write([]byte{'\n'})
+		s.store.WriteLine(red)
+	} else {
+		s.store.Write(red)
 	}
 	if !s.continued {
-		s.store.IndexLine(bytes.TrimRight(patterns.StripANSI(red), "\r"))
+		s.store.IndexLine(plainText(red))
 	}
 	s.continued = !newline
 }
 
-func (s *sink) flush() {
-	if len(s.partial) > 0 {
-		s.line(s.partial, false)
-		s.partial = s.partial[:0]
+// plainText is the line as recall shows it: escape sequences removed,
+// progress redraws (\r) resolved. Most lines have neither, and are used as
+// they are.
+func plainText(line []byte) []byte {
+	high := false
+	for i, c := range line {
+		switch {
+		case c < 0x20 && c != '\t' || c == 0x7f:
+			return bytes.TrimRight(patterns.StripANSI(line), "\r")
+		case c == 0xc2 && i+1 < len(line) && line[i+1] >= 0x80 && line[i+1] <= 0x9f:
+			return patterns.StripANSI(line) // a C1 control in UTF-8
+		case c >= 0x80:
+			high = true
+		}
 	}
+	if high && !utf8.Valid(line) {
+		return patterns.StripANSI(line)
+	}
+	return line
 }

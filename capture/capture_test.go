@@ -20,7 +20,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func newStore(t *testing.T) *db.Store {
+func newStore(t testing.TB) *db.Store {
 	t.Helper()
 	st, err := db.Open(filepath.Join(t.TempDir(), ".flow", "flowdeck.db"), db.Options{})
 	if err != nil {

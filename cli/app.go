@@ -91,8 +91,9 @@ func (e *env) rootCommand() *cobra.Command {
 .flow/flowdeck.db at the repository root, and lets people and agents drive it.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return cmd.Help()
+			return e.cockpit()
 		},
 	}
 	pf := root.PersistentFlags()

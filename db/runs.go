@@ -121,6 +121,7 @@ type RunWriter struct {
 	pending   int
 	retain    int64
 	maxIndex  int64
+	spare     []byte // a flushed raw buffer, for reuse
 	err       error
 	closed    bool
 
@@ -164,10 +165,34 @@ func (w *RunWriter) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
+	w.appendRaw(p)
+	return len(p), nil
+}
+
+// WriteLine appends raw output followed by a newline.
+func (w *RunWriter) WriteLine(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.pending > maxPending && w.err == nil {
+		w.cond.Wait()
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	w.appendRaw(p)
+	w.appendRaw([]byte{'\n'})
+	return len(p) + 1, nil
+}
+
+func (w *RunWriter) appendRaw(p []byte) {
+	if w.raw == nil {
+		// Reuse the buffer the last flush gave back, so a flood of output
+		// does not allocate and grow a new slice every 100 ms.
+		w.raw, w.spare = w.spare[:0], nil
+	}
 	w.raw = append(w.raw, p...)
 	w.rec.Bytes += int64(len(p))
 	w.pending += len(p)
-	return len(p), nil
 }
 
 // IndexLine appends one line of text (no newline) to the recall index. Past
@@ -263,6 +288,9 @@ func (w *RunWriter) flush(final bool) error {
 	})
 	w.mu.Lock()
 	w.pending -= len(raw) + len(idx)
+	if cap(raw) <= 2*maxOutputChunk {
+		w.spare = raw
+	}
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("store output of run %s: %w", rec.ID, err)
 	}
