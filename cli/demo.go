@@ -1,74 +1,130 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/model"
+	"flowdeck/db"
+	"flowdeck/demo"
+	"flowdeck/ui"
 )
 
-// demoPlan is a small but realistic plan used by `flowdeck demo`.
-const demoPlan = `{
-  "summary": "Add password reset to the web app",
-  "overview": "Users can ask for a reset link by e-mail and set a new password.",
-  "requirements": ["links expire after 30 minutes", "no user enumeration"],
-  "decisions": ["tokens are random 32-byte values stored hashed"],
-  "features": [
-    {"id": "token-store", "title": "Reset token storage", "files": ["auth/tokens.go"], "verification": ["go test ./auth/..."]},
-    {"id": "mailer", "title": "Reset e-mail", "files": ["mail/reset.go"], "verification": ["go test ./mail/..."]},
-    {"id": "reset-api", "title": "Reset endpoints", "depends_on": ["token-store", "mailer"], "verification": ["go test ./api/..."]},
-    {"id": "reset-ui", "title": "Reset pages", "depends_on": ["reset-api"], "verification": ["npm test"]}
-  ]
-}`
-
 func (e *env) demoCommand() *cobra.Command {
-	var keep bool
+	var keep, noUI, noAgent bool
 	c := &cobra.Command{
-		Use:   "demo",
-		Short: "Walk through a planning session on a throwaway project",
-		Args:  cobra.NoArgs,
+		Use:   "demo [--keep] [--no-agent] [--no-ui]",
+		Short: "Open the cockpit on a throwaway project where a scripted agent is at work",
+		Long: `Create a throwaway project with a realistic session (12 features: some
+completed with evidence, one awaiting your review, one blocked), start a
+scripted agent — a child process that drives the real flowdeck CLI and runs
+real commands through 'flowdeck run' — and open the cockpit on it.
+
+Approve the review with 'a', reset the blocked feature with 'r', and watch
+the agent pick up the next feature. The project is deleted on exit unless
+--keep is given.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir, err := os.MkdirTemp("", "flowdeck-demo-")
 			if err != nil {
 				return internalErr(err)
 			}
 			if keep {
-				fmt.Fprintf(e.stdout, "demo project: %s (kept)\n", dir)
+				defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
 			} else {
 				defer os.RemoveAll(dir)
 			}
-			plan := dir + "/plan.json"
-			if err := os.WriteFile(plan, []byte(demoPlan), 0o644); err != nil {
+			st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+			if err != nil {
 				return internalErr(err)
 			}
-			steps := [][]string{
-				{"flow", "plan", "start", "Password reset"},
-				{"flow", "plan", "apply", plan},
-				{"flow", "plan", "approve"},
-				{"flow", "run", "start"},
-				{"flow", "run", "complete", "token-store", "--outcome", "completed"},
-				{"flow", "validate", "token-store", "--status", "passed", "--scope", "targeted", "--command", "go test ./auth/...", "--summary", "12 passed"},
-				{"flow", "review", "token-store", "--decision", "approved"},
-				{"flow", "run", "complete", "token-store", "--outcome", "completed"},
-				{"flow", "run", "start", "reset-ui"},
-				{"flow", "run", "start"},
-				{"flow", "validate", "mailer", "--status", "failed", "--scope", "targeted", "--command", "go test ./mail/...", "--summary", "1 failed: TestResetMail"},
-				{"flow", "reset", "feature", "token-store"},
-				{"flow", "status"},
-				{"diagram"},
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := demo.WriteProject(dir); err != nil {
+				return internalErr(err)
 			}
-			for _, s := range steps {
-				fmt.Fprintf(e.stdout, "\n$ flowdeck %s\n", model.ShellJoin(s))
-				code := Run(append([]string{"--dir", dir, "--actor", "demo"}, s...), e.stdin, e.stdout, e.stdout)
-				if code == ExitInternal || code == ExitUsage {
-					return silent(code)
+			if err := demo.Seed(ctx, st, dir, e.patternSet(st)); err != nil {
+				return internalErr(err)
+			}
+			if !noAgent {
+				agent, err := e.startAgent(dir, noUI)
+				if err != nil {
+					return internalErr(err)
 				}
+				defer func() {
+					agent.Process.Signal(syscall.SIGTERM)
+					agent.Wait()
+				}()
+			}
+			if noUI {
+				fmt.Fprintf(e.stdout, "demo project: %s (the agent logs below; Ctrl-C stops)\n", dir)
+				<-ctx.Done()
+				return nil
+			}
+			return ui.Run(st, ui.Options{Actor: e.actorName()})
+		},
+	}
+	c.Flags().BoolVar(&keep, "keep", false, "keep the demo project for inspection")
+	c.Flags().BoolVar(&noUI, "no-ui", false, "no cockpit: seed the project and let the agent work")
+	c.Flags().BoolVar(&noAgent, "no-agent", false, "do not start the scripted agent")
+	c.AddCommand(e.demoAgentCommand())
+	return c
+}
+
+// startAgent starts the scripted agent as a child process of the real
+// binary; its log goes to .flow/demo-agent.log (or stdout without the UI).
+func (e *env) startAgent(dir string, toStdout bool) (*exec.Cmd, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(self, "demo", "agent", "--dir", dir)
+	if toStdout {
+		cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
+	} else {
+		log, err := os.Create(filepath.Join(dir, ".flow", "demo-agent.log"))
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stdout, cmd.Stderr = log, log
+	}
+	return cmd, cmd.Start()
+}
+
+func (e *env) demoAgentCommand() *cobra.Command {
+	var tick, delay time.Duration
+	var lines int
+	c := &cobra.Command{
+		Use:    "agent --dir DIR",
+		Short:  "The demo's scripted agent (started by flowdeck demo)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.dir == "" {
+				return usageErr("demo agent needs --dir")
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return internalErr(err)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			a := &demo.Agent{Bin: self, Dir: e.dir, Log: e.stdout, Tick: tick, Lines: lines, Delay: delay}
+			if err := a.Run(ctx); err != nil {
+				return internalErr(err)
 			}
 			return nil
 		},
 	}
-	c.Flags().BoolVar(&keep, "keep", false, "keep the demo project for inspection")
+	c.Flags().DurationVar(&tick, "tick", 700*time.Millisecond, "pause between the agent's steps")
+	c.Flags().DurationVar(&delay, "delay", 80*time.Millisecond, "pause between lines of test output")
+	c.Flags().IntVar(&lines, "lines", 40, "test cases per verification run")
 	return c
 }

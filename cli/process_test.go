@@ -14,12 +14,14 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/runner"
 )
 
 // binary is the real flowdeck, built once for the tests that need processes.
 var binary string
 
 func TestMain(m *testing.M) {
+	runner.Reexec() // in-process captures re-execute this test binary to join cgroups
 	dir, err := os.MkdirTemp("", "flowdeck-bin-")
 	if err != nil {
 		panic(err)

@@ -552,18 +552,27 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 func CompletionGate(s *Session, f *Feature) *Error {
 	st := string(s.Status)
 	since := evidenceSince(f.Validations, f.StartedSeq, "")
-	validate := func(scope Scope) string {
-		return fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
+	// validate names the command that records evidence: the feature's own
+	// verification run through flowdeck (observed evidence, and executable
+	// right now), or a report when the plan gave no verification command.
+	validate := func(e *Error, scope Scope) *Error {
+		if len(f.Verification) == 0 {
+			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
+			return e
+		}
+		e = e.withAction("run", "--feature", f.ID, "--scope", string(scope), "--", "sh", "-c", f.Verification[0])
+		e.Recovery.NextCommand = fmt.Sprintf("flowdeck run --feature %s --scope %s -- %s", f.ID, scope, f.Verification[0])
+		return e
 	}
 	if len(since) == 0 {
-		return refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
-			verifyHint(f), validate(ScopeTargeted), "feature %s has no validation evidence since it started", f.ID)
+		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
+			verifyHint(f), "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
 	}
 	latest := since[len(since)-1]
 	if latest.Status != ValidationPassed {
-		return refuse(CodeFailingValidation, st, "passing validation evidence",
-			"Fix what failed, then validate again: "+latest.Command, validate(latest.Scope),
-			"the latest validation of feature %s %s: %s", f.ID, latest.Status, latest.Command)
+		return validate(refuse(CodeFailingValidation, st, "passing validation evidence",
+			"Fix what failed, then validate again: "+latest.Command, "",
+			"the latest validation of feature %s %s: %s", f.ID, latest.Status, latest.Command), latest.Scope)
 	}
 	review := lastReviewAfter(f.Reviews, latest.Seq)
 	reviewCmd := "flowdeck flow review " + f.ID + " --decision approved|needs_fix|blocked"
@@ -573,18 +582,18 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			"feature %s has no review since its latest validation", f.ID)
 	}
 	if review.Decision != ReviewApproved {
-		return refuse(CodeFailingFeatureReview, st, "an approved feature review",
+		return validate(refuse(CodeFailingFeatureReview, st, "an approved feature review",
 			"Address the findings, validate again and ask for a new review."+findingsText(review.Findings),
-			validate(latest.Scope), "the review of feature %s is %s", f.ID, review.Decision)
+			"", "the review of feature %s is %s", f.ID, review.Decision), latest.Scope)
 	}
 	if s.Plan.CompletedCount()+1 < s.Plan.Required() {
 		return nil
 	}
 	broad := evidenceSince(f.Validations, f.StartedSeq, ScopeBroad)
 	if len(broad) == 0 || broad[len(broad)-1].Status != ValidationPassed {
-		return refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
+		return validate(refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
 			"This is the last feature: run the whole test suite and record it with --scope broad.",
-			validate(ScopeBroad), "feature %s completes the session but has no passing broad validation", f.ID)
+			"", "feature %s completes the session but has no passing broad validation", f.ID), ScopeBroad)
 	}
 	final := lastReviewAfter(s.Execution.FinalReviews, broad[len(broad)-1].Seq)
 	finalCmd := "flowdeck flow review --final --decision approved|needs_fix|blocked"
@@ -594,9 +603,9 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			"session %s has no final review since its latest broad validation", s.ID)
 	}
 	if final.Decision != ReviewApproved {
-		return refuse(CodeFailingFinalReview, st, "an approved final review",
+		return validate(refuse(CodeFailingFinalReview, st, "an approved final review",
 			"Address the final review's findings, validate broadly again and ask for a new final review."+findingsText(final.Findings),
-			validate(ScopeBroad), "the final review of session %s is %s", s.ID, final.Decision)
+			"", "the final review of session %s is %s", s.ID, final.Decision), ScopeBroad)
 	}
 	return nil
 }

@@ -182,6 +182,10 @@ func actionFromArgs(t *testing.T, args []string) model.Action {
 		return model.ResetSession{}
 	case len(args) == 4 && strings.HasPrefix(cmd, "flow reset feature "):
 		return model.ResetFeature{Feature: args[3]}
+	case len(args) == 9 && args[0] == "run" && args[1] == "--feature" && args[3] == "--scope" && args[5] == "--" && args[6] == "sh":
+		// flowdeck run records observed evidence on the feature.
+		return model.Validate{Feature: args[2], Status: model.ValidationPassed, Scope: model.Scope(args[4]),
+			Command: args[8], Source: model.SourceObserved}
 	}
 	t.Fatalf("next_action %q: the test does not know this command; teach actionFromArgs", args)
 	return nil

@@ -60,15 +60,19 @@ type Result struct {
 }
 
 // Headline renders the result as the one line oo prints after a run:
-// "✓ go test (142 passed, ...)", "✗ go test (2 failed: TestA, TestB)",
-// "● cmd (2.3 MiB indexed, 41000 lines)". cmd is how to call the command:
-// usually the pattern name, else the command line.
+// "✓ go test (142 passed, ...)", "● cmd (2.3 MiB indexed, 41000 lines)",
+// and for a failure, whose summary has parentheses of its own,
+// "✗ go test — 2 failed: TestA, TestB (140 passed)". cmd names the
+// command: usually the pattern name, else the command line.
 func (r Result) Headline(cmd string) string {
+	switch {
+	case r.Class == Failure && r.Summary != "":
+		return "✗ " + cmd + " — " + r.Summary
+	case r.Class == Failure:
+		return "✗ " + cmd
+	}
 	glyph := "✓"
-	switch r.Class {
-	case Failure:
-		glyph = "✗"
-	case Indexed:
+	if r.Class == Indexed {
 		glyph = "●"
 	}
 	if r.Summary == "" {

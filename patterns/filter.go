@@ -22,23 +22,23 @@ const (
 	smartTail = 100
 )
 
-// DefaultFilterLines is what `tail` and `head` keep when lines is not set.
-const DefaultFilterLines = 30
+// defaultFilterLines is what `tail` and `head` keep when lines is not set.
+const defaultFilterLines = 30
 
-// Strategy names a failure filter.
-type Strategy string
+// strategy names a failure filter.
+type strategy string
 
 // The failure filters of a pattern (see the package documentation).
 const (
-	StrategyTail    Strategy = "tail"
-	StrategyHead    Strategy = "head"
-	StrategyGrep    Strategy = "grep"
-	StrategyBetween Strategy = "between"
+	strategyTail    strategy = "tail"
+	strategyHead    strategy = "head"
+	strategyGrep    strategy = "grep"
+	strategyBetween strategy = "between"
 )
 
-// Filter selects what a failing run shows.
-type Filter struct {
-	Strategy Strategy
+// failFilter selects what a failing run shows (a user pattern's [failure]).
+type failFilter struct {
+	Strategy strategy
 	Lines    int            // tail, head
 	Grep     *regexp.Regexp // grep
 	Start    *regexp.Regexp // between
@@ -189,24 +189,24 @@ func cutUTF8(b []byte) []byte {
 
 // filterState applies a Filter to a stream of lines.
 type filterState struct {
-	f    Filter
+	f    failFilter
 	in   bool // between: inside a START..END block
 	keep *collector
 }
 
-func newFilterState(f Filter) *filterState {
+func newFilterState(f failFilter) *filterState {
 	fs := &filterState{f: f}
 	n := f.Lines
 	if n <= 0 {
-		n = DefaultFilterLines
+		n = defaultFilterLines
 	}
 	if n > MaxDetailLines {
 		n = MaxDetailLines
 	}
 	switch f.Strategy {
-	case StrategyTail:
+	case strategyTail:
 		fs.keep = newCollector(0, n)
-	case StrategyHead:
+	case strategyHead:
 		fs.keep = newCollector(n, 0)
 	default: // grep, between: smart truncation of what they select
 		fs.keep = newCollector(smartHead, smartTail)
@@ -216,11 +216,11 @@ func newFilterState(f Filter) *filterState {
 
 func (fs *filterState) line(l []byte, dropped int64) {
 	switch fs.f.Strategy {
-	case StrategyGrep:
+	case strategyGrep:
 		if !fs.f.Grep.Match(l) {
 			return
 		}
-	case StrategyBetween:
+	case strategyBetween:
 		if !fs.in {
 			if !fs.f.Start.Match(l) {
 				return

@@ -1,9 +1,11 @@
 package patterns
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,4 +234,50 @@ func TestFixtureDetails(t *testing.T) {
 			}
 		})
 	}
+}
+
+// durations in summaries differ between captures.
+// A duration that rounds to 0 is left out.
+var durationRE = regexp.MustCompile(`(, )?(\b\d+(\.\d+)?(ms|s)\b|<1ms)`)
+
+// TestLiveFixtures classifies outputs captured afresh by
+// testdata/outputs/capture.sh (set FLOWDECK_LIVE_OUTPUTS to its OUTDIR):
+// the patterns must read today's tools as they read the committed
+// fixtures, durations aside.
+func TestLiveFixtures(t *testing.T) {
+	dir := os.Getenv("FLOWDECK_LIVE_OUTPUTS")
+	if dir == "" {
+		t.Skip("FLOWDECK_LIVE_OUTPUTS not set (see testdata/outputs/capture.sh)")
+	}
+	n := 0
+	for _, w := range fixtureWant {
+		if _, err := os.Stat(filepath.Join(dir, w.name+".out")); err != nil {
+			continue
+		}
+		n++
+		t.Run(w.name, func(t *testing.T) {
+			base := filepath.Join(dir, w.name)
+			out, _ := os.ReadFile(base + ".out")
+			cmd, _ := os.ReadFile(base + ".cmd")
+			ex, _ := os.ReadFile(base + ".exit")
+			code, _ := strconv.Atoi(strings.TrimSpace(string(ex)))
+			r := classify(fixture{argv: strings.Fields(string(cmd)), exit: code, out: out}, Options{}, 0)
+			if r.Class != w.class || r.Pattern != w.pattern {
+				t.Errorf("class, pattern = %s, %q; want %s, %q", r.Class, r.Pattern, w.class, w.pattern)
+			}
+			if got, want := durationRE.ReplaceAllString(r.Summary, ""), durationRE.ReplaceAllString(w.summary, ""); got != want {
+				t.Errorf("summary\n got %q\nwant %q", r.Summary, w.summary)
+			}
+			got, want := maps.Clone(r.Counts), maps.Clone(w.counts)
+			delete(got, "duration_ms")
+			delete(want, "duration_ms")
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("counts\n got %v\nwant %v", got, want)
+			}
+		})
+	}
+	if n == 0 {
+		t.Fatalf("no fixtures under %s", dir)
+	}
+	t.Logf("%d live fixtures checked", n)
 }

@@ -56,7 +56,7 @@ func Load(dirs ...string) (*Set, []error) {
 				errs = append(errs, &LoadError{Path: path, Msg: err.Error()})
 				continue
 			}
-			ps, ferrs := ParseFile(path, data)
+			ps, ferrs := parseFile(path, data)
 			if len(ferrs) > 0 {
 				for _, fe := range ferrs {
 					errs = append(errs, fe)
@@ -98,9 +98,9 @@ type fileSpec struct {
 	Pattern []patternSpec `toml:"pattern"`
 }
 
-// ParseFile parses one user pattern file; path names it in errors and in
+// parseFile parses one user pattern file; path names it in errors and in
 // the patterns' Source. Any error means the file's patterns are not used.
-func ParseFile(path string, data []byte) ([]*pattern, []*LoadError) {
+func parseFile(path string, data []byte) ([]*pattern, []*LoadError) {
 	var spec fileSpec
 	md, err := toml.Decode(string(data), &spec)
 	loc := newLocator(string(data))
@@ -212,15 +212,15 @@ func compileSpec(path string, idx int, ps patternSpec, loc *locator, fail func(i
 		}
 	}
 	if f := ps.Failure; f != nil {
-		flt := &Filter{Strategy: Strategy(f.Strategy), Lines: f.Lines}
+		flt := &failFilter{Strategy: strategy(f.Strategy), Lines: f.Lines}
 		switch flt.Strategy {
-		case StrategyTail, StrategyHead:
+		case strategyTail, strategyHead:
 			if f.Lines < 0 {
 				bad(at("failure", "lines"), "lines: must be positive")
 			}
-		case StrategyGrep:
+		case strategyGrep:
 			flt.Grep = compile("failure", "grep", f.Grep)
-		case StrategyBetween:
+		case strategyBetween:
 			flt.Start = compile("failure", "start", f.Start)
 			flt.End = compile("failure", "end", f.End)
 		case "":
@@ -323,6 +323,12 @@ func (lc *locator) find(idx int, section, key string) int {
 	for _, k := range lc.keys {
 		if (idx < 0 || k.idx == idx) && k.section == section && k.key == key && key != "" {
 			return k.line
+		}
+	}
+	for _, h := range lc.headers {
+		// key names a table: [pattern.key]
+		if (idx < 0 || h.idx == idx) && key != "" && h.section == key {
+			return h.line
 		}
 	}
 	for _, k := range lc.keys {

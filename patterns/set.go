@@ -14,7 +14,7 @@ type pattern struct {
 	match      *regexp.Regexp
 	category   Category // "" = from the command table
 	newMatcher func(*Set) matcher
-	filter     *Filter // user failure filter; nil = the matcher's own or smart truncation
+	filter     *failFilter // user failure filter; nil = the matcher's own or smart truncation
 }
 
 // SourceBuiltin is the Source of built-in patterns.

@@ -8,6 +8,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ui/keys"
 )
 
 // actionMsg is the result of one action run against the store.
@@ -174,4 +175,13 @@ func describeEvent(ev model.Event) string {
 		return "note added"
 	}
 	return string(ev.Type)
+}
+
+func runStart(id string) model.Action { return model.RunStart{Feature: id} }
+
+func reviewDecision(a keys.Action) model.ReviewDecision {
+	if a == keys.Block {
+		return model.ReviewBlocked
+	}
+	return model.ReviewNeedsFix
 }

@@ -49,11 +49,11 @@ func (m *Model) detailKey() string {
 	return fmt.Sprintf("%s@%d|%s|%d|%s", sid, seq, doc, w, m.glamourStyle())
 }
 
+// glamourStyle follows the background. Under NO_COLOR the dark or light
+// style is still right: the renderer's colour profile drops the colours and
+// keeps bold and italics, where glamour's notty style would print "**".
 func (m *Model) glamourStyle() string {
-	switch {
-	case !m.color:
-		return "notty"
-	case m.th.Dark:
+	if m.th.Dark {
 		return "dark"
 	}
 	return "light"

@@ -32,7 +32,7 @@ const forceEvery = 25
 // no lock, so polling five times a second costs nothing.
 func (m *Model) pollCmd() tea.Cmd {
 	st := m.st
-	return tea.Tick(m.poll, func(time.Time) tea.Msg {
+	return m.tick(m.poll, func(time.Time) tea.Msg {
 		s, err := st.Stamp()
 		return stampMsg{s, err}
 	})
@@ -97,7 +97,8 @@ func (m *Model) setSession(s *model.Session) tea.Cmd {
 }
 
 // defaultSelection picks what the person most likely wants to look at: the
-// active feature, else the first that waits for review, else the first.
+// active feature, else the first that waits for review, is blocked or needs
+// a fix, else the first runnable, else the first.
 func defaultSelection(s *model.Session) string {
 	if s == nil || s.Plan == nil || len(s.Plan.Features) == 0 {
 		return ""
@@ -105,9 +106,11 @@ func defaultSelection(s *model.Session) string {
 	if a := s.Execution.ActiveFeature; a != "" && s.Plan.Feature(a) != nil {
 		return a
 	}
-	for i := range s.Plan.Features {
-		if model.StateOf(s, &s.Plan.Features[i]) == model.StateAwaitingReview {
-			return s.Plan.Features[i].ID
+	for _, want := range []model.FeatureState{model.StateAwaitingReview, model.StateBlocked, model.StateNeedsFix, model.StateRunnable} {
+		for i := range s.Plan.Features {
+			if model.StateOf(s, &s.Plan.Features[i]) == want {
+				return s.Plan.Features[i].ID
+			}
 		}
 	}
 	return s.Plan.Features[0].ID

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/db"
 	"flowdeck/model"
@@ -34,10 +35,11 @@ type Options struct {
 	ConfigErrors []error
 	// Poll is how often the database file is checked for changes (200 ms).
 	Poll time.Duration
-	// NoColor drops colours (NO_COLOR); Dark picks the palette when the
-	// config's theme is not auto or the terminal cannot be asked.
+	// NoColor drops colours (NO_COLOR). Light picks the light palette
+	// before the terminal answers (or when it cannot be asked); the config's
+	// theme = dark|light overrides it.
 	NoColor bool
-	Dark    bool
+	Light   bool
 	// Grace is how long an unrequested prompt ignores keys (400 ms).
 	Grace time.Duration
 }
@@ -62,11 +64,14 @@ type Model struct {
 	color bool
 	poll  time.Duration
 	grace time.Duration
+	// tick schedules the next poll; tests replace it to drive polls by hand.
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
 	w, h   int
 	lay    layout.Layout
 	focus  layout.Pane
-	second layout.Pane // the pane in the shared slot (see layout.Compute)
+	lower  layout.Pane // stacked layout: the pane under the features
+	slot   layout.Pane // wide layout: output or recall beside the runs
 
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session
@@ -121,8 +126,10 @@ func New(st *db.Store, opts Options) *Model {
 		inflight:  map[string]bool{},
 		waitKeys:  map[string]bool{},
 		dismissed: map[string]bool{},
-		second:    layout.Detail,
+		lower:     layout.Detail,
+		slot:      layout.Output,
 	}
+	m.tick = tea.Tick
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -142,7 +149,7 @@ func New(st *db.Store, opts Options) *Model {
 		m.grace = 400 * time.Millisecond
 	}
 	m.mouse = m.cfg.MouseOn()
-	dark := opts.Dark
+	dark := !opts.Light
 	switch m.cfg.Theme {
 	case "dark":
 		dark = true

@@ -49,9 +49,8 @@ func configNote(errs []error) note {
 			lines = append(lines, fmt.Sprintf("  … and %d more config problems", len(errs)-2))
 			break
 		}
-		lines = append(lines, "✗ config: "+e.Error())
+		lines = append(lines, "✗ config (defaults used): "+e.Error())
 	}
-	lines[0] += " (using defaults for it)"
 	return note{noteErr, lines}
 }
 

@@ -200,7 +200,7 @@ func (m *Model) promptView() []string {
 	var hint string
 	switch p.kind {
 	case promptReview:
-		hint = m.hints(keys.Approve, keys.NeedsFix, keys.Block) + "  " + th.Dim.Render(m.keys.Get(keys.Back).Help().Key+" later")
+		hint = m.hints(keys.Approve, keys.NeedsFix, keys.Block) + th.Dim.Render(" · "+m.keys.Get(keys.Back).Help().Key+" later")
 	case promptFindings:
 		body = append(body, " "+p.input.View())
 		hint = th.Dim.Render("enter send · esc back")

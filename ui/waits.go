@@ -27,6 +27,9 @@ func (w wait) String() string {
 	case "final":
 		return "final review"
 	}
+	if w.feature != "" {
+		return "session blocked (" + w.feature + ")"
+	}
 	return "session blocked"
 }
 
@@ -50,7 +53,13 @@ func waitsOf(s *model.Session) []wait {
 		out = append(out, wait{"final", s.Execution.ActiveFeature, fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
 	}
 	if s.Status == model.StatusBlocked {
-		out = append(out, wait{"blocked", "", fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+		var ids []string
+		for _, f := range s.Plan.Features {
+			if f.Status == model.FeatureBlocked {
+				ids = append(ids, f.ID)
+			}
+		}
+		out = append(out, wait{"blocked", strings.Join(ids, ", "), fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
 	}
 	return out
 }

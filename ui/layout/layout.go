@@ -52,10 +52,10 @@ type Layout struct {
 // WideMin is the width from which panes go side by side.
 const WideMin = 120
 
-// Compute lays out panes in the body area (x, y, w, h). focus is the focused
-// pane; second is the pane shown in the shared slot (narrow: the lower half;
-// wide: output or recall beside the runs list).
-func Compute(x, y, w, h int, second Pane) Layout {
+// Compute lays out panes in the body area (x, y, w, h). lower is the pane
+// under the features when stacked; slot is output or recall, which share the
+// place beside the runs list when wide.
+func Compute(x, y, w, h int, lower, slot Pane) Layout {
 	var l Layout
 	if w >= WideMin && h >= 16 {
 		l.Wide = true
@@ -68,9 +68,8 @@ func Compute(x, y, w, h int, second Pane) Layout {
 		l.Rects[Detail] = Rect{x + left, y, right, detailH}
 		runsW := right * 2 / 5
 		l.Rects[Runs] = Rect{x + left, y + detailH, runsW, h - detailH}
-		slot := Output
-		if second == Recall {
-			slot = Recall
+		if slot != Recall {
+			slot = Output
 		}
 		l.Rects[slot] = Rect{x + left + runsW, y + detailH, right - runsW, h - detailH}
 		return l
@@ -81,10 +80,10 @@ func Compute(x, y, w, h int, second Pane) Layout {
 		featH = max(3, h/2)
 	}
 	l.Rects[Features] = Rect{x, y, w, featH}
-	if second == Features {
-		second = Detail
+	if lower == Features {
+		lower = Detail
 	}
-	l.Rects[second] = Rect{x, y + featH, w, h - featH}
+	l.Rects[lower] = Rect{x, y + featH, w, h - featH}
 	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall}
 	return l
 }

@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"syscall"
 )
 
@@ -64,16 +65,12 @@ func run(cfg *Config, argv []string) {
 	// Cgroups may name per-thread files (v1 "tasks"): what joins must be the
 	// thread that execs, so stay on it.
 	runtime.LockOSThread()
+	// Once rlimits are down the runtime must not grow the heap: no GC cycles.
+	debug.SetGCPercent(-1)
 	for _, p := range cfg.Cgroups {
 		// "0" is the writer itself, also inside a pid namespace.
 		if err := writeFile(p, "0"); err != nil {
 			fail(126, fmt.Sprintf("isolation helper: join cgroup: %v", err))
-		}
-	}
-	for _, r := range cfg.Rlimits {
-		lim := syscall.Rlimit{Cur: r.Limit, Max: r.Limit}
-		if err := syscall.Setrlimit(r.Resource, &lim); err != nil {
-			fail(126, fmt.Sprintf("isolation helper: setrlimit %d: %v", r.Resource, err))
 		}
 	}
 	if cfg.LoopbackUp {
@@ -93,7 +90,10 @@ func run(cfg *Config, argv []string) {
 		fail(126, "isolation helper: no command")
 	}
 	syscall.CloseOnExec(StatusFD)
-	err := syscall.Exec(cfg.Path, argv, os.Environ())
+	// Sets the rlimits as the very last step (an address-space limit below
+	// what the Go runtime has reserved makes any later allocation fatal),
+	// then execs; returns only the exec error.
+	err := limitAndExec(cfg.Rlimits, cfg.Path, argv, os.Environ())
 	code := 126
 	if errors.Is(err, syscall.ENOENT) {
 		code = 127

@@ -35,3 +35,58 @@ func clearAmbient() error {
 	}
 	return nil
 }
+
+// limitAndExec sets the rlimits and execs without allocating in between.
+// If the exec fails after rlimits were set, it reports through the status
+// fd with raw writes and exits: the runtime may not be able to allocate.
+func limitAndExec(rl []Rlimit, path string, argv, env []string) error {
+	pathp, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argvp, err := syscall.SlicePtrFromStrings(argv)
+	if err != nil {
+		return err
+	}
+	envp, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return err
+	}
+	lims := make([]syscall.Rlimit, len(rl))
+	for i, r := range rl {
+		lims[i] = syscall.Rlimit{Cur: r.Limit, Max: r.Limit}
+	}
+	if len(rl) == 0 {
+		return syscall.Exec(path, argv, env)
+	}
+	for i, r := range rl {
+		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, uintptr(r.Resource), uintptr(unsafe.Pointer(&lims[i])), 0, 0, 0); e != 0 {
+			rawFail(126, "isolation helper: setrlimit: ", e.Error())
+		}
+	}
+	_, _, e := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(pathp)), uintptr(unsafe.Pointer(&argvp[0])), uintptr(unsafe.Pointer(&envp[0])))
+	code := 126
+	if e == syscall.ENOENT {
+		code = 127
+	}
+	rawFail(code, argv[0], ": ", e.Error())
+	return e
+}
+
+func rawFail(code int, parts ...string) {
+	prefix := "126 "
+	if code == 127 {
+		prefix = "127 "
+	}
+	rawWrite(prefix)
+	for _, p := range parts {
+		rawWrite(p)
+	}
+	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, uintptr(code), 0, 0)
+}
+
+func rawWrite(s string) {
+	if len(s) > 0 {
+		syscall.RawSyscall(syscall.SYS_WRITE, StatusFD, uintptr(unsafe.Pointer(unsafe.StringData(s))), uintptr(len(s)))
+	}
+}

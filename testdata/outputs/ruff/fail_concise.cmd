@@ -1,0 +1,1 @@
+ruff check --output-format=concise .

@@ -1,0 +1,1 @@
+ruff check --fix --output-format=concise .

@@ -1,0 +1,121 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/model"
+	"flowdeck/ui/cmdline"
+	"flowdeck/ui/layout"
+)
+
+// commandKey edits the command line; enter runs it.
+func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
+	line, res, cmd := m.cmdline.HandleKey(k, m.feats.IDs(), m.sessionIDs())
+	switch res {
+	case cmdline.Cancelled:
+		m.mode = modeNormal
+		m.cmdline.Close()
+	case cmdline.Submitted:
+		c, err := cmdline.Parse(line)
+		if err != nil {
+			// Stay open so the person can fix the line.
+			m.cmdline.SetValue(line)
+			m.cmdline.SetError(err.Error())
+			return nil
+		}
+		run, err := m.runCommand(c)
+		if err != nil {
+			m.cmdline.SetValue(line)
+			m.cmdline.SetError(err.Error())
+			return nil
+		}
+		m.mode = modeNormal
+		m.cmdline.Close()
+		return run
+	}
+	return cmd
+}
+
+type usageError string
+
+func (e usageError) Error() string { return string(e) }
+
+func usage(name string) error { return usageError("usage: " + cmdline.UsageOf(name)) }
+
+// runCommand turns a typed /flow-* command into an action (or a view).
+func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
+	switch c.Name {
+	case "/flow-plan":
+		if c.Rest == "" {
+			return nil, usage(c.Name)
+		}
+		return m.do("plan start", model.PlanStart{Goal: c.Rest}), nil
+	case "/flow-run":
+		if len(c.Args) > 1 {
+			return nil, usage(c.Name)
+		}
+		id := ""
+		if len(c.Args) == 1 {
+			id = c.Args[0]
+		}
+		return m.do(strings.TrimSpace("start "+id), model.RunStart{Feature: id}), nil
+	case "/flow-status":
+		m.doc = docIndex
+		m.focusPane(layout.Detail)
+		m.note = infoNote("status: " + m.statusLine())
+		return m.refreshDetail(), nil
+	case "/flow-history":
+		m.doc = docHistory
+		m.focusPane(layout.Detail)
+		return m.refreshDetail(), nil
+	case "/flow-session":
+		if len(c.Args) != 1 {
+			return nil, usage(c.Name)
+		}
+		return m.do("activate "+c.Args[0], model.ActivateSession{ID: c.Args[0]}), nil
+	case "/flow-reset":
+		switch {
+		case len(c.Args) == 2 && c.Args[0] == "feature":
+			if m.sess == nil || m.sess.Plan == nil || m.sess.Plan.Feature(c.Args[1]) == nil {
+				// Let the model refuse it: the refusal names the valid ids.
+				return m.do("reset "+c.Args[1], model.ResetFeature{Feature: c.Args[1]}), nil
+			}
+			m.sel = c.Args[1]
+			m.syncSelection()
+			return m.startReset(), nil
+		case len(c.Args) == 1 && c.Args[0] == "session":
+			return m.startResetSession(), nil
+		}
+		return nil, usage(c.Name)
+	case "/flow-approve":
+		return m.do("plan approve", model.PlanApprove{}), nil
+	case "/flow-note":
+		if c.Rest == "" {
+			return nil, usage(c.Name)
+		}
+		return m.do("note", model.AddNote{Text: c.Rest}), nil
+	case "/run":
+		m.note = infoNote("/run: running commands through the runner is not available yet")
+		return nil, nil
+	}
+	return nil, usage(c.Name)
+}
+
+func (m *Model) sessionIDs() []string {
+	out := make([]string, len(m.sessions))
+	for i, s := range m.sessions {
+		out[i] = s.ID
+	}
+	return out
+}
+
+// statusLine is /flow-status in one line.
+func (m *Model) statusLine() string {
+	s := m.sess
+	if s == nil {
+		return "no active session · next: " + model.NextCommand(nil)
+	}
+	return string(s.Status) + " · " + model.ProgressText(s.Plan) + " · next: " + model.NextCommand(s)
+}

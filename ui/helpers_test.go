@@ -1,0 +1,309 @@
+package ui
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/ui/config"
+)
+
+// t0 is the fixed clock of every test: ids and timestamps in goldens depend
+// on it.
+var t0 = time.Date(2026, 3, 14, 9, 26, 53, 0, time.UTC)
+
+// clock is a test clock that only moves when told.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newStore(tb testing.TB) *db.Store {
+	tb.Helper()
+	st, err := db.Open(filepath.Join(tb.TempDir(), db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}
+
+// demoPlan is a DAG of eight features: two roots, a diamond, a tail.
+func demoPlan() model.Plan {
+	f := func(id, title string, deps ...string) model.Feature {
+		return model.Feature{ID: id, Title: title, DependsOn: deps, Verification: []string{"go test ./" + id + "/..."}}
+	}
+	return model.Plan{
+		Summary:      "Add password reset to the web app",
+		Requirements: []string{"links expire after 30 minutes"},
+		Features: []model.Feature{
+			f("token-store", "Reset token storage"),
+			f("mailer", "Reset e-mail"),
+			f("reset-api", "Reset endpoints", "token-store", "mailer"),
+			f("rate-limit", "Rate limit reset requests", "reset-api"),
+			f("reset-ui", "Reset pages", "reset-api"),
+			f("audit-log", "Audit log of resets", "reset-api"),
+			f("e2e-tests", "End-to-end tests", "reset-ui", "rate-limit"),
+			f("docs", "User docs", "reset-ui"),
+		},
+	}
+}
+
+// seeder applies actions with a clock that advances one second per action.
+type seeder struct {
+	tb  testing.TB
+	st  *db.Store
+	now time.Time
+}
+
+func (s *seeder) do(a model.Action) *db.Outcome {
+	s.tb.Helper()
+	s.now = s.now.Add(time.Second)
+	out, err := s.st.Do(a, "agent", s.now)
+	if err != nil {
+		s.tb.Fatalf("seed %s: %v", a.Name(), err)
+	}
+	return out
+}
+
+func (s *seeder) pass(id string, scope model.Scope) {
+	s.do(model.Validate{Feature: id, Status: model.ValidationPassed, Scope: scope, Command: "go test ./" + id + "/...", Summary: "12 passed", Source: model.SourceReported})
+}
+
+func (s *seeder) complete(id string) {
+	s.do(model.RunStart{Feature: id})
+	s.pass(id, model.ScopeTargeted)
+	s.do(model.ReviewFeature{Feature: id, Decision: model.ReviewApproved})
+	s.do(model.RunComplete{Feature: id, Outcome: model.OutcomeCompleted})
+}
+
+// scenario seeds a store in a named state (the golden frames' states).
+func scenario(tb testing.TB, st *db.Store, name string) {
+	tb.Helper()
+	s := &seeder{tb: tb, st: st, now: t0.Add(-time.Hour)}
+	if name == "empty" {
+		return
+	}
+	s.do(model.PlanStart{Goal: "Password reset"})
+	s.do(model.PlanApply{Plan: demoPlan()})
+	if name == "planning" {
+		return
+	}
+	s.do(model.PlanApprove{})
+	s.complete("token-store")
+	s.complete("mailer")
+	switch name {
+	case "running":
+		s.do(model.RunStart{Feature: "reset-api"})
+	case "review":
+		s.do(model.RunStart{Feature: "reset-api"})
+		s.pass("reset-api", model.ScopeTargeted)
+	case "blocked":
+		s.do(model.RunStart{Feature: "reset-api"})
+		s.do(model.RunComplete{Feature: "reset-api", Outcome: model.OutcomeBlocked, Summary: "needs an SMTP sandbox"})
+		if _, err := st.Do(model.RunStart{}, "agent", s.now.Add(time.Second)); err == nil {
+			tb.Fatal("run start should block the session")
+		}
+	case "completed":
+		for _, id := range []string{"reset-api", "rate-limit", "reset-ui", "audit-log", "e2e-tests"} {
+			s.complete(id)
+		}
+		s.do(model.RunStart{Feature: "docs"})
+		s.pass("docs", model.ScopeBroad)
+		s.do(model.ReviewFeature{Feature: "docs", Decision: model.ReviewApproved})
+		s.do(model.ReviewFinal{Decision: model.ReviewApproved})
+		s.do(model.RunComplete{Feature: "docs", Outcome: model.OutcomeCompleted})
+	default:
+		tb.Fatalf("unknown scenario %q", name)
+	}
+}
+
+// harness drives the root model without a terminal: it runs the commands
+// Update returns (synchronously, with a timeout) and feeds their messages
+// back, and it records the poll ticks instead of sleeping, so a test fires
+// them when it wants.
+type harness struct {
+	tb    testing.TB
+	m     *Model
+	st    *db.Store
+	clk   *clock
+	ticks []func(time.Time) tea.Msg
+	quit  bool
+	raw   []string
+}
+
+func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harness {
+	tb.Helper()
+	clk := &clock{now: t0}
+	if cfg.Bell == "" {
+		cfg = config.Default()
+		cfg.Theme = "dark"
+	}
+	m := New(st, Options{Now: clk.Now, Config: cfg, NoColor: true})
+	hs := &harness{tb: tb, m: m, st: st, clk: clk}
+	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		hs.ticks = append(hs.ticks, fn)
+		return nil
+	}
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(m.Init())
+	// Prompts that appear by themselves ignore keys for a moment; tests
+	// that are not about that step past it.
+	clk.Add(time.Second)
+	return hs
+}
+
+func (h *harness) send(msg tea.Msg) {
+	h.tb.Helper()
+	_, cmd := h.m.Update(msg)
+	h.run(cmd)
+}
+
+// run executes cmd and everything it leads to.
+func (h *harness) run(cmd tea.Cmd) {
+	h.tb.Helper()
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		done := make(chan tea.Msg, 1)
+		go func() { done <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-done:
+		case <-time.After(5 * time.Second):
+			h.tb.Fatal("a command did not return within 5s")
+		}
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg:
+			h.quit = true
+		case tea.RawMsg:
+			h.raw = append(h.raw, msg.Msg.(string))
+		default:
+			_, next := h.m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+// tick fires the poll ticks scheduled so far (each schedules the next).
+func (h *harness) tick() {
+	h.tb.Helper()
+	ticks := h.ticks
+	h.ticks = nil
+	for _, fn := range ticks {
+		h.send(fn(h.clk.Now()))
+	}
+}
+
+// key presses keys: single characters, or names such as "enter", "esc",
+// "tab", "ctrl+c".
+func (h *harness) key(ks ...string) {
+	h.tb.Helper()
+	for _, k := range ks {
+		h.send(keyMsg(k))
+	}
+}
+
+// typeText types each rune as a key press.
+func (h *harness) typeText(s string) {
+	h.tb.Helper()
+	for _, r := range s {
+		h.send(tea.KeyPressMsg{Code: r, Text: string(r)})
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	switch k {
+	case "enter":
+		return tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		return tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab}
+	case "shift+tab":
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	case "up":
+		return tea.KeyPressMsg{Code: tea.KeyUp}
+	case "down":
+		return tea.KeyPressMsg{Code: tea.KeyDown}
+	case "space":
+		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+	case "backspace":
+		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	}
+	if strings.HasPrefix(k, "ctrl+") {
+		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
+	}
+	r := []rune(k)[0]
+	if r >= 'A' && r <= 'Z' {
+		return tea.KeyPressMsg{Code: r + 32, ShiftedCode: r, Text: k, Mod: tea.ModShift}
+	}
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// screen is the frame as plain text (SGR stripped, trailing blanks trimmed).
+func (h *harness) screen() string {
+	v := h.m.View()
+	lines := strings.Split(ansi.Strip(v.Content), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+func (h *harness) mustSee(parts ...string) {
+	h.tb.Helper()
+	scr := h.screen()
+	for _, p := range parts {
+		if !strings.Contains(scr, p) {
+			h.tb.Fatalf("screen lacks %q:\n%s", p, scr)
+		}
+	}
+}
+
+func (h *harness) mustNotSee(parts ...string) {
+	h.tb.Helper()
+	scr := h.screen()
+	for _, p := range parts {
+		if strings.Contains(scr, p) {
+			h.tb.Fatalf("screen shows %q:\n%s", p, scr)
+		}
+	}
+}
+
+func active(tb testing.TB, st *db.Store) *model.Session {
+	tb.Helper()
+	s, err := st.Active()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+func noTick(time.Duration, func(time.Time) tea.Msg) tea.Cmd { return nil }
+
+func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func click(x, y int) tea.MouseClickMsg {
+	return tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft}
+}

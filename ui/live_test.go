@@ -1,0 +1,188 @@
+package ui
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/charmbracelet/x/vt"
+
+	"flowdeck/model"
+)
+
+// Another process's action shows up on the poll tick the model scheduled,
+// with no key pressed.
+func TestOtherProcessChangeAppearsOnTick(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.mustSee("▶ reset-api", "nothing waits for you")
+	if len(h.ticks) != 1 {
+		t.Fatalf("the model scheduled %d poll ticks, want 1", len(h.ticks))
+	}
+	if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationFailed, Scope: model.ScopeTargeted, Command: "go test ./reset-api/...", Summary: "2 failed"}, "agent", t0); err != nil {
+		t.Fatal(err)
+	}
+	h.mustSee("▶ reset-api") // nothing moves before the tick
+	h.tick()
+	h.mustSee("✗ reset-api", "needs fix", "rep✗")
+	if len(h.ticks) != 1 {
+		t.Fatalf("after a tick %d ticks are scheduled, want 1", len(h.ticks))
+	}
+}
+
+// The bell fires once when something starts waiting, not on every refresh.
+func TestBellOncePerChange(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	validate := func() {
+		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	validate()
+	h.tick()
+	if h.m.Bells() != 1 || len(h.raw) != 1 || h.raw[0] != "\a" {
+		t.Fatalf("bells = %d, raw = %q; want one BEL", h.m.Bells(), h.raw)
+	}
+	if !strings.Contains(h.m.View().WindowTitle, "review reset-api") {
+		t.Fatalf("title = %q", h.m.View().WindowTitle)
+	}
+	// Unrelated changes and forced reloads do not ring again.
+	if _, err := st.Do(model.AddNote{Text: "still looking"}, "agent", t0); err != nil {
+		t.Fatal(err)
+	}
+	for range forceEvery + 1 {
+		h.tick()
+	}
+	if h.m.Bells() != 1 {
+		t.Fatalf("bells = %d after refreshes, want 1", h.m.Bells())
+	}
+	// Answer it, then a new validation asks again: a new change, a new bell.
+	h.key("x")
+	h.typeText("flaky")
+	h.key("enter")
+	validate()
+	h.tick()
+	if h.m.Bells() != 2 {
+		t.Fatalf("bells = %d after a new review request, want 2", h.m.Bells())
+	}
+}
+
+// The bell can be an OSC 777 notification, or off.
+func TestBellModes(t *testing.T) {
+	for _, mode := range []string{"osc777", "osc99", "off"} {
+		st := newStore(t)
+		scenario(t, st, "running")
+		cfg := zeroConfig()
+		cfg.Bell, cfg.Theme = mode, "dark"
+		h := newHarness(t, st, 100, 30, cfg)
+		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
+			t.Fatal(err)
+		}
+		h.tick()
+		raw := strings.Join(h.raw, "")
+		switch mode {
+		case "osc777":
+			if !strings.HasPrefix(raw, "\x1b]777;notify;flowdeck;review reset-api") {
+				t.Errorf("osc777: %q", raw)
+			}
+		case "osc99":
+			if !strings.HasPrefix(raw, "\x1b]99;;flowdeck: review reset-api") {
+				t.Errorf("osc99: %q", raw)
+			}
+		case "off":
+			if raw != "" {
+				t.Errorf("off: %q", raw)
+			}
+		}
+	}
+}
+
+// In a real Bubble Tea program with real timers, a change written by someone
+// else appears on screen within 500 ms, without a key press.
+func TestLiveUpdateWithin500ms(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	m := New(st, Options{Now: func() time.Time { return t0 }, NoColor: true, Config: darkConfig()})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	scr := newScreen(tm.Output(), 120, 40)
+	defer scr.close()
+	if !scr.waitFor("▶ reset-api", 5*time.Second) {
+		t.Fatalf("first frame never showed the running feature:\n%s", scr.text())
+	}
+	start := time.Now()
+	if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationFailed, Scope: model.ScopeTargeted, Command: "go test", Summary: "1 failed"}, "agent", t0); err != nil {
+		t.Fatal(err)
+	}
+	if !scr.waitFor("✗ reset-api", 2*time.Second) {
+		t.Fatalf("the change never appeared:\n%s", scr.text())
+	}
+	if d := time.Since(start); d > 500*time.Millisecond {
+		t.Errorf("the change appeared after %v, want under 500ms", d)
+	} else {
+		t.Logf("the change appeared after %v", d)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+}
+
+// screen feeds a program's output through a terminal emulator, because the
+// renderer only sends changed cells: the text is on the emulated screen, not
+// in the byte stream.
+type screen struct {
+	mu   sync.Mutex
+	emu  *vt.Emulator
+	done chan struct{}
+}
+
+func newScreen(r io.Reader, w, h int) *screen {
+	s := &screen{emu: vt.NewEmulator(w, h), done: make(chan struct{})}
+	go func() { _, _ = io.Copy(io.Discard, s.emu) }() // answers to queries
+	go func() {
+		buf := make([]byte, 32*1024)
+		for {
+			select {
+			case <-s.done:
+				return
+			default:
+			}
+			n, _ := r.Read(buf)
+			if n == 0 {
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			// teatest's output is not a tty: bare \n must become \r\n.
+			data := bytes.ReplaceAll(buf[:n], []byte("\n"), []byte("\r\n"))
+			s.mu.Lock()
+			_, _ = s.emu.Write(data)
+			s.mu.Unlock()
+		}
+	}()
+	return s
+}
+
+func (s *screen) text() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.emu.String()
+}
+
+func (s *screen) waitFor(want string, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if strings.Contains(s.text(), want) {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+func (s *screen) close() { close(s.done) }

@@ -1,0 +1,46 @@
+package ui
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"flowdeck/db"
+	"flowdeck/ui/config"
+)
+
+// Run opens the cockpit on a project's store and returns when the person
+// quits. Bubble Tea restores the terminal on exit, on a panic (in Update,
+// View or a command) and on SIGTERM; Run adds nothing that could leave it
+// dirty.
+func Run(st *db.Store, opts Options) error {
+	if opts.Config.Bell == "" {
+		path := os.Getenv("FLOWDECK_CONFIG")
+		if path == "" {
+			path = config.DefaultPath()
+		}
+		cfg, errs := config.Load(path)
+		opts.Config = cfg
+		opts.ConfigErrors = append(opts.ConfigErrors, errs...)
+	}
+	if os.Getenv("NO_COLOR") != "" {
+		opts.NoColor = true
+	}
+	var popts []tea.ProgramOption
+	if opts.NoColor {
+		// Any non-empty NO_COLOR counts (no-color.org), not only "1"/"true".
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	p := tea.NewProgram(New(st, opts), popts...)
+	_, err := p.Run()
+	switch {
+	case err == nil, errors.Is(err, tea.ErrInterrupted):
+		return nil
+	case errors.Is(err, tea.ErrProgramPanic):
+		return fmt.Errorf("the cockpit crashed (the terminal was restored): %w", err)
+	}
+	return err
+}

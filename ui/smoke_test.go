@@ -1,0 +1,11 @@
+package ui
+
+import "flowdeck/ui/config"
+
+func zeroConfig() config.Config { return config.Config{} }
+
+func darkConfig() config.Config {
+	c := config.Default()
+	c.Theme = "dark"
+	return c
+}

@@ -1,0 +1,354 @@
+package ui
+
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/model"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+	"flowdeck/ui/styles"
+)
+
+// Init starts the first load, the poll loop and, for theme = auto, asks the
+// terminal for its background (the answer arrives as a message; the first
+// frame does not wait for it).
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.loadCmd(), m.pollCmd()}
+	if m.cfg.Theme == "auto" && m.color {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update routes a message. It changes state and returns commands; it never
+// touches the store or the terminal itself.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+	case tea.BackgroundColorMsg:
+		if m.cfg.Theme == "auto" && m.color {
+			m.setTheme(msg.IsDark())
+		}
+	case stampMsg:
+		cmd = m.onStamp(msg)
+	case loadedMsg:
+		cmd = m.onLoaded(msg)
+	case renderedMsg:
+		m.onRendered(msg)
+	case actionMsg:
+		cmd = m.onAction(msg)
+	case tea.KeyPressMsg:
+		cmd = m.onKey(msg)
+	case tea.PasteMsg:
+		cmd = m.onPaste(msg)
+	case tea.MouseClickMsg:
+		cmd = m.onClick(msg.Mouse())
+	case tea.MouseWheelMsg:
+		cmd = m.onWheel(msg.Mouse())
+	}
+	return m, tea.Batch(cmd, m.relayout())
+}
+
+func (m *Model) setTheme(dark bool) {
+	m.th = styles.New(dark, m.color)
+	m.feats.SetTheme(m.th)
+	m.graph.SetTheme(m.th)
+	for _, v := range m.textPanes() {
+		v.SetTheme(m.th)
+	}
+	// Paints are baked into the rows; rebuild them.
+	m.feats.SetSession(m.sess)
+	m.graph.SetSession(m.sess)
+	m.syncSelection()
+}
+
+// onKey dispatches a key press: to the open prompt, the text being typed, the
+// help, or the key map for the focused pane, in that order.
+func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.prompt != nil {
+		return m.promptKey(k)
+	}
+	switch m.mode {
+	case modeCommand:
+		return m.commandKey(k)
+	case modeFilter:
+		return m.filterKey(k)
+	case modeHelp:
+		return m.helpKey(k)
+	}
+	return m.normalKey(k)
+}
+
+// normalKey: every binding of the key map, resolved in one place.
+func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
+	a, ok := m.keys.Which(k,
+		keys.Quit, keys.Help, keys.Command, keys.Filter, keys.Recall, keys.Mouse,
+		keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6,
+		keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp, keys.Open, keys.Back,
+		keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession,
+		keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev)
+	if !ok {
+		return nil
+	}
+	switch a {
+	case keys.Quit:
+		return tea.Quit
+	case keys.Help:
+		m.mode, m.helpOff = modeHelp, 0
+	case keys.Command:
+		m.mode = modeCommand
+		return m.cmdline.Open()
+	case keys.Filter:
+		if m.focus == layout.Features || m.focus == layout.DAG {
+			m.focusPane(layout.Features)
+			m.mode = modeFilter
+			m.filter.SetValue(m.feats.Filter())
+			m.filter.CursorEnd()
+			return m.filter.Focus()
+		}
+		m.note = infoNote("search in output: not available yet (needs run storage)")
+	case keys.Recall:
+		m.focusPane(layout.Recall)
+	case keys.Mouse:
+		m.mouse = !m.mouse
+		if m.mouse {
+			m.note = infoNote("mouse on: wheel scrolls, click focuses (" + m.keys.Get(keys.Mouse).Help().Key + " turns it off to select text)")
+		} else {
+			m.note = infoNote("mouse off: the terminal selects text again")
+		}
+	case keys.NextPane:
+		m.focusPane((m.focus + 1) % layout.NumPanes)
+	case keys.PrevPane:
+		m.focusPane((m.focus + layout.NumPanes - 1) % layout.NumPanes)
+	case keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6:
+		m.focusPane(paneOf(a))
+	case keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp:
+		return m.move(a)
+	case keys.Open:
+		if m.focus == layout.Features || m.focus == layout.DAG {
+			m.doc = docFeature
+			m.focusPane(layout.Detail)
+			return m.refreshDetail()
+		}
+	case keys.Back:
+		return m.back()
+	case keys.Start:
+		if m.sel == "" {
+			return m.do("start", runStart(""))
+		}
+		return m.do("start "+m.sel, runStart(m.sel))
+	case keys.Verify:
+		m.note = infoNote("verify: running verification commands needs the runner, which is not available yet")
+	case keys.Approve:
+		f, final := m.reviewTarget()
+		if f == "" {
+			m.note = errNote("no feature selected")
+			return nil
+		}
+		return m.review(f, final, model.ReviewApproved, nil)
+	case keys.NeedsFix, keys.Block:
+		f, final := m.reviewTarget()
+		if f == "" {
+			m.note = errNote("no feature selected")
+			return nil
+		}
+		d := reviewDecision(a)
+		return m.openFindings(f, final, d, nil)
+	case keys.Reset:
+		return m.startReset()
+	case keys.ResetSession:
+		return m.startResetSession()
+	case keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev:
+		m.note = infoNote(string(a) + ": the output pane is not available yet (needs run storage)")
+	}
+	return nil
+}
+
+func paneOf(a keys.Action) layout.Pane {
+	switch a {
+	case keys.Pane2:
+		return layout.DAG
+	case keys.Pane3:
+		return layout.Detail
+	case keys.Pane4:
+		return layout.Runs
+	case keys.Pane5:
+		return layout.Output
+	case keys.Pane6:
+		return layout.Recall
+	}
+	return layout.Features
+}
+
+// focusPane focuses p and makes sure it is on screen: in the stacked layout
+// it becomes the lower pane; output and recall share a slot when wide.
+func (m *Model) focusPane(p layout.Pane) {
+	m.focus = p
+	if p != layout.Features {
+		m.lower = p
+	}
+	if p == layout.Output || p == layout.Recall {
+		m.slot = p
+	}
+}
+
+// move sends a movement to the focused pane.
+func (m *Model) move(a keys.Action) tea.Cmd {
+	type mover interface {
+		Move(int)
+		Page(int)
+		Top()
+		Bottom()
+	}
+	var p mover
+	switch m.focus {
+	case layout.Features:
+		p = m.feats
+	case layout.DAG:
+		p = m.graph
+	default:
+		p = m.textPane(m.focus)
+	}
+	switch a {
+	case keys.Up:
+		p.Move(-1)
+	case keys.Down:
+		p.Move(1)
+	case keys.Top:
+		p.Top()
+	case keys.Bottom:
+		p.Bottom()
+	case keys.PageDown:
+		p.Page(1)
+	case keys.PageUp:
+		p.Page(-1)
+	}
+	switch m.focus {
+	case layout.Features:
+		return m.setSel(m.feats.Selected())
+	case layout.DAG:
+		return m.setSel(m.graph.Selected())
+	}
+	return nil
+}
+
+// back is esc: close what is open, step back one level.
+func (m *Model) back() tea.Cmd {
+	switch {
+	case m.note.kind == noteErr:
+		m.note = note{}
+	case m.focus == layout.Features && m.feats.Filter() != "":
+		m.feats.SetFilter("")
+	case m.focus == layout.Detail && m.doc != docIndex:
+		m.doc = docIndex
+		return m.refreshDetail()
+	case m.focus == layout.Detail:
+		m.doc = docFeature
+		return m.refreshDetail()
+	default:
+		m.note = note{}
+	}
+	return nil
+}
+
+func (m *Model) textPane(p layout.Pane) textPane {
+	switch p {
+	case layout.Runs:
+		return m.runs
+	case layout.Output:
+		return m.output
+	case layout.Recall:
+		return m.recall
+	}
+	return m.detail
+}
+
+type textPane interface {
+	Move(int)
+	Page(int)
+	Top()
+	Bottom()
+	Scroll(int)
+	SetTheme(styles.Theme)
+	SetSize(w, h int)
+	View() []string
+	Footer() string
+}
+
+func (m *Model) textPanes() []textPane {
+	return []textPane{m.detail, m.runs, m.output, m.recall}
+}
+
+// filterKey edits the features filter; it applies on every keystroke.
+func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.mode = modeNormal
+		m.filter.Blur()
+		return m.setSel(m.feats.Selected())
+	case "esc":
+		m.mode = modeNormal
+		m.filter.Blur()
+		m.feats.SetFilter("")
+		return nil
+	case "up", "down":
+		if k.String() == "up" {
+			m.feats.Move(-1)
+		} else {
+			m.feats.Move(1)
+		}
+		return m.setSel(m.feats.Selected())
+	}
+	var cmd tea.Cmd
+	m.filter, cmd = m.filter.Update(k)
+	m.feats.SetFilter(m.filter.Value())
+	return tea.Batch(cmd, m.setSel(m.feats.Selected()))
+}
+
+func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
+	a, ok := m.keys.Which(k, keys.Help, keys.Back, keys.Quit, keys.Up, keys.Down, keys.PageDown, keys.PageUp, keys.Top, keys.Bottom)
+	if !ok {
+		return nil
+	}
+	switch a {
+	case keys.Help, keys.Back:
+		m.mode = modeNormal
+	case keys.Quit:
+		if k.String() == "ctrl+c" {
+			return tea.Quit
+		}
+		m.mode = modeNormal
+	case keys.Up:
+		m.helpOff = max(0, m.helpOff-1)
+	case keys.Down:
+		m.helpOff++
+	case keys.PageDown:
+		m.helpOff += 10
+	case keys.PageUp:
+		m.helpOff = max(0, m.helpOff-10)
+	case keys.Top:
+		m.helpOff = 0
+	case keys.Bottom:
+		m.helpOff = 1 << 20 // clamped when drawn
+	}
+	return nil
+}
+
+func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
+	switch {
+	case m.prompt != nil && m.prompt.kind == promptFindings:
+		var cmd tea.Cmd
+		m.prompt.input, cmd = m.prompt.input.Update(msg)
+		return cmd
+	case m.mode == modeCommand:
+		return m.cmdline.Paste(msg)
+	case m.mode == modeFilter:
+		var cmd tea.Cmd
+		m.filter, cmd = m.filter.Update(msg)
+		m.feats.SetFilter(m.filter.Value())
+		return cmd
+	}
+	return nil
+}

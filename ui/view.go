@@ -1,0 +1,309 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"flowdeck/model"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+)
+
+// sessionBarH is the session bar's height.
+const sessionBarH = 2
+
+// footerLines is what goes under the panes: the prompt, the command line or
+// the status line, then the key hint bar.
+func (m *Model) footerLines() []string {
+	var out []string
+	switch {
+	case m.prompt != nil:
+		// An error stays visible above the prompt (it may be why the
+		// prompt is back, or a config problem from the start).
+		if m.note.kind == noteErr {
+			out = m.noteLines()
+		}
+		out = append(out, m.promptView()...)
+	case m.mode == modeCommand:
+		out = []string{m.cmdline.View(m.w), m.cmdline.Notes(m.th, m.w)}
+	case m.mode == modeFilter:
+		out = []string{layout.Fit(m.filter.View(), m.w)}
+	default:
+		out = m.noteLines()
+	}
+	return append(out, m.hintBar())
+}
+
+func (m *Model) noteLines() []string {
+	if len(m.note.lines) == 0 {
+		return []string{layout.Fit("", m.w)}
+	}
+	p := m.th.Dim
+	switch m.note.kind {
+	case noteOK:
+		p = m.th.OK
+	case noteErr:
+		p = m.th.Error
+	}
+	out := make([]string, 0, len(m.note.lines))
+	for i, l := range wrapNote(m.note.lines, m.w-1, 5) {
+		if i > 0 && m.note.kind == noteErr {
+			out = append(out, layout.Fit(m.th.Text.Render(l), m.w))
+			continue
+		}
+		out = append(out, layout.Fit(p.Render(l), m.w))
+	}
+	return out
+}
+
+// relayout recomputes the pane rectangles for the current size and footer,
+// and re-renders the detail when its width changed. Called after every
+// update; it is cheap when nothing moved.
+func (m *Model) relayout() tea.Cmd {
+	if m.w <= 0 || m.h <= 0 {
+		return nil
+	}
+	bodyY := sessionBarH
+	bodyH := max(0, m.h-sessionBarH-len(m.footerLines()))
+	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
+	set := func(p layout.Pane, sz interface{ SetSize(w, h int) }) {
+		r := m.lay.Rects[p]
+		sz.SetSize(max(0, r.W-2), max(0, r.H-2))
+	}
+	set(layout.Features, m.feats)
+	set(layout.DAG, m.graph)
+	set(layout.Detail, m.detail)
+	set(layout.Runs, m.runs)
+	set(layout.Output, m.output)
+	set(layout.Recall, m.recall)
+	m.cmdline.SetWidth(m.w)
+	m.filter.SetWidth(max(1, m.w-2))
+	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
+		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
+	}
+	return m.refreshDetail()
+}
+
+// View draws the frame from the state Update prepared: only visible rows.
+func (m *Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.WindowTitle = m.title()
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
+	if m.w <= 0 || m.h <= 0 {
+		v.SetContent("flowdeck: starting…")
+		return v
+	}
+	if m.w < 40 || m.h < 12 {
+		v.SetContent(layout.Fit(fmt.Sprintf("flowdeck needs at least 40x12 (this is %dx%d)", m.w, m.h), m.w))
+		return v
+	}
+	c := layout.NewCanvas(m.h)
+	c.Put(0, 0, m.sessionBar())
+	if m.mode == modeHelp {
+		r := layout.Rect{X: 0, Y: sessionBarH, W: m.w, H: m.h - sessionBarH - 1}
+		c.Put(0, r.Y, m.helpView(r.W, r.H))
+		c.Put(0, m.h-1, []string{m.hintBar()})
+	} else {
+		for p := layout.Pane(0); p < layout.NumPanes; p++ {
+			r := m.lay.Rects[p]
+			if r.Empty() {
+				continue
+			}
+			c.Put(r.X, r.Y, m.paneBox(p, r))
+		}
+		foot := m.footerLines()
+		c.Put(0, m.h-len(foot), foot)
+	}
+	v.SetContent(strings.Join(c.Lines(), "\n"))
+	return v
+}
+
+// paneBox frames one pane's content with its number and title.
+func (m *Model) paneBox(p layout.Pane, r layout.Rect) []string {
+	focused := p == m.focus && m.mode != modeHelp
+	var body []string
+	var footer string
+	switch p {
+	case layout.Features:
+		body, footer = m.feats.View(focused), m.feats.Footer()
+	case layout.DAG:
+		body, footer = m.graph.View(focused), m.graph.Footer()
+	default:
+		tp := m.textPane(p)
+		body, footer = tp.View(), tp.Footer()
+	}
+	return layout.Box(m.th, m.paneTitle(p, focused), m.th.Dim.Render(footer), body, r.W, r.H, focused)
+}
+
+func (m *Model) paneTitle(p layout.Pane, focused bool) string {
+	name := fmt.Sprintf(" %d %s ", int(p)+1, p.Title())
+	paint := m.th.Title
+	if focused {
+		paint = m.th.TitleFocus
+	}
+	title := paint.Render(name)
+	switch {
+	case p == layout.Features && m.feats.Filter() != "":
+		title += m.th.Accent.Render(" /" + m.feats.Filter() + " ")
+	case p == layout.Detail:
+		title += m.th.Dim.Render(" " + m.detailLabel() + " ")
+	}
+	// Stacked: the lower slot lists the panes it can show, so they can be found.
+	if !m.lay.Wide && p != layout.Features {
+		var tabs []string
+		for _, t := range m.lay.Tabs {
+			if t != p {
+				tabs = append(tabs, fmt.Sprintf("%d %s", int(t)+1, t.Title()))
+			}
+		}
+		title += m.th.Dim.Render(" · " + strings.Join(tabs, " · ") + " ")
+	}
+	return title
+}
+
+func (m *Model) detailLabel() string {
+	switch {
+	case m.doc == docHistory:
+		return "history"
+	case m.sess == nil:
+		return "no session"
+	case m.doc == docFeature && m.sess.Plan != nil && m.sel != "":
+		return m.sel
+	}
+	return "session"
+}
+
+// sessionBar: goal, status, approval, progress, active feature, what waits,
+// next command.
+func (m *Model) sessionBar() []string {
+	th := m.th
+	s := m.sess
+	if !m.loaded {
+		return []string{layout.Fit(th.Bold.Render(" flowdeck")+th.Dim.Render(" · loading…"), m.w), layout.Fit("", m.w)}
+	}
+	if s == nil {
+		l1 := th.Bold.Render(" flowdeck") + th.Dim.Render(" · no active session")
+		l2 := th.Dim.Render(" next: ") + ":/flow-plan GOAL" + th.Dim.Render("  ("+model.NextCommand(nil)+")")
+		return []string{layout.Fit(l1, m.w), layout.Fit(l2, m.w)}
+	}
+	status := string(s.Status)
+	sp := th.Accent
+	switch s.Status {
+	case model.StatusBlocked:
+		sp = th.Error
+	case model.StatusCompleted:
+		sp = th.OK
+	}
+	l1 := th.Bold.Render(" "+s.Goal) + "  " + sp.Render("["+status+"]") + th.Dim.Render(" plan "+string(s.Approval))
+	right := ""
+	if s.Plan != nil {
+		done, req := s.Plan.CompletedCount(), s.Plan.Required()
+		right = m.progressBar(done, req, 16) + fmt.Sprintf(" %d/%d ", done, req)
+	}
+	gap := m.w - layout.Width(right)
+	l1 = layout.Fit(layout.Cut(l1, max(0, gap-1)), max(0, gap)) + right
+
+	var parts []string
+	if a := s.Execution.ActiveFeature; a != "" {
+		parts = append(parts, th.Dim.Render("active ")+th.Bold.Render(a))
+	}
+	if n := len(m.waits); n > 0 {
+		names := make([]string, 0, n)
+		for _, w := range m.waits {
+			names = append(names, w.String())
+		}
+		parts = append(parts, th.Attention.Render(fmt.Sprintf(" ⚑ %d waiting: %s ", n, strings.Join(names, ", "))))
+	} else {
+		parts = append(parts, th.Dim.Render("nothing waits for you"))
+	}
+	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
+	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
+	return []string{l1, layout.Fit(l2, m.w)}
+}
+
+func (m *Model) progressBar(done, total, w int) string {
+	if total <= 0 {
+		return ""
+	}
+	full := done * w / total
+	return m.th.BarFull.Render(strings.Repeat("█", full)) + m.th.BarEmpty.Render(strings.Repeat("░", w-full))
+}
+
+// hintBar is the one-line key help for the current context, from the same
+// key map that dispatches. Help and quit are always shown; the context's
+// keys fill the room before them.
+func (m *Model) hintBar() string {
+	var acts []keys.Action
+	switch {
+	case m.prompt != nil:
+		return layout.Fit(m.th.Dim.Render(" answer the prompt above"), m.w)
+	case m.mode == modeHelp:
+		acts = []keys.Action{keys.Up, keys.Down, keys.Back}
+	case m.mode == modeFilter:
+		return layout.Fit(m.th.Dim.Render(" type to filter · ↑↓ move · enter keep · esc clear"), m.w)
+	case m.mode == modeCommand:
+		return layout.Fit(m.th.Dim.Render(" enter run · tab complete · ↑↓ history · esc close"), m.w)
+	case m.focus == layout.Features || m.focus == layout.DAG:
+		acts = []keys.Action{keys.NextPane, keys.Start, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
+	case m.focus == layout.Output:
+		acts = []keys.Action{keys.NextPane, keys.Follow, keys.Wrap, keys.SearchNext, keys.Command}
+	default:
+		acts = []keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Command}
+	}
+	tail := m.hintItems(keys.Help, keys.Quit)
+	return layout.Fit(" "+m.hintsIn(m.w-2-layout.Width(tail)-3, acts...)+m.th.Dim.Render(" · ")+tail, m.w)
+}
+
+// hints renders "key desc" pairs that fit the screen width.
+func (m *Model) hints(acts ...keys.Action) string { return m.hintsIn(m.w-4, acts...) }
+
+// hintsIn renders as many "key desc" pairs as fit in w cells.
+func (m *Model) hintsIn(w int, acts ...keys.Action) string {
+	var b strings.Builder
+	used := 0
+	for _, bd := range m.keys.Bindings(acts...) {
+		h := bd.Help()
+		// The first key only: the bar is for glancing, ? lists them all.
+		h.Key = keys.Label(bd.Keys()[:1])
+		iw := layout.Width(h.Key) + 1 + layout.Width(h.Desc)
+		if used > 0 {
+			iw += 3
+		}
+		if used+iw > w {
+			break
+		}
+		if used > 0 {
+			b.WriteString(m.th.Dim.Render(" · "))
+		}
+		b.WriteString(m.th.KeyHint.Render(h.Key) + " " + m.th.Dim.Render(h.Desc))
+		used += iw
+	}
+	return b.String()
+}
+
+func (m *Model) hintItems(acts ...keys.Action) string { return m.hintsIn(m.w, acts...) }
+
+// wrapNote wraps long note lines at the width (paths and hints run long),
+// keeping at most n lines.
+func wrapNote(lines []string, w, n int) []string {
+	var out []string
+	for _, l := range lines {
+		for layout.Width(l) > w && w > 10 {
+			cut := ansi.Truncate(l, w, "")
+			out = append(out, cut)
+			l = "    " + l[len(cut):]
+		}
+		out = append(out, l)
+	}
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
