@@ -46,3 +46,11 @@ func BenchmarkClassifierThroughput(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkStripANSI(b *testing.B) {
+	log := goTestLog(8 << 20)
+	b.SetBytes(int64(len(log)))
+	for i := 0; i < b.N; i++ {
+		StripANSI(log)
+	}
+}

@@ -362,3 +362,29 @@ func TestStreamingMemoryBounded(t *testing.T) {
 		t.Errorf("%s %q", r.Class, r.Summary)
 	}
 }
+
+// FuzzClassifier runs arbitrary output through every built-in pattern:
+// no panic, and Detail and Summary stay safe to print and bounded.
+func FuzzClassifier(f *testing.F) {
+	for _, name := range []string{"gotest/fail_json", "pytest/fail", "jest/fail", "cargotest/fail", "npm/test_jest_fail", "make/test_fail"} {
+		f.Add(uint8(0), readFixture(f, name).out)
+	}
+	f.Add(uint8(3), []byte("--- FAIL: A\n    --- FAIL: A/b\n        --- PASS: A/b/c\n"))
+	f.Fuzz(func(t *testing.T, which uint8, out []byte) {
+		p := builtinPatterns[int(which)%len(builtinPatterns)]
+		argv := strings.Fields(strings.NewReplacer(`^`, "", `\b`, "", `\s`, " ", `(`, "", `)`, "", `|`, " ", `?`, "", `.*`, "").Replace(p.match.String()))
+		for _, exit := range []int{0, 1} {
+			c := Builtin().Classifier(argv, Options{})
+			half := len(out) / 2
+			c.Write(out[:half])
+			c.Write(out[half:])
+			r := c.Finish(exit, 0)
+			if why := safeText([]byte(r.Detail + r.Summary)); why != "" {
+				t.Fatalf("%s: unsafe result (%s): %q %q", p.name, why, r.Summary, r.Detail)
+			}
+			if len(r.Detail) > MaxDetailBytes && !(r.Class == Passthrough && len(r.Detail) <= DefaultSmallOutput) {
+				t.Fatalf("%s: detail %d bytes", p.name, len(r.Detail))
+			}
+		}
+	})
+}

@@ -187,7 +187,7 @@ func cutUTF8(b []byte) []byte {
 	return b
 }
 
-// filterState applies a Filter to a stream of lines.
+// filterState applies a user failure filter to a stream of lines.
 type filterState struct {
 	f    failFilter
 	in   bool // between: inside a START..END block
@@ -200,8 +200,8 @@ func newFilterState(f failFilter) *filterState {
 	if n <= 0 {
 		n = defaultFilterLines
 	}
-	if n > MaxDetailLines {
-		n = MaxDetailLines
+	if n >= MaxDetailLines {
+		n = MaxDetailLines - 1 // room for the truncation marker
 	}
 	switch f.Strategy {
 	case strategyTail:

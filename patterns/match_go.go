@@ -231,7 +231,13 @@ func (g *goTest) jsonLine(l []byte) bool {
 		name = name[:i]
 		g.parents[ev.Package+" "+name] = true
 	}
-	st := map[string]byte{"pass": 'P', "fail": 'F', "skip": 'S'}[act]
+	st := byte('P')
+	switch act {
+	case "fail":
+		st = 'F'
+	case "skip":
+		st = 'S'
+	}
 	g.count(st, []byte(ev.Test), 1)
 	return true
 }

@@ -171,7 +171,7 @@ func setDuration(counts map[string]int, d time.Duration) {
 	}
 }
 
-// seconds parses "0.35", "0.35s", "355ms", "1m 2s" style durations.
+// parseDuration parses "0.35", "0.35s", "355ms", "1m 2s" style durations.
 func parseDuration(s string) (time.Duration, bool) {
 	s = strings.TrimSpace(s)
 	if s == "" {
