@@ -11,6 +11,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -227,34 +229,43 @@ func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
 }
 
 // sink receives the pty's bytes. The reader's goroutine only copies them
-// (and shows them live); a worker goroutine classifies them and cuts them
-// into lines for redaction, storage and the recall index, so that reading
-// the pty and processing its output use both cores.
+// (and shows them live). Two workers take every buffer: one classifies, the
+// other cuts lines for redaction, storage and the recall index; so reading
+// the pty, classifying and storing overlap on both cores.
 type sink struct {
 	store    *db.RunWriter
 	classify *patterns.Classifier
 	redact   *patterns.Redactor
 	live     io.Writer
 
-	work chan []byte
-	free chan []byte
-	done chan struct{}
+	toClassify, toStore chan *sinkBuf
+	free                chan *sinkBuf
+	done                sync.WaitGroup
 
 	partial []byte
 	// continued is set while the rest of an over-long line is arriving.
 	continued bool
-	err       error
+}
+
+// sinkBuf is a buffer shared by both workers; the last one to finish with
+// it returns it to the pool.
+type sinkBuf struct {
+	data  []byte
+	users atomic.Int32
 }
 
 const sinkBuffers, sinkBufSize = 32, 64 << 10
 
 func newSink(store *db.RunWriter, c *patterns.Classifier, r *patterns.Redactor, live io.Writer) *sink {
 	s := &sink{store: store, classify: c, redact: r, live: live,
-		work: make(chan []byte, sinkBuffers), free: make(chan []byte, sinkBuffers), done: make(chan struct{})}
+		toClassify: make(chan *sinkBuf, sinkBuffers), toStore: make(chan *sinkBuf, sinkBuffers),
+		free: make(chan *sinkBuf, sinkBuffers)}
 	for range sinkBuffers {
-		s.free <- make([]byte, 0, sinkBufSize)
+		s.free <- &sinkBuf{data: make([]byte, 0, sinkBufSize)}
 	}
-	go s.loop()
+	s.done.Add(2)
+	go s.worker(s.toClassify, func(b []byte) { s.classify.Write(b) }, nil)
+	go s.worker(s.toStore, s.process, s.finishLines)
 	return s
 }
 
@@ -268,26 +279,37 @@ func (s *sink) Write(p []byte) (int, error) {
 	}
 	for rest := p; len(rest) > 0; {
 		buf := <-s.free
-		n := min(len(rest), cap(buf))
-		buf = append(buf[:0], rest[:n]...)
+		n := min(len(rest), cap(buf.data))
+		buf.data = append(buf.data[:0], rest[:n]...)
 		rest = rest[n:]
-		s.work <- buf
+		buf.users.Store(2)
+		s.toClassify <- buf
+		s.toStore <- buf
 	}
 	return len(p), nil
 }
 
 // close waits until everything written has been processed.
 func (s *sink) close() {
-	close(s.work)
-	<-s.done
+	close(s.toClassify)
+	close(s.toStore)
+	s.done.Wait()
 }
 
-func (s *sink) loop() {
-	defer close(s.done)
-	for buf := range s.work {
-		s.process(buf)
-		s.free <- buf
+func (s *sink) worker(in chan *sinkBuf, do func([]byte), last func()) {
+	defer s.done.Done()
+	for buf := range in {
+		do(buf.data)
+		if buf.users.Add(-1) == 0 {
+			s.free <- buf
+		}
 	}
+	if last != nil {
+		last()
+	}
+}
+
+func (s *sink) finishLines() {
 	if len(s.partial) > 0 {
 		s.line(s.partial, false)
 		s.partial = s.partial[:0]
@@ -295,7 +317,6 @@ func (s *sink) loop() {
 }
 
 func (s *sink) process(data []byte) {
-	s.classify.Write(data)
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {

@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -53,25 +52,17 @@ func prepare(spec *Spec) *plan {
 }
 
 func chooseCgroup(spec *Spec, want []string, p *plan) *cgroupRun {
-	type setup func(Limits, string) (*cgroupRun, error)
-	order := []struct {
-		name string
-		fn   setup
-	}{{MechCgroupV2, setupV2}, {MechCgroupV1, setupV1}}
-	if spec.mechanism != "" {
-		for _, o := range order {
-			if o.name == spec.mechanism {
-				order = order[:0]
-				order = append(order, o)
-				break
-			}
-		}
-	}
 	var best *cgroupRun
 	var errs []string
 	name := runName()
-	for _, o := range order {
-		g, err := o.fn(spec.Limits, name)
+	for _, o := range []struct {
+		name  string
+		setup func(Limits, string) (*cgroupRun, error)
+	}{{MechCgroupV2, setupV2}, {MechCgroupV1, setupV1}} {
+		if spec.mechanism != "" && spec.mechanism != o.name {
+			continue // tests force one
+		}
+		g, err := o.setup(spec.Limits, name)
 		if err != nil {
 			errs = append(errs, o.name+": "+err.Error())
 			continue
@@ -287,16 +278,13 @@ func Probe() Capabilities {
 
 func probeHelper(p *plan) error {
 	self, _ := selfExe()
-	js, err := json.Marshal(p.helper)
-	if err != nil {
-		return err
-	}
 	r, w, err := os.Pipe()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	cmd := exec.Command(self, isohelper.Arg, string(js), "true")
+	cmd := exec.Command(self, p.helper.Args([]string{"true"})...)
+	cmd.Env = append(os.Environ(), isohelper.EnvMarker+"=1")
 	cmd.ExtraFiles = []*os.File{w}
 	cmd.SysProcAttr = &syscall.SysProcAttr{}
 	p.applySys(cmd.SysProcAttr)

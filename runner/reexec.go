@@ -2,7 +2,11 @@
 
 package runner
 
-import "flowdeck/runner/internal/isohelper"
+import (
+	"os"
+
+	"flowdeck/runner/internal/isohelper"
+)
 
 // Reexec must be called first thing in main, and in TestMain of test
 // binaries that run commands. When os.Args says this process is the
@@ -10,8 +14,7 @@ import "flowdeck/runner/internal/isohelper"
 // loopback in a new network namespace if asked, and execs the command; it
 // never returns in that case. Otherwise it returns at once.
 //
-// The helper normally takes over even earlier, from the init of
-// runner/internal/isohelper (which imports only the standard library, so it
-// runs before the init of heavier packages); Reexec makes the requirement
-// explicit and is the fallback should that ever change.
-func Reexec() { isohelper.Main() }
+// On Linux the helper normally takes over even earlier, from the init of
+// runner/internal/isohelper, before heavier packages' init runs; Reexec is
+// what makes it work elsewhere (macOS) and without /proc.
+func Reexec() { isohelper.Main(os.Args) }

@@ -4,13 +4,13 @@ package runner
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -325,10 +325,6 @@ func buildCmd(spec *Spec, path string, p *plan, tty *os.File) (*exec.Cmd, *os.Fi
 	}
 	cfg := *p.helper
 	cfg.Path = path
-	js, err := json.Marshal(&cfg)
-	if err != nil {
-		return nil, nil, err
-	}
 	self, err := selfExe()
 	if err != nil {
 		return nil, nil, fmt.Errorf("isolation helper: %w", err)
@@ -338,7 +334,8 @@ func buildCmd(spec *Spec, path string, p *plan, tty *os.File) (*exec.Cmd, *os.Fi
 		return nil, nil, err
 	}
 	cmd.Path = self
-	cmd.Args = append([]string{"flowdeck-isolate", isohelper.Arg, string(js)}, spec.Argv...)
+	cmd.Args = append([]string{"flowdeck-isolate"}, cfg.Args(spec.Argv)...)
+	cmd.Env = append(slices.Clip(spec.Env), isohelper.EnvMarker+"=1")
 	cmd.ExtraFiles = []*os.File{w} // fd 3 = isohelper.StatusFD
 	return cmd, r, nil
 }

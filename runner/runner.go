@@ -3,6 +3,17 @@
 // and streams the bytes it writes, exactly as written. Storage and
 // classification are the caller's business: they plug in through Spec.Output.
 //
+// The command leads its own session and process group. A run ends when the
+// command exits; whatever it left running is then killed (process group,
+// and every process of the run's cgroup when there is one), so nothing
+// outlives a run. Output is drained to the end (the pty's EIO) before Run
+// returns.
+//
+// Isolation, best first: a cgroup v2 child cgroup placed at fork; cgroup v1
+// memory/pids/cpu hierarchies joined by a helper before exec; rlimits for
+// what no cgroup covers. Result.Isolation says what applied and why not.
+// Probe tells `flowdeck doctor` what this machine offers.
+//
 // Binaries that call Run must call Reexec first thing in main (and in TestMain
 // of test binaries that run commands): Run re-executes its own binary as the
 // isolation helper when the child must join cgroups or set rlimits before exec.

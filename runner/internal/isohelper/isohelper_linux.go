@@ -5,6 +5,51 @@ import (
 	"unsafe"
 )
 
+// init takes over a helper process as early as Go allows (see the package
+// comment). os.Args is not available before package os is initialized, so
+// the arguments come from /proc/self/cmdline.
+func init() {
+	if _, ok := syscall.Getenv(EnvMarker); !ok {
+		return
+	}
+	if args, ok := cmdline(); ok {
+		Main(args)
+	}
+	// No /proc: runner.Reexec in main does it, after the other inits.
+}
+
+func cmdline() ([]string, bool) {
+	fd, err := syscall.Open("/proc/self/cmdline", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	defer syscall.Close(fd)
+	var data []byte
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := syscall.Read(fd, buf)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		if n == 0 {
+			break
+		}
+		data = append(data, buf[:n]...)
+	}
+	var args []string
+	start := 0
+	for i, c := range data {
+		if c == 0 {
+			args = append(args, string(data[start:i]))
+			start = i + 1
+		}
+	}
+	return args, true
+}
+
 // loopbackUp sets IFF_UP on "lo" so that a command in its own network
 // namespace can still talk to itself (test suites open local listeners).
 func loopbackUp() error {
@@ -40,6 +85,9 @@ func clearAmbient() error {
 // If the exec fails after rlimits were set, it reports through the status
 // fd with raw writes and exits: the runtime may not be able to allocate.
 func limitAndExec(rl []Rlimit, path string, argv, env []string) error {
+	if len(rl) == 0 {
+		return syscall.Exec(path, argv, env)
+	}
 	pathp, err := syscall.BytePtrFromString(path)
 	if err != nil {
 		return err
@@ -55,9 +103,6 @@ func limitAndExec(rl []Rlimit, path string, argv, env []string) error {
 	lims := make([]syscall.Rlimit, len(rl))
 	for i, r := range rl {
 		lims[i] = syscall.Rlimit{Cur: r.Limit, Max: r.Limit}
-	}
-	if len(rl) == 0 {
-		return syscall.Exec(path, argv, env)
 	}
 	for i, r := range rl {
 		if _, _, e := syscall.RawSyscall6(syscall.SYS_PRLIMIT64, 0, uintptr(r.Resource), uintptr(unsafe.Pointer(&lims[i])), 0, 0, 0); e != 0 {

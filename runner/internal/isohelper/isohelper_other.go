@@ -2,12 +2,12 @@
 
 package isohelper
 
-import (
-	"errors"
-	"syscall"
-)
+import "syscall"
 
-func loopbackUp() error { return errors.New("network namespaces are Linux only") }
+// No early init here (no /proc/self/cmdline before package os is ready):
+// runner.Reexec at the top of main runs the helper.
+
+func loopbackUp() error { return syscall.ENOTSUP } // network namespaces are Linux only
 
 func clearAmbient() error { return nil }
 
