@@ -245,6 +245,9 @@ type sink struct {
 	partial []byte
 	// continued is set while the rest of an over-long line is arriving.
 	continued bool
+	// raw, text and lines batch one buffer's lines for the store.
+	raw, text, scratch []byte
+	lines              int
 }
 
 // sinkBuf is a buffer shared by both workers; the last one to finish with
@@ -314,6 +317,7 @@ func (s *sink) finishLines() {
 		s.line(s.partial, false)
 		s.partial = s.partial[:0]
 	}
+	s.commit()
 }
 
 func (s *sink) process(data []byte) {
@@ -325,7 +329,7 @@ func (s *sink) process(data []byte) {
 				s.line(s.partial, false)
 				s.partial = s.partial[:0]
 			}
-			return
+			break
 		}
 		if len(s.partial) > 0 {
 			s.partial = append(s.partial, data[:i]...)
@@ -336,30 +340,46 @@ func (s *sink) process(data []byte) {
 		}
 		data = data[i+1:]
 	}
+	s.commit()
+}
+
+// commit hands the lines cut so far to the store in one call.
+func (s *sink) commit() {
+	if len(s.raw) > 0 || s.lines > 0 {
+		s.store.Append(s.raw, s.text, s.lines)
+		s.raw, s.text, s.lines = s.raw[:0], s.text[:0], 0
+	}
 }
 
 // line stores one line, or one piece of an over-long line, and indexes the
 // line's text once, from its first piece.
 func (s *sink) line(raw []byte, newline bool) {
 	red := s.redact.Line(raw)
+	s.raw = append(s.raw, red...)
 	if newline {
-		s.store.WriteLine(red)
-	} else {
-		s.store.Write(red)
+		s.raw = append(s.raw, '\n')
 	}
 	if !s.continued {
-		s.store.IndexLine(plainText(red))
+		text := s.plainText(red)
+		if len(text) > db.MaxIndexLine {
+			text = text[:db.MaxIndexLine]
+		}
+		s.text = append(append(s.text, text...), '\n')
+		s.lines++
 	}
 	s.continued = !newline
 }
 
 // plainText is the line as recall shows it: escape sequences removed,
-// progress redraws (\r) resolved. Most lines have neither, and are used as
-// they are.
-func plainText(line []byte) []byte {
-	high := false
+// progress redraws (\r) resolved. Most lines have no control character and
+// are used as they are; lines whose only controls are CSI sequences (colour)
+// are cleaned into a scratch buffer; anything else goes to StripANSI.
+func (s *sink) plainText(line []byte) []byte {
+	high, plain := false, true
 	for i, c := range line {
 		switch {
+		case c == 0x1b && i+1 < len(line) && line[i+1] == '[':
+			plain = false
 		case c < 0x20 && c != '\t' || c == 0x7f:
 			return bytes.TrimRight(patterns.StripANSI(line), "\r")
 		case c == 0xc2 && i+1 < len(line) && line[i+1] >= 0x80 && line[i+1] <= 0x9f:
@@ -371,5 +391,27 @@ func plainText(line []byte) []byte {
 	if high && !utf8.Valid(line) {
 		return patterns.StripANSI(line)
 	}
-	return line
+	if plain {
+		return line
+	}
+	return s.stripCSI(line)
+}
+
+// stripCSI removes CSI sequences (ESC [ parameters intermediates final),
+// the only controls plainText lets through to it.
+func (s *sink) stripCSI(line []byte) []byte {
+	out := s.scratch[:0]
+	for i := 0; i < len(line); i++ {
+		if line[i] != 0x1b {
+			out = append(out, line[i])
+			continue
+		}
+		j := i + 2
+		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
+			j++
+		}
+		i = j // the final byte, or past the end of a cut sequence
+	}
+	s.scratch = out
+	return out
 }

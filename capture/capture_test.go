@@ -12,6 +12,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/patterns"
 	"flowdeck/runner"
 )
 
@@ -212,5 +213,24 @@ func TestTimeoutIsPartialEvidence(t *testing.T) {
 	}
 	if !strings.Contains(res.Headline, "timeout") {
 		t.Fatalf("headline = %q", res.Headline)
+	}
+}
+
+// plainText's fast paths agree with patterns.StripANSI.
+func TestPlainTextMatchesStripANSI(t *testing.T) {
+	pieces := []string{"ok", " ", "\t", "é", "\x1b[32m", "\x1b[0m", "\x1b[1;31;4m", "\x1b[?25l", "\x1b[2K", "\x1b[10;20H",
+		"pkg/auth", "\x1b]0;title\x07", "\r", "progress 50%", "\x1b(B", "\xff", "\u009b31m"}
+	s := &sink{}
+	for seed := range 2000 {
+		var b strings.Builder
+		for i := range 1 + seed%7 {
+			b.WriteString(pieces[(seed*7+i*13)%len(pieces)])
+		}
+		line := []byte(b.String())
+		got := string(s.plainText(line))
+		want := strings.TrimRight(string(patterns.StripANSI(line)), "\r")
+		if got != want {
+			t.Fatalf("plainText(%q) = %q, StripANSI = %q", line, got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -67,6 +68,9 @@ failure, partial when a timeout or the user cut it short.`,
 			if isolation != "auto" && isolation != "none" {
 				return usageErr("--isolation must be auto or none, not %q", isolation)
 			}
+			// Output streams through in bounded buffers; a soft memory limit
+			// keeps the garbage collector from letting the heap double.
+			debug.SetMemoryLimit(48 << 20)
 			st, err := e.store()
 			if err != nil {
 				return err

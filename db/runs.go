@@ -85,8 +85,11 @@ const (
 	// flushEvery is how often a running command's output is committed, so
 	// that other processes see it within 250 ms.
 	flushEvery = 100 * time.Millisecond
+	// flushAt commits early when this much is waiting, so a flood of output
+	// goes out in small transactions instead of piling up for 100 ms.
+	flushAt = 4 << 20
 	// maxPending applies back-pressure when the store falls behind.
-	maxPending = 32 << 20
+	maxPending = 16 << 20
 )
 
 var (
@@ -126,6 +129,7 @@ type RunWriter struct {
 	closed    bool
 
 	done chan struct{}
+	kick chan struct{}
 }
 
 // StartRun stores rec as running and returns a writer for its output.
@@ -143,7 +147,7 @@ func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), maxIndex: MaxIndexBytes}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes}
 	w.cond = sync.NewCond(&w.mu)
 	go w.loop()
 	return w, nil
@@ -167,6 +171,34 @@ func (w *RunWriter) Write(p []byte) (int, error) {
 	}
 	w.appendRaw(p)
 	return len(p), nil
+}
+
+// Append adds a batch: raw output, and text holding the next lines of the
+// index, each ended by a newline (at most MaxIndexLine bytes each). One call
+// per batch keeps a flood of short lines from paying for a lock per line.
+func (w *RunWriter) Append(raw, text []byte, lines int) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.pending > maxPending && w.err == nil {
+		w.cond.Wait()
+	}
+	if w.err != nil {
+		return w.err
+	}
+	w.appendRaw(raw)
+	w.rec.Lines += int64(lines)
+	if room := w.maxIndex - w.rec.IndexedBytes; int64(len(text)) > room {
+		// Keep the whole lines that fit in the index budget.
+		text = text[:bytes.LastIndexByte(text[:max(room, 0)], '\n')+1]
+		w.rec.IndexTruncated = true
+	}
+	if len(text) > 0 {
+		w.idx = append(w.idx, text...)
+		w.rec.IndexedBytes += int64(len(text))
+		w.pending += len(text)
+		w.maybeKick()
+	}
+	return nil
 }
 
 // WriteLine appends raw output followed by a newline.
@@ -193,6 +225,17 @@ func (w *RunWriter) appendRaw(p []byte) {
 	w.raw = append(w.raw, p...)
 	w.rec.Bytes += int64(len(p))
 	w.pending += len(p)
+	w.maybeKick()
+}
+
+// maybeKick asks the flush loop for an early commit. Called with mu held.
+func (w *RunWriter) maybeKick() {
+	if len(w.raw)+len(w.idx) >= flushAt {
+		select {
+		case w.kick <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // IndexLine appends one line of text (no newline) to the recall index. Past
@@ -214,6 +257,7 @@ func (w *RunWriter) IndexLine(line []byte) {
 	w.idx = append(w.idx, '\n')
 	w.rec.IndexedBytes += int64(len(line) + 1)
 	w.pending += len(line) + 1
+	w.maybeKick()
 }
 
 func (w *RunWriter) loop() {
@@ -222,6 +266,8 @@ func (w *RunWriter) loop() {
 	for {
 		select {
 		case <-t.C:
+			w.flush(false)
+		case <-w.kick:
 			w.flush(false)
 		case <-w.done:
 			return

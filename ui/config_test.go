@@ -65,7 +65,7 @@ func TestBrokenConfigNamesFileAndLine(t *testing.T) {
 	h.send(windowSize(120, 40))
 	h.run(m.Init())
 	clk.Add(1e9)
-	h.mustSee("✗ config (defaults used): "+p+":")
+	h.mustSee("✗ config (defaults used): " + p + ":")
 	h.key("a") // defaults still work
 	h.mustSee("review of reset-api: approved")
 }

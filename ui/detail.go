@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"strings"
 
-	"charm.land/glamour/v2"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/glamour/v2"
 
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/output"
 )
 
 // docKind is what the detail pane shows.
@@ -128,7 +129,9 @@ func renderMarkdown(md string, width int, style string) []string {
 	out = strings.Trim(out, "\n")
 	lines := strings.Split(out, "\n")
 	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+		// Glamour writes OSC 8 hyperlinks; relative doc links mean nothing
+		// in a terminal, and only SGR may reach the frame.
+		lines[i] = strings.TrimRight(output.Sanitize(l), " ")
 	}
 	return lines
 }

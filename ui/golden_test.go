@@ -25,6 +25,8 @@ func TestGoldenFrames(t *testing.T) {
 		{"graph-focused", "running", []string{"2", "j"}},
 		{"command-line", "running", []string{":", "/", "f", "l", "o", "w", "-", "r", "tab"}},
 		{"reset-confirm", "running", []string{"g", "r"}},
+		{"recall", "running", []string{"ctrl+f", "f", "a", "i", "l"}},
+		{"output", "running", []string{"5"}},
 	}
 	for _, c := range cases {
 		for _, size := range [][2]int{{80, 24}, {160, 48}} {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/config"
+	"flowdeck/ui/panes/output"
 )
 
 // t0 is the fixed clock of every test: ids and timestamps in goldens depend
@@ -108,6 +110,7 @@ func scenario(tb testing.TB, st *db.Store, name string) {
 	switch name {
 	case "running":
 		s.do(model.RunStart{Feature: "reset-api"})
+		addRuns(tb, st)
 	case "review":
 		s.do(model.RunStart{Feature: "reset-api"})
 		s.pass("reset-api", model.ScopeTargeted)
@@ -306,4 +309,67 @@ func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w,
 
 func click(x, y int) tea.MouseClickMsg {
 	return tea.MouseClickMsg{X: x, Y: y, Button: tea.MouseLeft}
+}
+
+// addRun stores a finished run (exit code given) or, with running, one that
+// is still printing; output is written raw and indexed line by line.
+func addRun(tb testing.TB, st *db.Store, at time.Time, argv []string, feature, out string, exit int, running bool) string {
+	tb.Helper()
+	rec := db.RunRecord{Argv: argv, Feature: feature, Actor: "agent", Cwd: "/project", Start: at}
+	w, err := st.StartRun(rec)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := w.Write([]byte(out)); err != nil {
+		tb.Fatal(err)
+	}
+	// Index what a person sees, as capture does: the parsed plain lines.
+	var p output.Parser
+	lines := p.Feed([]byte(out))
+	if l, ok := p.Flush(); ok {
+		lines = append(lines, l)
+	}
+	for _, l := range lines {
+		w.IndexLine([]byte(l.Plain))
+	}
+	if running {
+		tb.Cleanup(func() { _, _ = w.Finish(rec, 0) })
+		// The writer commits every 100 ms: wait until the output is stored.
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			r, err := st.Run(w.ID())
+			if err == nil && r != nil && r.Bytes >= int64(len(out)) {
+				break
+			}
+			if time.Now().After(deadline) {
+				tb.Fatal("running output never committed")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return w.ID()
+	}
+	rec.Outcome, rec.ExitCode, rec.Duration = "exited", exit, 2100*time.Millisecond
+	if exit == 0 {
+		rec.Summary = "ok"
+	} else {
+		rec.Summary = fmt.Sprintf("failed (exit %d)", exit)
+	}
+	if _, err := w.Finish(rec, 0); err != nil {
+		tb.Fatal(err)
+	}
+	return w.ID()
+}
+
+// addRuns gives a scenario a realistic runs list: two finished test runs and
+// one that is still printing, coloured and with a progress line.
+func addRuns(tb testing.TB, st *db.Store) {
+	tb.Helper()
+	addRun(tb, st, t0.Add(-30*time.Minute), []string{"go", "test", "./token-store/..."}, "token-store",
+		"=== RUN   TestIssue\n--- PASS: TestIssue (0.01s)\nok  \tpw/token-store\t0.02s\n", 0, false)
+	addRun(tb, st, t0.Add(-20*time.Minute), []string{"go", "test", "./mailer/..."}, "mailer",
+		"--- FAIL: TestSend (0.00s)\n    mail_test.go:12: no SMTP\nFAIL\tpw/mailer\t0.01s\n", 1, false)
+	addRun(tb, st, t0.Add(-10*time.Minute), []string{"go", "test", "./reset-api/..."}, "reset-api",
+		"\x1b]0;go test\x07=== RUN   TestReset\n\x1b[32m--- PASS: TestReset (0.02s)\x1b[0m\n=== RUN   TestExpiry\n"+
+			"downloading fixtures 10%\rdownloading fixtures 55%\rdownloading fixtures 100%\n"+
+			"\x1b[31m--- FAIL: TestExpiry (0.00s)\x1b[0m\n    reset_test.go:40: token expired too early\n=== RUN   TestRateLimit\n", 0, true)
 }

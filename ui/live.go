@@ -21,6 +21,7 @@ type loadedMsg struct {
 	stamp    string
 	sess     *model.Session
 	sessions []db.SessionInfo
+	runs     []db.RunRecord
 	err      error
 }
 
@@ -51,7 +52,11 @@ func (m *Model) loadCmd() tea.Cmd {
 			return loadedMsg{seq: seq, err: err}
 		}
 		list, err := st.Sessions()
-		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, err: err}
+		if err != nil {
+			return loadedMsg{seq: seq, err: err}
+		}
+		runs, err := st.Runs(runsShown)
+		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, err: err}
 	}
 }
 
@@ -78,7 +83,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.stamp = msg.stamp
 	m.sessions = msg.sessions
-	return m.setSession(msg.sess)
+	return tea.Batch(m.setSession(msg.sess), m.setRuns(msg.runs))
 }
 
 // setSession swaps in a new session: panes, selection, detail, and whatever

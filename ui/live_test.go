@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"image/color"
 	"io"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/vt"
 
 	"flowdeck/model"
+	"flowdeck/ui/config"
 )
 
 // Another process's action shows up on the poll tick the model scheduled,
@@ -186,3 +188,24 @@ func (s *screen) waitFor(want string, d time.Duration) bool {
 }
 
 func (s *screen) close() { close(s.done) }
+
+// theme = auto asks the terminal; a light background switches the palette
+// and re-renders the detail in glamour's light style.
+func TestBackgroundColorPicksTheme(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "planning")
+	clk := &clock{now: t0}
+	m := New(st, Options{Now: clk.Now, Config: config.Default()})
+	h := &harness{tb: t, m: m, st: st, clk: clk}
+	m.tick = noTick
+	h.send(windowSize(100, 30))
+	h.run(m.Init())
+	if !m.th.Dark || !strings.Contains(m.detail.Key(), "|dark") {
+		t.Fatalf("before the answer: dark=%v key=%s", m.th.Dark, m.detail.Key())
+	}
+	h.send(tea.BackgroundColorMsg{Color: color.White})
+	if m.th.Dark || !strings.Contains(m.detail.Key(), "|light") {
+		t.Fatalf("after a white background: dark=%v key=%s", m.th.Dark, m.detail.Key())
+	}
+	h.mustSee("Reset token storage")
+}

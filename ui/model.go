@@ -19,6 +19,9 @@ import (
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/dag"
 	"flowdeck/ui/panes/features"
+	"flowdeck/ui/panes/output"
+	"flowdeck/ui/panes/recall"
+	"flowdeck/ui/panes/runs"
 	"flowdeck/ui/panes/textview"
 	"flowdeck/ui/styles"
 )
@@ -51,6 +54,8 @@ const (
 	modeFilter
 	modeCommand
 	modeHelp
+	modeRecall // typing the recall query
+	modeSearch // typing a search in the output
 )
 
 // Model is the root model.
@@ -67,11 +72,11 @@ type Model struct {
 	// tick schedules the next poll; tests replace it to drive polls by hand.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
-	w, h   int
-	lay    layout.Layout
-	focus  layout.Pane
-	lower  layout.Pane // stacked layout: the pane under the features
-	slot   layout.Pane // wide layout: output or recall beside the runs
+	w, h  int
+	lay   layout.Layout
+	focus layout.Pane
+	lower layout.Pane // stacked layout: the pane under the features
+	slot  layout.Pane // wide layout: output or recall beside the runs
 
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session
@@ -84,12 +89,22 @@ type Model struct {
 	ticks    int
 	sel      string
 
-	feats  *features.Model
-	graph  *dag.Model
-	detail *textview.Model
-	runs   *textview.Model
-	output *textview.Model
-	recall *textview.Model
+	feats   *features.Model
+	graph   *dag.Model
+	detail  *textview.Model
+	runList *runs.Model
+	output  *output.Model
+	recall  *recall.Model
+
+	// The output pane's reading state: where the next read starts, the
+	// parser's state, the emulator when the run needs one.
+	outNext   int64
+	outMore   bool
+	outParser output.Parser
+	outScreen *output.Screen
+	outBusy   bool
+	outGen    int
+	outGoto   int // a recall hit's line to show once loaded
 
 	doc      docKind
 	cache    map[string][]string
@@ -98,6 +113,7 @@ type Model struct {
 
 	mode    mode
 	filter  textinput.Model
+	search  textinput.Model
 	cmdline cmdline.Model
 	prompt  *prompt
 	helpOff int
@@ -169,24 +185,21 @@ func New(st *db.Store, opts Options) *Model {
 	m.graph = dag.New(m.th)
 	m.detail = textview.New(m.th)
 	m.detail.SetNote("loading…")
-	m.runs = textview.New(m.th)
-	m.output = textview.New(m.th)
-	m.recall = textview.New(m.th)
-	m.runs.SetLines("placeholder", placeholder("Runs", "the runs list appears here once run storage (db/runs.go) lands."))
-	m.output.SetLines("placeholder", placeholder("Output", "the selected run's output appears here (follow f, wrap w, search n/N)."))
-	m.recall.SetLines("placeholder", placeholder("Recall", "fuzzy search over all indexed output appears here (ctrl+f)."))
+	m.runList = runs.New(m.th)
+	m.output = output.New(m.th)
+	m.output.SetNote("select a run in the runs pane")
+	m.recall = recall.New(m.th)
 
 	m.filter = textinput.New()
 	m.filter.Prompt = "/"
 	fst := textinput.DefaultStyles(dark)
 	fst.Cursor.Blink = false
 	m.filter.SetStyles(fst)
+	m.search = textinput.New()
+	m.search.Prompt = "search output: "
+	m.search.SetStyles(fst)
 	m.cmdline = cmdline.New()
 	return m
-}
-
-func placeholder(name, what string) []string {
-	return []string{"", " " + name + ": not available yet", " " + what}
 }
 
 // Session is the session the cockpit shows (nil: none). For tests.

@@ -38,6 +38,9 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	case layout.DAG:
 		m.graph.ClickRow(row)
 		return m.setSel(m.graph.Selected())
+	case layout.Runs:
+		m.runList.ClickRow(row)
+		return m.syncOutput()
 	}
 	return nil
 }
@@ -67,8 +70,11 @@ func (m *Model) onWheel(ms tea.Mouse) tea.Cmd {
 		return m.setSel(m.feats.Selected())
 	case layout.DAG:
 		m.graph.Scroll(d)
+	case layout.Runs:
+		m.runList.Scroll(d)
+		return m.syncOutput()
 	default:
-		m.textPane(p).Scroll(d)
+		m.pane(p).Scroll(d)
 	}
 	return nil
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/model"
@@ -39,6 +41,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onRendered(msg)
 	case actionMsg:
 		cmd = m.onAction(msg)
+	case outputMsg:
+		cmd = m.onOutput(msg)
+	case screenMsg:
+		cmd = m.onScreen(msg)
+	case recallMsg:
+		m.recall.SetHits(msg.query, msg.hits, msg.err)
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	case tea.PasteMsg:
@@ -53,10 +61,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *Model) setTheme(dark bool) {
 	m.th = styles.New(dark, m.color)
-	m.feats.SetTheme(m.th)
-	m.graph.SetTheme(m.th)
-	for _, v := range m.textPanes() {
-		v.SetTheme(m.th)
+	for p := layout.Pane(0); p < layout.NumPanes; p++ {
+		m.pane(p).SetTheme(m.th)
 	}
 	// Paints are baked into the rows; rebuild them.
 	m.feats.SetSession(m.sess)
@@ -77,6 +83,10 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.filterKey(k)
 	case modeHelp:
 		return m.helpKey(k)
+	case modeRecall:
+		return m.recallKey(k)
+	case modeSearch:
+		return m.searchKey(k)
 	}
 	return m.normalKey(k)
 }
@@ -108,9 +118,19 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			m.filter.CursorEnd()
 			return m.filter.Focus()
 		}
-		m.note = infoNote("search in output: not available yet (needs run storage)")
+		if m.focus == layout.Recall {
+			m.mode = modeRecall
+			return m.recall.Edit()
+		}
+		m.focusPane(layout.Output)
+		m.mode = modeSearch
+		m.search.SetValue(m.output.Query())
+		m.search.CursorEnd()
+		return m.search.Focus()
 	case keys.Recall:
 		m.focusPane(layout.Recall)
+		m.mode = modeRecall
+		return m.recall.Edit()
 	case keys.Mouse:
 		m.mouse = !m.mouse
 		if m.mouse {
@@ -127,10 +147,15 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	case keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp:
 		return m.move(a)
 	case keys.Open:
-		if m.focus == layout.Features || m.focus == layout.DAG {
+		switch m.focus {
+		case layout.Features, layout.DAG:
 			m.doc = docFeature
 			m.focusPane(layout.Detail)
 			return m.refreshDetail()
+		case layout.Runs:
+			m.focusPane(layout.Output)
+		case layout.Recall:
+			return m.openHit()
 		}
 	case keys.Back:
 		return m.back()
@@ -160,8 +185,29 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.startReset()
 	case keys.ResetSession:
 		return m.startResetSession()
-	case keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev:
-		m.note = infoNote(string(a) + ": the output pane is not available yet (needs run storage)")
+	case keys.Follow:
+		if m.output.ToggleFollow() {
+			m.note = infoNote("follow on: the output sticks to the end")
+		} else {
+			m.note = infoNote("follow off")
+		}
+	case keys.Wrap:
+		if m.output.ToggleWrap() {
+			m.note = infoNote("wrap on")
+		} else {
+			m.note = infoNote("wrap off")
+		}
+	case keys.SearchNext, keys.SearchPrev:
+		if m.output.Query() == "" {
+			m.note = infoNote("no search yet: / in the output pane searches")
+			return nil
+		}
+		dir := 1
+		if a == keys.SearchPrev {
+			dir = -1
+		}
+		i, n := m.output.Next(dir)
+		m.note = infoNote(fmt.Sprintf("match %d of %d for %q", i, n, m.output.Query()))
 	}
 	return nil
 }
@@ -196,21 +242,7 @@ func (m *Model) focusPane(p layout.Pane) {
 
 // move sends a movement to the focused pane.
 func (m *Model) move(a keys.Action) tea.Cmd {
-	type mover interface {
-		Move(int)
-		Page(int)
-		Top()
-		Bottom()
-	}
-	var p mover
-	switch m.focus {
-	case layout.Features:
-		p = m.feats
-	case layout.DAG:
-		p = m.graph
-	default:
-		p = m.textPane(m.focus)
-	}
+	p := m.pane(m.focus)
 	switch a {
 	case keys.Up:
 		p.Move(-1)
@@ -230,6 +262,8 @@ func (m *Model) move(a keys.Action) tea.Cmd {
 		return m.setSel(m.feats.Selected())
 	case layout.DAG:
 		return m.setSel(m.graph.Selected())
+	case layout.Runs:
+		return m.syncOutput()
 	}
 	return nil
 }
@@ -253,19 +287,8 @@ func (m *Model) back() tea.Cmd {
 	return nil
 }
 
-func (m *Model) textPane(p layout.Pane) textPane {
-	switch p {
-	case layout.Runs:
-		return m.runs
-	case layout.Output:
-		return m.output
-	case layout.Recall:
-		return m.recall
-	}
-	return m.detail
-}
-
-type textPane interface {
+// pane is what every pane answers to: movement, size, theme, footer.
+type pane interface {
 	Move(int)
 	Page(int)
 	Top()
@@ -273,12 +296,23 @@ type textPane interface {
 	Scroll(int)
 	SetTheme(styles.Theme)
 	SetSize(w, h int)
-	View() []string
 	Footer() string
 }
 
-func (m *Model) textPanes() []textPane {
-	return []textPane{m.detail, m.runs, m.output, m.recall}
+func (m *Model) pane(p layout.Pane) pane {
+	switch p {
+	case layout.Features:
+		return m.feats
+	case layout.DAG:
+		return m.graph
+	case layout.Runs:
+		return m.runList
+	case layout.Output:
+		return m.output
+	case layout.Recall:
+		return m.recall
+	}
+	return m.detail
 }
 
 // filterKey edits the features filter; it applies on every keystroke.
@@ -305,6 +339,33 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 	m.filter, cmd = m.filter.Update(k)
 	m.feats.SetFilter(m.filter.Value())
 	return tea.Batch(cmd, m.setSel(m.feats.Selected()))
+}
+
+// searchKey edits the output search; it applies on enter.
+func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "enter":
+		m.mode = modeNormal
+		m.search.Blur()
+		q := m.search.Value()
+		n := m.output.SetSearch(q)
+		switch {
+		case q == "":
+			m.note = infoNote("search cleared")
+		case n == 0:
+			m.note = errNote(fmt.Sprintf("no line holds %q", q))
+		default:
+			m.note = infoNote(fmt.Sprintf("%d lines hold %q · n/N next/previous", n, q))
+		}
+		return nil
+	case "esc":
+		m.mode = modeNormal
+		m.search.Blur()
+		return nil
+	}
+	var cmd tea.Cmd
+	m.search, cmd = m.search.Update(k)
+	return cmd
 }
 
 func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
@@ -349,6 +410,13 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 		m.filter, cmd = m.filter.Update(msg)
 		m.feats.SetFilter(m.filter.Value())
 		return cmd
+	case m.mode == modeSearch:
+		var cmd tea.Cmd
+		m.search, cmd = m.search.Update(msg)
+		return cmd
+	case m.mode == modeRecall:
+		q, cmd := m.recall.Paste(msg)
+		return tea.Batch(cmd, m.recallCmd(q))
 	}
 	return nil
 }

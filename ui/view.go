@@ -31,6 +31,8 @@ func (m *Model) footerLines() []string {
 		out = []string{m.cmdline.View(m.w), m.cmdline.Notes(m.th, m.w)}
 	case m.mode == modeFilter:
 		out = []string{layout.Fit(m.filter.View(), m.w)}
+	case m.mode == modeSearch:
+		out = []string{layout.Fit(m.search.View(), m.w)}
 	default:
 		out = m.noteLines()
 	}
@@ -76,7 +78,7 @@ func (m *Model) relayout() tea.Cmd {
 	set(layout.Features, m.feats)
 	set(layout.DAG, m.graph)
 	set(layout.Detail, m.detail)
-	set(layout.Runs, m.runs)
+	set(layout.Runs, m.runList)
 	set(layout.Output, m.output)
 	set(layout.Recall, m.recall)
 	m.cmdline.SetWidth(m.w)
@@ -132,13 +134,19 @@ func (m *Model) paneBox(p layout.Pane, r layout.Rect) []string {
 	var footer string
 	switch p {
 	case layout.Features:
-		body, footer = m.feats.View(focused), m.feats.Footer()
+		body = m.feats.View(focused)
 	case layout.DAG:
-		body, footer = m.graph.View(focused), m.graph.Footer()
+		body = m.graph.View(focused)
+	case layout.Runs:
+		body = m.runList.View(focused)
+	case layout.Output:
+		body = m.output.View()
+	case layout.Recall:
+		body = m.recall.View(focused)
 	default:
-		tp := m.textPane(p)
-		body, footer = tp.View(), tp.Footer()
+		body = m.detail.View()
 	}
+	footer = m.pane(p).Footer()
 	return layout.Box(m.th, m.paneTitle(p, focused), m.th.Dim.Render(footer), body, r.W, r.H, focused)
 }
 
@@ -154,6 +162,8 @@ func (m *Model) paneTitle(p layout.Pane, focused bool) string {
 		title += m.th.Accent.Render(" /" + m.feats.Filter() + " ")
 	case p == layout.Detail:
 		title += m.th.Dim.Render(" " + m.detailLabel() + " ")
+	case p == layout.Output && m.output.Title() != "":
+		title += m.th.Dim.Render(" " + layout.Cut(m.output.Title(), 40) + " ")
 	}
 	// Stacked: the lower slot lists the panes it can show, so they can be found.
 	if !m.lay.Wide && p != layout.Features {
@@ -250,10 +260,18 @@ func (m *Model) hintBar() string {
 		return layout.Fit(m.th.Dim.Render(" type to filter · ↑↓ move · enter keep · esc clear"), m.w)
 	case m.mode == modeCommand:
 		return layout.Fit(m.th.Dim.Render(" enter run · tab complete · ↑↓ history · esc close"), m.w)
+	case m.mode == modeSearch:
+		return layout.Fit(m.th.Dim.Render(" type the text to find · enter search · esc cancel"), m.w)
+	case m.mode == modeRecall:
+		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc stop typing"), m.w)
 	case m.focus == layout.Features || m.focus == layout.DAG:
 		acts = []keys.Action{keys.NextPane, keys.Start, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
 	case m.focus == layout.Output:
-		acts = []keys.Action{keys.NextPane, keys.Follow, keys.Wrap, keys.SearchNext, keys.Command}
+		acts = []keys.Action{keys.NextPane, keys.Follow, keys.Wrap, keys.Filter, keys.SearchNext, keys.SearchPrev, keys.Bottom}
+	case m.focus == layout.Runs:
+		acts = []keys.Action{keys.NextPane, keys.Down, keys.Open, keys.Follow, keys.Recall, keys.Command}
+	case m.focus == layout.Recall:
+		acts = []keys.Action{keys.Filter, keys.Down, keys.Open, keys.NextPane, keys.Command}
 	default:
 		acts = []keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Command}
 	}

@@ -82,7 +82,7 @@ var defaults = []def{
 	{Pane6, []string{"6"}, "recall"},
 	{Open, []string{"enter"}, "open"},
 	{Back, []string{"esc"}, "back"},
-	{Filter, []string{"/"}, "filter"},
+	{Filter, []string{"/"}, "filter/search"},
 	{Command, []string{":"}, "command line"},
 	{Help, []string{"?"}, "help"},
 	{Quit, []string{"q", "ctrl+c"}, "quit"},

@@ -64,9 +64,9 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 		featH := h * 11 / 20
 		l.Rects[Features] = Rect{x, y, left, featH}
 		l.Rects[DAG] = Rect{x, y + featH, left, h - featH}
-		detailH := h / 2
+		detailH := h * 9 / 20
 		l.Rects[Detail] = Rect{x + left, y, right, detailH}
-		runsW := right * 2 / 5
+		runsW := right * 9 / 20
 		l.Rects[Runs] = Rect{x + left, y + detailH, runsW, h - detailH}
 		if slot != Recall {
 			slot = Output

@@ -31,7 +31,7 @@ type row struct {
 type Model struct {
 	th      styles.Theme
 	rows    []row
-	visible []int       // indexes into rows that pass the filter, plan order
+	visible []int         // indexes into rows that pass the filter, plan order
 	hits    map[int][]int // row -> byte offsets the filter matched, for highlight
 	filter  string
 	sc      scroll.State
@@ -143,11 +143,11 @@ func (m *Model) Len() int   { return len(m.visible) }
 func (m *Model) Total() int { return len(m.rows) }
 
 // Navigation.
-func (m *Model) Move(d int)    { m.sc.Move(d) }
-func (m *Model) Page(dir int)  { m.sc.Page(dir) }
-func (m *Model) Top()          { m.sc.Top() }
-func (m *Model) Bottom()       { m.sc.Bottom() }
-func (m *Model) Scroll(d int)  { m.sc.Scroll(d) }
+func (m *Model) Move(d int)     { m.sc.Move(d) }
+func (m *Model) Page(dir int)   { m.sc.Page(dir) }
+func (m *Model) Top()           { m.sc.Top() }
+func (m *Model) Bottom()        { m.sc.Bottom() }
+func (m *Model) Scroll(d int)   { m.sc.Scroll(d) }
 func (m *Model) ClickRow(y int) { m.sc.Set(m.sc.Offset + y) }
 
 // SetSize sets the content area.

@@ -1,0 +1,5 @@
+package layout
+
+import "flowdeck/ui/styles"
+
+var testTheme = styles.New(true, true)

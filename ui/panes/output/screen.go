@@ -1,0 +1,86 @@
+package output
+
+import (
+	"io"
+	"strings"
+
+	"github.com/charmbracelet/x/vt"
+)
+
+// Screen is a terminal emulator for output that moves the cursor: an agent's
+// own TUI, multi-line progress. It is owned by one command at a time (the
+// model hands it over in a message), so it needs no lock.
+type Screen struct {
+	emu *vt.Emulator
+}
+
+// NewScreen makes an emulator of the run's terminal size.
+func NewScreen(cols, rows int) *Screen {
+	e := vt.NewEmulator(cols, rows)
+	e.SetScrollbackSize(20000)
+	// The emulator answers queries (cursor position, …) on its read side;
+	// nobody needs the answers, but unread they would block its writes.
+	go func() { _, _ = io.Copy(io.Discard, e) }()
+	return &Screen{emu: e}
+}
+
+// Feed writes raw output into the emulator.
+func (s *Screen) Feed(b []byte) { _, _ = s.emu.Write(b) }
+
+// Close stops the emulator.
+func (s *Screen) Close() { _ = s.emu.Close() }
+
+// Snapshot returns the scrollback and the screen as lines. The emulator's own
+// rendering is filtered once more so only SGR reaches the cockpit's frame.
+// A full-screen program (alternate screen) shows its screen only.
+func (s *Screen) Snapshot() []Line {
+	var out []Line
+	if !s.emu.IsAltScreen() {
+		for _, l := range s.emu.Scrollback().Lines() {
+			out = append(out, sanitize(l.Render()))
+		}
+	}
+	rows := strings.Split(s.emu.Render(), "\n")
+	// Trailing blank rows of the screen are not output.
+	for len(rows) > 0 && strings.TrimSpace(stripSGR(rows[len(rows)-1])) == "" {
+		rows = rows[:len(rows)-1]
+	}
+	for _, r := range rows {
+		out = append(out, sanitize(strings.TrimRight(r, "\r")))
+	}
+	return out
+}
+
+// sanitize keeps SGR and text, nothing else.
+func sanitize(s string) Line {
+	var p Parser
+	ls := p.Feed([]byte(s))
+	if l, ok := p.Flush(); ok {
+		ls = append(ls, l)
+	}
+	if len(ls) == 0 {
+		return Line{}
+	}
+	l := ls[0]
+	l.Text = strings.TrimRight(l.Text, " ")
+	l.Plain = strings.TrimRight(l.Plain, " ")
+	return l
+}
+
+func stripSGR(s string) string {
+	var p Parser
+	p.Feed([]byte(s))
+	l, _ := p.Flush()
+	return l.Plain
+}
+
+// Sanitize keeps the text and SGR sequences of s and drops every other
+// escape sequence and control character: for text rendered elsewhere
+// (glamour's hyperlinks) that must not reach the terminal as is.
+func Sanitize(s string) string {
+	if !strings.ContainsAny(s, "\x1b\a\r\b") {
+		return s
+	}
+	l := sanitize(s)
+	return l.Text
+}

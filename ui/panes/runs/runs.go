@@ -1,0 +1,204 @@
+// Package runs is the runs pane: every command run through flowdeck, newest
+// first, with outcome, command, duration, feature and the classifier's
+// summary. Selecting a run shows its output in the output pane.
+package runs
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/scroll"
+	"flowdeck/ui/styles"
+)
+
+// Model is the runs pane.
+type Model struct {
+	th   styles.Theme
+	recs []db.RunRecord
+	sc   scroll.State
+	w, h int
+}
+
+// New returns an empty pane.
+func New(th styles.Theme) *Model { return &Model{th: th} }
+
+// SetTheme changes the paints.
+func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+
+// SetRuns replaces the list, keeping the selected run. When the newest run
+// was selected, a newer one takes its place: the pane follows new runs
+// unless the person picked an older one.
+func (m *Model) SetRuns(recs []db.RunRecord) {
+	sel := m.Selected()
+	onNewest := m.sc.Cursor == 0
+	m.recs = recs
+	m.sc.SetLen(len(recs))
+	if onNewest {
+		m.sc.Top()
+		return
+	}
+	m.Select(sel)
+}
+
+// Selected is the selected run's id.
+func (m *Model) Selected() string {
+	if r := m.SelectedRecord(); r != nil {
+		return r.ID
+	}
+	return ""
+}
+
+// SelectedRecord is the selected run, or nil.
+func (m *Model) SelectedRecord() *db.RunRecord {
+	if m.sc.Cursor < 0 || m.sc.Cursor >= len(m.recs) {
+		return nil
+	}
+	return &m.recs[m.sc.Cursor]
+}
+
+// Record finds a run by id.
+func (m *Model) Record(id string) *db.RunRecord {
+	for i := range m.recs {
+		if m.recs[i].ID == id {
+			return &m.recs[i]
+		}
+	}
+	return nil
+}
+
+// Select moves to run id.
+func (m *Model) Select(id string) bool {
+	for i := range m.recs {
+		if m.recs[i].ID == id {
+			m.sc.Set(i)
+			return true
+		}
+	}
+	return false
+}
+
+// Len is the number of runs.
+func (m *Model) Len() int { return len(m.recs) }
+
+// Navigation.
+func (m *Model) Move(d int)     { m.sc.Move(d) }
+func (m *Model) Page(dir int)   { m.sc.Page(dir) }
+func (m *Model) Top()           { m.sc.Top() }
+func (m *Model) Bottom()        { m.sc.Bottom() }
+func (m *Model) Scroll(d int)   { m.sc.Scroll(d) }
+func (m *Model) ClickRow(y int) { m.sc.Set(m.sc.Offset + y) }
+
+// SetSize sets the content area.
+func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.sc.SetHeight(h) }
+
+// Footer is the position for the frame.
+func (m *Model) Footer() string {
+	if len(m.recs) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.recs))
+}
+
+// View paints the visible rows.
+func (m *Model) View(focused bool) []string {
+	if len(m.recs) == 0 {
+		return layout.PadLines([]string{m.th.Dim.Render(" no runs yet: flowdeck run -- CMD")}, m.w, m.h)
+	}
+	from, to := m.sc.Window()
+	out := make([]string, 0, m.h)
+	for i := from; i < to; i++ {
+		out = append(out, m.row(&m.recs[i], i == m.sc.Cursor, focused))
+	}
+	return layout.PadLines(out, m.w, m.h)
+}
+
+func (m *Model) row(r *db.RunRecord, selected, focused bool) string {
+	glyph, paint := m.outcome(r)
+	marker := " "
+	if selected {
+		marker = "›"
+	}
+	dur := duration(r)
+	cmd := model.ShellJoin(r.Argv)
+	var b strings.Builder
+	b.WriteString(marker + paint.Render(glyph) + " ")
+	rest := m.w - 3
+	durW := 7
+	// The command is what identifies a run: it gets the room, the summary
+	// what is left.
+	cmdW := max(8, min(layout.Width(cmd), rest-durW-2-min(16, rest/4)))
+	b.WriteString(layout.Fit(layout.Cut(cmd, cmdW), cmdW))
+	rest -= cmdW
+	if rest > durW+1 {
+		b.WriteString(" " + m.th.Dim.Render(layout.Fit(dur, durW)))
+		rest -= durW + 1
+	}
+	var tail []string
+	if r.Feature != "" {
+		tail = append(tail, r.Feature)
+	}
+	if r.Summary != "" {
+		tail = append(tail, r.Summary)
+	} else if r.Outcome != "" && r.Outcome != "exited" {
+		tail = append(tail, r.Outcome)
+	}
+	if rest > 4 && len(tail) > 0 {
+		b.WriteString(" " + paint.Render(layout.Cut(strings.Join(tail, " · "), rest-1)))
+	}
+	line := b.String()
+	if selected {
+		p := m.th.SelectedBlur
+		if focused {
+			p = m.th.Selected
+		}
+		return p.Render(layout.Fit(stripped(line), m.w))
+	}
+	return line
+}
+
+// outcome is a run's glyph and paint: running, passed, failed, killed.
+func (m *Model) outcome(r *db.RunRecord) (string, styles.Paint) {
+	switch r.Outcome {
+	case db.RunRunning:
+		return "⟳", m.th.State(model.StateInProgress)
+	case "exited":
+		if r.ExitCode == 0 {
+			return "✓", m.th.OK
+		}
+		return "✗", m.th.Error
+	case "timeout":
+		return "◷", m.th.Error // single-width on every terminal, unlike the emoji clocks
+	case "oom", "pids":
+		return "✗", m.th.Error
+	case "cancelled":
+		return "⊘", m.th.Dim
+	case "start_failed":
+		return "!", m.th.Error
+	}
+	if r.ExitCode != 0 {
+		return "✗", m.th.Error
+	}
+	return "·", m.th.Dim
+}
+
+func duration(r *db.RunRecord) string {
+	d := r.Duration
+	if r.Outcome == db.RunRunning {
+		return "running"
+	}
+	switch {
+	case d < time.Second:
+		return fmt.Sprintf("%dms", d.Milliseconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	}
+	return d.Truncate(time.Second).String()
+}
+
+func stripped(s string) string { return ansi.Strip(s) }
