@@ -32,6 +32,7 @@ type env struct {
 	actor          string
 	json           bool
 	now            func() time.Time
+	cockpitFn      Cockpit
 }
 
 // exitError carries an exit code through cobra.
@@ -55,9 +56,10 @@ type silent int
 func (s silent) Error() string { return fmt.Sprintf("exit %d", int(s)) }
 
 // Run executes flowdeck with args (without the program name) and returns the
-// process exit code.
-func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now}
+// process exit code. cockpit opens the cockpit in process; nil starts the
+// flowdeck-cockpit binary for it.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockpit) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, cockpitFn: cockpit}
 	root := e.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)

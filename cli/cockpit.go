@@ -1,33 +1,110 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
 
-	"github.com/charmbracelet/x/term"
+	"golang.org/x/term"
 
-	"flowdeck/ui"
+	"flowdeck/db"
 )
 
-// cockpit is `flowdeck` without a subcommand: the Bubble Tea cockpit on this
-// project. It needs a terminal on both ends; piped, it says so instead of
-// painting escape sequences into a file.
+// Cockpit opens the Bubble Tea cockpit on a project. flowdeck-cockpit passes
+// the real one; the lean flowdeck binary passes nil and starts
+// flowdeck-cockpit instead (see ExecCockpit), so that agents' CLI calls do
+// not pay the Charm libraries' package initialisation (tens of
+// milliseconds of width tables and lexers) on every call.
+type Cockpit func(st *db.Store, actor string) error
+
+// CockpitBinary is the companion binary that holds the cockpit.
+const CockpitBinary = "flowdeck-cockpit"
+
+// cockpit is `flowdeck` without a subcommand: the cockpit on this project.
+// It needs a terminal on both ends; piped, it says so instead of painting
+// escape sequences into a file.
 func (e *env) cockpit() error {
 	in, inOK := e.stdin.(*os.File)
 	out, outOK := e.stdout.(*os.File)
-	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return usageErr("the cockpit needs a terminal; for scripts use the subcommands (flowdeck help)")
 	}
 	st, err := e.store()
 	if err != nil {
 		return err
 	}
-	actor := e.actor
-	if actor == "" {
-		actor = os.Getenv("FLOWDECK_ACTOR")
+	return e.openCockpit(st, true)
+}
+
+func (e *env) openCockpit(st *db.Store, replace bool) error {
+	var err error
+	if e.cockpitFn != nil {
+		err = e.cockpitFn(st, e.actorName())
+	} else {
+		err = e.execCockpit(st, e.actorName(), replace)
 	}
-	if err := ui.Run(st, ui.Options{Actor: actor}); err != nil {
+	if err != nil {
+		var s silent
+		if errors.As(err, &s) {
+			return err
+		}
 		return internalErr(fmt.Errorf("cockpit: %w", err))
 	}
 	return nil
+}
+
+// execCockpit runs flowdeck-cockpit on the store's project with this
+// process's terminal. With replace, this process becomes the cockpit
+// (execve), so signals reach it directly; otherwise it is a child, the
+// termination signals are passed on to it, and execCockpit waits for it.
+func (e *env) execCockpit(st *db.Store, actor string, replace bool) error {
+	bin, err := FindCockpit()
+	if err != nil {
+		return err
+	}
+	project := filepath.Dir(st.Dir()) // the directory that holds .flow
+	args := []string{bin, "--dir", project, "--actor", actor}
+	if replace {
+		return syscall.Exec(bin, args, os.Environ())
+	}
+	cmd := exec.Command(bin, args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	go func() {
+		for sig := range sigs {
+			cmd.Process.Signal(sig)
+		}
+	}()
+	if err := cmd.Wait(); err != nil {
+		var x *exec.ExitError
+		if errors.As(err, &x) {
+			return silent(x.ExitCode())
+		}
+		return err
+	}
+	return nil
+}
+
+// FindCockpit looks for flowdeck-cockpit next to this executable, then in
+// PATH.
+func FindCockpit() (string, error) {
+	if self, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(self), CockpitBinary)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			return p, nil
+		}
+	}
+	if p, err := exec.LookPath(CockpitBinary); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s not found next to flowdeck or in PATH; build both with: go build -o bin/ ./... (in the flowdeck source)", CockpitBinary)
 }

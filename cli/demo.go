@@ -14,7 +14,6 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/demo"
-	"flowdeck/ui"
 )
 
 func (e *env) demoCommand() *cobra.Command {
@@ -68,7 +67,7 @@ the agent pick up the next feature. The project is deleted on exit unless
 				<-ctx.Done()
 				return nil
 			}
-			return ui.Run(st, ui.Options{Actor: e.actorName()})
+			return e.openCockpit(st, false)
 		},
 	}
 	c.Flags().BoolVar(&keep, "keep", false, "keep the demo project for inspection")

@@ -26,7 +26,8 @@ func TestTmuxEndToEnd(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "flowdeck")
-	if out, err := exec.Command("go", "build", "-o", bin, "flowdeck").CombinedOutput(); err != nil {
+	// flowdeck starts flowdeck-cockpit from its own directory.
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	project := filepath.Join(dir, "project")
@@ -128,7 +129,8 @@ func TestTmuxSIGTERMLeavesTerminalClean(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "flowdeck")
-	if out, err := exec.Command("go", "build", "-o", bin, "flowdeck").CombinedOutput(); err != nil {
+	// flowdeck starts flowdeck-cockpit from its own directory.
+	if out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	project := filepath.Join(dir, "project")

@@ -1,0 +1,21 @@
+// Command flowdeck-cockpit is flowdeck with its Bubble Tea cockpit linked
+// in. It accepts every flowdeck subcommand; `flowdeck` (the lean binary that
+// agents call) starts it for the cockpit and the demo.
+package main
+
+import (
+	"os"
+
+	"flowdeck/cli"
+	"flowdeck/db"
+	"flowdeck/runner"
+	"flowdeck/ui"
+)
+
+func main() {
+	runner.Reexec()
+	open := func(st *db.Store, actor string) error {
+		return ui.Run(st, ui.Options{Actor: actor})
+	}
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, open))
+}
