@@ -7,7 +7,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"flowdeck/capture"
+	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/patterns"
@@ -54,13 +54,31 @@ failure, partial when a timeout or the user cut it short.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			cfg := e.config().Run
+			flags := cmd.Flags()
+			if !flags.Changed("timeout") && cfg.Timeout != "" {
+				timeout, _ = time.ParseDuration(cfg.Timeout) // validated by config.Load
+			}
+			if !flags.Changed("memory") {
+				memory = cfg.Memory
+			}
+			if !flags.Changed("pids") {
+				pids = cfg.Pids
+			}
+			if !flags.Changed("cpu") {
+				cpu = cfg.CPU
+			}
 			limits := runner.Limits{Pids: pids, CPU: cpu}
 			if memory != "" {
-				n, err := parseBytes(memory)
+				n, err := config.ParseBytes(memory)
 				if err != nil {
 					return usageErr("--memory %q: %v", memory, err)
 				}
 				limits.MemoryBytes = n
+			}
+			redactor, err := patterns.NewRedactor(cfg.Redact)
+			if err != nil {
+				return usageErr("config run.redact: %v", err)
 			}
 			if scope != string(model.ScopeTargeted) && scope != string(model.ScopeBroad) {
 				return usageErr("--scope must be targeted or broad, not %q", scope)
@@ -78,12 +96,11 @@ failure, partial when a timeout or the user cut it short.`,
 			if err := capture.Precheck(st, feature, model.Scope(scope)); err != nil {
 				return e.report(nil, err)
 			}
-			cfg := e.patternSet(st)
 			tty := isTerminal(e.stdout)
 			opts := capture.Options{
 				Argv: args, Feature: feature, Scope: model.Scope(scope), Actor: e.actorName(),
 				Timeout: timeout, Limits: limits, NoNetwork: noNetwork, NoIsolation: isolation == "none",
-				Patterns: cfg, RetainBytes: retainBytes(),
+				Patterns: e.patternSet(st), Redactor: redactor, RetainBytes: retainBytes(cfg.Retain),
 			}
 			if f, ok := e.stdout.(*os.File); ok && tty {
 				if w, h, err := term.GetSize(int(f.Fd())); err == nil {
@@ -163,45 +180,38 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// parseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.
-func parseBytes(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "IB"), "B")
-	mult := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			t = t[:len(t)-1]
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("not a size (use e.g. 512M, 2G)")
-	}
-	return int64(n * float64(mult)), nil
-}
-
-// retainBytes is the project's output budget: $FLOWDECK_RETAIN (a size, or
-// 0 for unbounded), default 2 GiB.
-func retainBytes() int64 {
+// retainBytes is the project's output budget: $FLOWDECK_RETAIN, else the
+// config's run.retain (a size, or 0 for unbounded), else the default.
+func retainBytes(configured string) int64 {
 	v := os.Getenv("FLOWDECK_RETAIN")
 	if v == "" {
-		return 0
+		v = configured
 	}
-	if v == "0" {
+	switch v {
+	case "":
+		return 0
+	case "0":
 		return -1
 	}
-	n, err := parseBytes(v)
+	n, err := config.ParseBytes(v)
 	if err != nil {
 		return 0
 	}
 	return n
+}
+
+// config loads $FLOWDECK_CONFIG or $XDG_CONFIG_HOME/flowdeck/config.toml;
+// problems are reported and the defaults used.
+func (e *env) config() config.Config {
+	path := os.Getenv("FLOWDECK_CONFIG")
+	if path == "" {
+		path = config.DefaultPath()
+	}
+	cfg, errs := config.Load(path)
+	for _, err := range errs {
+		fmt.Fprintf(e.stderr, "flowdeck: config: %v\n", err)
+	}
+	return cfg
 }
 
 // patternSet loads project patterns (.flow/patterns), then the user's

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"flowdeck/model"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 )
 
 func writeConfig(t *testing.T, text string) string {

@@ -13,7 +13,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 	"flowdeck/ui/panes/output"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/vt"
 
 	"flowdeck/model"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 )
 
 // Another process's action shows up on the poll tick the model scheduled,

@@ -14,7 +14,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/dag"

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"flowdeck/model"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 )
 
 type noteKind int

@@ -9,7 +9,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"flowdeck/db"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 )
 
 // Run opens the cockpit on a project's store and returns when the person

@@ -1,6 +1,6 @@
 package ui
 
-import "flowdeck/ui/config"
+import "flowdeck/config"
 
 func zeroConfig() config.Config { return config.Config{} }
 

@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/model"
-	"flowdeck/ui/config"
+	"flowdeck/config"
 )
 
 // wait is something that waits for the person: a feature review, the final

@@ -1,6 +1,8 @@
-// Package config reads the cockpit's settings from
-// $XDG_CONFIG_HOME/flowdeck/config.toml. A broken file never stops the
-// cockpit: Load returns defaults plus errors that name the file and line.
+// Package config reads flowdeck's settings from
+// $XDG_CONFIG_HOME/flowdeck/config.toml: the cockpit's keys, bell and theme,
+// and the defaults of every run (limits, timeout, retention, redaction). A
+// broken file never stops flowdeck: Load returns defaults plus errors that
+// name the file and line.
 package config
 
 import (
@@ -9,7 +11,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -36,8 +40,29 @@ type Config struct {
 	Actor string `toml:"actor"`
 	// Mouse captures the mouse at start (the toggle key flips it).
 	Mouse *bool `toml:"mouse"`
+	// Run holds the defaults of flowdeck run.
+	Run Run `toml:"run"`
 
 	raw []byte // the file's text, to point later messages at a line
+}
+
+// Run is the [run] table: defaults for every command flowdeck runs. Flags
+// override them.
+//
+//	[run]
+//	timeout = "30m"        # kill a run after this long ("" = never)
+//	memory = "4G"          # memory limit
+//	pids = 512             # process limit
+//	cpu = 2.0              # CPU limit in cores
+//	retain = "2G"          # output kept per project ("0" = unbounded)
+//	redact = ['(?i)internal-token-[a-z0-9]+']   # extra secrets (RE2)
+type Run struct {
+	Timeout string   `toml:"timeout"`
+	Memory  string   `toml:"memory"`
+	Pids    int      `toml:"pids"`
+	CPU     float64  `toml:"cpu"`
+	Retain  string   `toml:"retain"`
+	Redact  []string `toml:"redact"`
 }
 
 // Default is the configuration without a file.
@@ -107,7 +132,58 @@ func Load(path string) (Config, []error) {
 		errs = append(errs, fmt.Errorf("%s:%d: theme = %q: use auto, dark or light", path, LineOf(data, "theme"), parsed.Theme))
 		parsed.Theme = c.Theme
 	}
+	if parsed.Run.Timeout != "" {
+		if _, err := time.ParseDuration(parsed.Run.Timeout); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: run.timeout = %q: use a duration like 30m", path, LineOf(data, "timeout"), parsed.Run.Timeout))
+			parsed.Run.Timeout = ""
+		}
+	}
+	for _, sz := range []struct {
+		key string
+		val *string
+	}{{"memory", &parsed.Run.Memory}, {"retain", &parsed.Run.Retain}} {
+		if *sz.val == "" || *sz.val == "0" {
+			continue
+		}
+		if _, err := ParseBytes(*sz.val); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: run.%s = %q: %v", path, LineOf(data, sz.key), sz.key, *sz.val, err))
+			*sz.val = ""
+		}
+	}
+	var redact []string
+	for _, expr := range parsed.Run.Redact {
+		if _, err := regexp.Compile(expr); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: run.redact %q: %v", path, LineOf(data, "redact"), expr, err))
+			continue
+		}
+		redact = append(redact, expr)
+	}
+	parsed.Run.Redact = redact
 	return parsed, errs
+}
+
+// ParseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.
+func ParseBytes(s string) (int64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "IB"), "B")
+	mult := int64(1)
+	if t != "" {
+		switch t[len(t)-1] {
+		case 'K':
+			mult = 1 << 10
+		case 'M':
+			mult = 1 << 20
+		case 'G':
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			t = t[:len(t)-1]
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("not a size (use e.g. 512M, 2G)")
+	}
+	return int64(n * float64(mult)), nil
 }
 
 // LineOf is the line of the file on which key is assigned, 0 when unknown.
