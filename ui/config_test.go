@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
 	"flowdeck/config"
+	"flowdeck/model"
 )
 
 func writeConfig(t *testing.T, text string) string {

@@ -11,9 +11,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/model"
-	"flowdeck/config"
 	"flowdeck/ui/panes/output"
 )
 

@@ -13,8 +13,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
 
-	"flowdeck/model"
 	"flowdeck/config"
+	"flowdeck/model"
 )
 
 // Another process's action shows up on the poll tick the model scheduled,

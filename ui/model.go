@@ -11,10 +11,10 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
-	"flowdeck/config"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/dag"

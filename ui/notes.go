@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/model"
 	"flowdeck/config"
+	"flowdeck/model"
 )
 
 type noteKind int

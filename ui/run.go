@@ -8,8 +8,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"flowdeck/db"
 	"flowdeck/config"
+	"flowdeck/db"
 )
 
 // Run opens the cockpit on a project's store and returns when the person

@@ -6,8 +6,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
 	"flowdeck/config"
+	"flowdeck/model"
 )
 
 // wait is something that waits for the person: a feature review, the final
