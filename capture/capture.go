@@ -24,6 +24,9 @@ import (
 
 // Options describe one capture.
 type Options struct {
+	// ID names the run; "" = a new id from its start. The cockpit picks it
+	// up front so it knows which stored run is the one it may stop.
+	ID        string
 	Argv      []string
 	Dir       string   // working directory; "" = the caller's
 	Env       []string // nil = the caller's environment
@@ -110,8 +113,12 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	for i, a := range o.Argv {
 		argvShown[i] = string(red.Clone().Line([]byte(a)))
 	}
+	id := o.ID
+	if id == "" {
+		id = db.NewRunID(start)
+	}
 	rec := db.RunRecord{
-		ID: db.NewRunID(start), Feature: o.Feature, Scope: string(o.Scope),
+		ID: id, Feature: o.Feature, Scope: string(o.Scope),
 		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start,
 	}
 	w, err := st.StartRun(rec)
@@ -246,8 +253,8 @@ type sink struct {
 	// continued is set while the rest of an over-long line is arriving.
 	continued bool
 	// raw, text and lines batch one buffer's lines for the store.
-	raw, text, scratch []byte
-	lines              int
+	raw, text, scratch, joined []byte
+	lines                      int
 }
 
 // sinkBuf is a buffer shared by both workers; the last one to finish with
@@ -321,6 +328,10 @@ func (s *sink) finishLines() {
 }
 
 func (s *sink) process(data []byte) {
+	if s.fastPath(data) {
+		s.commit()
+		return
+	}
 	for len(data) > 0 {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -343,6 +354,56 @@ func (s *sink) process(data []byte) {
 	s.commit()
 }
 
+// fastPath handles a buffer in which nothing can need redaction (the common
+// case): the bytes up to its last newline are stored as they are, lines are
+// cut only for the index, and once a run's index is full they are only
+// counted. It declines buffers the slow path must see line by line.
+func (s *sink) fastPath(data []byte) bool {
+	last := bytes.LastIndexByte(data, '\n')
+	if last < 0 || s.continued || !s.redact.Clean(data) || !s.redact.Clean(s.partial) ||
+		!s.redact.Clean(joinWindow(s.partial, data, &s.scratch)) {
+		return false
+	}
+	complete := data[:last+1]
+	s.raw = append(append(s.raw, s.partial...), complete...)
+	if s.store.IndexFull() {
+		s.lines += bytes.Count(complete, []byte{'\n'})
+	} else {
+		for rest, first := complete, true; len(rest) > 0; first = false {
+			i := bytes.IndexByte(rest, '\n')
+			line := rest[:i]
+			if first && len(s.partial) > 0 {
+				s.joined = append(append(s.joined[:0], s.partial...), line...)
+				line = s.joined
+			}
+			s.index(line)
+			rest = rest[i+1:]
+		}
+	}
+	s.partial = append(s.partial[:0], data[last+1:]...)
+	return true
+}
+
+// joinWindow is the text around the seam of a pending partial line and the
+// next buffer, where a secret's trigger could straddle the two.
+func joinWindow(partial, data []byte, buf *[]byte) []byte {
+	const w = 64
+	head := partial[max(0, len(partial)-w):]
+	tail := data[:min(len(data), w)]
+	*buf = append(append((*buf)[:0], head...), tail...)
+	return *buf
+}
+
+// index adds one line's text to the batch for the recall index.
+func (s *sink) index(line []byte) {
+	text := s.plainText(line)
+	if len(text) > db.MaxIndexLine {
+		text = text[:db.MaxIndexLine]
+	}
+	s.text = append(append(s.text, text...), '\n')
+	s.lines++
+}
+
 // commit hands the lines cut so far to the store in one call.
 func (s *sink) commit() {
 	if len(s.raw) > 0 || s.lines > 0 {
@@ -360,12 +421,7 @@ func (s *sink) line(raw []byte, newline bool) {
 		s.raw = append(s.raw, '\n')
 	}
 	if !s.continued {
-		text := s.plainText(red)
-		if len(text) > db.MaxIndexLine {
-			text = text[:db.MaxIndexLine]
-		}
-		s.text = append(append(s.text, text...), '\n')
-		s.lines++
+		s.index(red)
 	}
 	s.continued = !newline
 }

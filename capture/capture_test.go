@@ -3,6 +3,7 @@ package capture
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,6 +232,45 @@ func TestPlainTextMatchesStripANSI(t *testing.T) {
 		want := strings.TrimRight(string(patterns.StripANSI(line)), "\r")
 		if got != want {
 			t.Fatalf("plainText(%q) = %q, StripANSI = %q", line, got, want)
+		}
+	}
+}
+
+// A long output mixes buffers that need no redaction (stored as they are)
+// with one holding a secret (redacted line by line); the stored bytes, the
+// line count and the index's line numbers come out the same either way.
+func TestFastAndSlowPathsAgree(t *testing.T) {
+	st := newStore(t)
+	dir := t.TempDir()
+	var want strings.Builder
+	for i := 1; i <= 20000; i++ {
+		line := fmt.Sprintf("line %05d of a plain build log with \x1b[32mcolour\x1b[0m", i)
+		if i == 12345 {
+			line = "line 12345 sets password=hunter2 here"
+		}
+		want.WriteString(line + "\n")
+	}
+	file := filepath.Join(dir, "out.log")
+	os.WriteFile(file, []byte(want.String()), 0o644)
+	res, err := Run(context.Background(), st, Options{Argv: []string{"cat", file}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expect := strings.Replace(want.String(), "password=hunter2", "password=[REDACTED]", 1)
+	if got := string(output(t, st, res.Run.ID)); got != expect {
+		t.Fatalf("stored output differs (%d vs %d bytes)", len(got), len(expect))
+	}
+	if res.Run.Lines != 20000 {
+		t.Fatalf("lines = %d", res.Run.Lines)
+	}
+	for _, q := range []struct {
+		query string
+		line  int
+		text  string
+	}{{"line 17001", 17001, "line 17001 of a plain build log with colour"}, {"line 12345", 12345, "line 12345 sets password=[REDACTED] here"}} {
+		hits, _ := st.Recall(db.RecallQuery{Query: q.query, Limit: 1})
+		if len(hits) != 1 || hits[0].Line != q.line || hits[0].Text != q.text {
+			t.Fatalf("recall %q = %+v", q.query, hits)
 		}
 	}
 }

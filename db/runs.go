@@ -201,6 +201,14 @@ func (w *RunWriter) Append(raw, text []byte, lines int) error {
 	return nil
 }
 
+// IndexFull reports whether the run's index reached its budget, so that a
+// writer can stop preparing lines for it.
+func (w *RunWriter) IndexFull() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.rec.IndexTruncated
+}
+
 // WriteLine appends raw output followed by a newline.
 func (w *RunWriter) WriteLine(p []byte) (int, error) {
 	w.mu.Lock()

@@ -205,3 +205,25 @@ func BenchmarkRedactor(b *testing.B) {
 		}
 	}
 }
+
+func TestCleanAgreesWithLine(t *testing.T) {
+	r, _ := NewRedactor(nil)
+	clean := []byte("ok  \tgithub.com/acme/app/pkg/web\t0.12s\n=== RUN   TestHandler\n--- PASS: TestHandler (0.00s)\n")
+	if !r.Clean(clean) {
+		t.Fatal("plain test output reported as possibly secret")
+	}
+	for _, dirty := range []string{"x\npassword=hunter2\n", "AKIAIOSFODNN7EXAMPLE", "Authorization: Bearer abc.def", "-----BEGIN RSA PRIVATE KEY-----", "ghp_0123456789abcdefghij0123456789abcdef"} {
+		if r.Clean([]byte(dirty)) {
+			t.Errorf("Clean(%q) = true", dirty)
+		}
+	}
+	// Inside an open key block nothing is clean.
+	r.Line([]byte("-----BEGIN OPENSSH PRIVATE KEY-----"))
+	if r.Clean(clean) {
+		t.Fatal("Clean inside an open private key block")
+	}
+	withRule, _ := NewRedactor([]string{"internal-[0-9]+"})
+	if withRule.Clean(clean) {
+		t.Fatal("Clean must not vouch for text when user rules exist")
+	}
+}
