@@ -163,14 +163,20 @@ func (w *RunWriter) Session() string { return w.rec.Session }
 func (w *RunWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.pending > maxPending && w.err == nil {
-		w.cond.Wait()
-	}
-	if w.err != nil {
-		return 0, w.err
+	if err := w.waitRoom(); err != nil {
+		return 0, err
 	}
 	w.appendRaw(p)
 	return len(p), nil
+}
+
+// waitRoom blocks while too much output waits for the store (back-pressure
+// on the command) and returns the store's error, if any. Called with mu held.
+func (w *RunWriter) waitRoom() error {
+	for w.pending > maxPending && w.err == nil {
+		w.cond.Wait()
+	}
+	return w.err
 }
 
 // Append adds a batch: raw output, and text holding the next lines of the
@@ -179,11 +185,8 @@ func (w *RunWriter) Write(p []byte) (int, error) {
 func (w *RunWriter) Append(raw, text []byte, lines int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.pending > maxPending && w.err == nil {
-		w.cond.Wait()
-	}
-	if w.err != nil {
-		return w.err
+	if err := w.waitRoom(); err != nil {
+		return err
 	}
 	w.appendRaw(raw)
 	w.rec.Lines += int64(lines)
@@ -209,21 +212,6 @@ func (w *RunWriter) IndexFull() bool {
 	return w.rec.IndexTruncated
 }
 
-// WriteLine appends raw output followed by a newline.
-func (w *RunWriter) WriteLine(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for w.pending > maxPending && w.err == nil {
-		w.cond.Wait()
-	}
-	if w.err != nil {
-		return 0, w.err
-	}
-	w.appendRaw(p)
-	w.appendRaw([]byte{'\n'})
-	return len(p) + 1, nil
-}
-
 func (w *RunWriter) appendRaw(p []byte) {
 	if w.raw == nil {
 		// Reuse the buffer the last flush gave back, so a flood of output
@@ -246,26 +234,12 @@ func (w *RunWriter) maybeKick() {
 	}
 }
 
-// IndexLine appends one line of text (no newline) to the recall index. Past
-// MaxIndexBytes a run's lines are counted but no longer indexed: the index
-// costs about twice the text, and a flood of output must not fill the disk
-// three times over. The raw output is always kept whole.
+// IndexLine adds one line of text (no newline) to the recall index.
 func (w *RunWriter) IndexLine(line []byte) {
 	if len(line) > MaxIndexLine {
 		line = line[:MaxIndexLine]
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.rec.Lines++
-	if w.rec.IndexedBytes+int64(len(line)+1) > w.maxIndex {
-		w.rec.IndexTruncated = true
-		return
-	}
-	w.idx = append(w.idx, line...)
-	w.idx = append(w.idx, '\n')
-	w.rec.IndexedBytes += int64(len(line) + 1)
-	w.pending += len(line) + 1
-	w.maybeKick()
+	w.Append(nil, append(line[:len(line):len(line)], '\n'), 1)
 }
 
 func (w *RunWriter) loop() {

@@ -164,6 +164,21 @@ func requirePlan(s *Session) error {
 	return nil
 }
 
+// requireApproved checks for an open session whose plan is approved.
+func requireApproved(s *Session, hint string) error {
+	if err := requireOpen(s); err != nil {
+		return err
+	}
+	if err := requirePlan(s); err != nil {
+		return err
+	}
+	if s.Approval != ApprovalApproved {
+		return refuse(CodePlanNotApproved, string(s.Status), "an approved plan", hint, "",
+			"the plan of session %s is not approved", s.ID).withAction("flow", "plan", "approve")
+	}
+	return nil
+}
+
 func requireFeature(s *Session, id string) (*Feature, error) {
 	if err := requirePlan(s); err != nil {
 		return nil, err
@@ -346,16 +361,8 @@ func (PlanApprove) decide(s *Session, b *builder) error {
 }
 
 func (a RunStart) decide(s *Session, b *builder) error {
-	if err := requireOpen(s); err != nil {
+	if err := requireApproved(s, "Review the plan, then approve it."); err != nil {
 		return err
-	}
-	if err := requirePlan(s); err != nil {
-		return err
-	}
-	if s.Approval != ApprovalApproved {
-		return refuse(CodePlanNotApproved, string(s.Status), "an approved plan",
-			"Review the plan, then approve it.", "", "the plan of session %s is not approved", s.ID).
-			withAction("flow", "plan", "approve")
 	}
 	if act := s.Execution.ActiveFeature; act != "" {
 		return refuse(CodeFeatureAlreadyActive, string(s.Status), "no active feature",
@@ -493,16 +500,8 @@ func (a ReviewFeature) decide(s *Session, b *builder) error {
 }
 
 func (a ReviewFinal) decide(s *Session, b *builder) error {
-	if err := requireOpen(s); err != nil {
+	if err := requireApproved(s, "The final review comes after execution; approve the plan first."); err != nil {
 		return err
-	}
-	if err := requirePlan(s); err != nil {
-		return err
-	}
-	if s.Approval != ApprovalApproved {
-		return refuse(CodePlanNotApproved, string(s.Status), "an approved plan",
-			"The final review comes after execution; approve the plan first.", "",
-			"the plan of session %s is not approved", s.ID).withAction("flow", "plan", "approve")
 	}
 	if err := checkDecision(a.Decision); err != nil {
 		return err
