@@ -182,6 +182,9 @@ func (w *RunWriter) waitRoom() error {
 // Append adds a batch: raw output, and text holding the next lines of the
 // index, each ended by a newline (at most MaxIndexLine bytes each). One call
 // per batch keeps a flood of short lines from paying for a lock per line.
+// Past MaxIndexBytes a run's lines are counted but no longer indexed: the
+// index costs about twice the text, and a flood of output must not fill the
+// disk three times over. The raw output is always kept whole.
 func (w *RunWriter) Append(raw, text []byte, lines int) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
