@@ -254,3 +254,25 @@ func TestFindRoot(t *testing.T) {
 		t.Fatalf("FindRoot without .git = %q, want %q", got, bare)
 	}
 }
+
+func TestDocsCannotEscapeFlowDir(t *testing.T) {
+	st := newStore(t)
+	// A goal full of path tricks still makes a kebab-case id.
+	out := mustDo(t, st, model.PlanStart{Goal: "../../etc/passwd; rm -rf / \x00 ..\\.."})
+	if !model.ValidSessionID(out.Session.ID) || strings.Contains(out.Session.ID, "..") {
+		t.Fatalf("session id %q", out.Session.ID)
+	}
+	// Feature ids with path elements never pass plan validation.
+	_, err := st.Do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "../x", Title: "x"}}}}, "t", t0)
+	if e, ok := model.AsError(err); !ok || e.Code != model.CodePlanInvalidID {
+		t.Fatalf("plan with ../x: %v", err)
+	}
+	// And the writer itself refuses a crafted session.
+	evil := &model.Session{ID: "../../evil"}
+	if err := st.WriteDocs(evil); err == nil {
+		t.Fatal("WriteDocs accepted a session id with path elements")
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(st.Dir()), "..", "evil")); !os.IsNotExist(err) {
+		t.Fatal("a file was written outside .flow")
+	}
+}

@@ -1,0 +1,57 @@
+package db
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// agentKeyPrefix keys an agent's last lifecycle event in the meta bucket.
+// These are not session events: an idle agent changes no plan, and one
+// per turn would flood the history.
+var agentKeyPrefix = []byte("agent/")
+
+// AgentEvent is the last thing an agent's harness reported about it, such
+// as "idle" (opencode's session.idle).
+type AgentEvent struct {
+	Agent string    `json:"agent"`
+	Event string    `json:"event"`
+	At    time.Time `json:"at"`
+}
+
+// RecordAgentEvent keeps ev as its agent's latest event. The change counter
+// moves, so an open cockpit sees it.
+func (s *Store) RecordAgentEvent(ev AgentEvent) error {
+	if ev.Agent == "" || ev.Event == "" {
+		return fmt.Errorf("an agent event needs an agent and an event")
+	}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	return s.update(func(tx *bolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(append(bytes.Clone(agentKeyPrefix), ev.Agent...), raw)
+	})
+}
+
+// AgentEvents returns every agent's latest event, by agent name.
+func (s *Store) AgentEvents() ([]AgentEvent, error) {
+	var out []AgentEvent
+	err := s.view(func(tx *bolt.Tx) error {
+		c := tx.Bucket(bucketMeta).Cursor()
+		for k, v := c.Seek(agentKeyPrefix); k != nil && bytes.HasPrefix(k, agentKeyPrefix); k, v = c.Next() {
+			var ev AgentEvent
+			if err := json.Unmarshal(v, &ev); err != nil {
+				return fmt.Errorf("agent event %s: decode: %w", k, err)
+			}
+			out = append(out, ev)
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
+	return out, err
+}
