@@ -14,6 +14,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ops"
 )
 
 // Exit codes, documented in the README.
@@ -107,6 +108,8 @@ func (e *env) rootCommand() *cobra.Command {
 	})
 	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(),
 		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd())
+	root.AddCommand(e.agentCommands()...)
+	root.AddCommand(e.flowsCommands()...)
 	return root
 }
 
@@ -149,6 +152,9 @@ func (e *env) do(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	out, err := st.Do(a, e.actorName(), e.now())
-	return e.report(out, err)
+	res, err := ops.Do(st, a, e.actorName(), e.now())
+	if err != nil {
+		return e.fail(err)
+	}
+	return e.showAction(res)
 }

@@ -43,9 +43,9 @@ func (e *env) cockpit() error {
 func (e *env) openCockpit(st *db.Store, replace bool) error {
 	var err error
 	if e.cockpitFn != nil {
-		err = e.cockpitFn(st, e.actorName())
+		err = e.cockpitFn(st, e.cockpitActor())
 	} else {
-		err = e.execCockpit(st, e.actorName(), replace)
+		err = e.execCockpit(st, e.cockpitActor(), replace)
 	}
 	if err != nil {
 		var s silent
@@ -55,6 +55,15 @@ func (e *env) openCockpit(st *db.Store, replace bool) error {
 		return internalErr(fmt.Errorf("cockpit: %w", err))
 	}
 	return nil
+}
+
+// cockpitActor is --actor, else $FLOWDECK_ACTOR, else "": the cockpit then
+// takes the config file's actor, and "human" only after that.
+func (e *env) cockpitActor() string {
+	if e.actor != "" {
+		return e.actor
+	}
+	return os.Getenv("FLOWDECK_ACTOR")
 }
 
 // execCockpit runs flowdeck-cockpit on the store's project with this
@@ -67,7 +76,10 @@ func (e *env) execCockpit(st *db.Store, actor string, replace bool) error {
 		return err
 	}
 	project := filepath.Dir(st.Dir()) // the directory that holds .flow
-	args := []string{bin, "--dir", project, "--actor", actor}
+	args := []string{bin, "--dir", project}
+	if actor != "" {
+		args = append(args, "--actor", actor)
+	}
 	if replace {
 		return syscall.Exec(bin, args, os.Environ())
 	}
@@ -96,15 +108,19 @@ func (e *env) execCockpit(st *db.Store, actor string, replace bool) error {
 
 // FindCockpit looks for flowdeck-cockpit next to this executable, then in
 // PATH.
-func FindCockpit() (string, error) {
+func FindCockpit() (string, error) { return findCompanion(CockpitBinary) }
+
+// findCompanion looks for one of flowdeck's binaries next to this
+// executable, then in PATH.
+func findCompanion(name string) (string, error) {
 	if self, err := os.Executable(); err == nil {
-		p := filepath.Join(filepath.Dir(self), CockpitBinary)
+		p := filepath.Join(filepath.Dir(self), name)
 		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
 			return p, nil
 		}
 	}
-	if p, err := exec.LookPath(CockpitBinary); err == nil {
+	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
 	}
-	return "", fmt.Errorf("%s not found next to flowdeck or in PATH; build both with: go build -o bin/ ./... (in the flowdeck source)", CockpitBinary)
+	return "", fmt.Errorf("%s not found next to flowdeck or in PATH; build them all with: go build -o bin/ ./... (in the flowdeck source)", name)
 }

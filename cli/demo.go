@@ -18,8 +18,9 @@ import (
 
 func (e *env) demoCommand() *cobra.Command {
 	var keep, noUI, noAgent bool
+	var agentTick time.Duration
 	c := &cobra.Command{
-		Use:   "demo [--keep] [--no-agent] [--no-ui]",
+		Use:   "demo [--keep] [--no-agent] [--no-ui] [--agent-tick DURATION]",
 		Short: "Open the cockpit on a throwaway project where a scripted agent is at work",
 		Long: `Create a throwaway project with a realistic session (12 features: some
 completed with evidence, one awaiting your review, one blocked), start a
@@ -28,14 +29,16 @@ real commands through 'flowdeck run' — and open the cockpit on it.
 
 Approve the review with 'a', reset the blocked feature with 'r', and watch
 the agent pick up the next feature. The project is deleted on exit unless
---keep is given.`,
+--keep is given. With the global --dir DIR the demo project is made in DIR
+(created if needed; refused when DIR already holds a flowdeck project) and
+kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			dir, err := os.MkdirTemp("", "flowdeck-demo-")
+			dir, temp, err := e.demoDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
-			if keep {
+			if keep || !temp {
 				defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
 			} else {
 				defer os.RemoveAll(dir)
@@ -53,7 +56,7 @@ the agent pick up the next feature. The project is deleted on exit unless
 				return internalErr(err)
 			}
 			if !noAgent {
-				agent, err := e.startAgent(dir, noUI)
+				agent, err := e.startAgent(dir, noUI, agentTick)
 				if err != nil {
 					return internalErr(err)
 				}
@@ -73,18 +76,64 @@ the agent pick up the next feature. The project is deleted on exit unless
 	c.Flags().BoolVar(&keep, "keep", false, "keep the demo project for inspection")
 	c.Flags().BoolVar(&noUI, "no-ui", false, "no cockpit: seed the project and let the agent work")
 	c.Flags().BoolVar(&noAgent, "no-agent", false, "do not start the scripted agent")
+	c.Flags().DurationVar(&agentTick, "agent-tick", 700*time.Millisecond, "the agent's pause between steps (tests make it faster)")
 	c.AddCommand(e.demoAgentCommand())
 	return c
 }
 
+// demoDir is where the demo project goes: a new temporary directory, or
+// --dir, which must not hold a flowdeck project yet (the demo seeds its own
+// session and would mix it into someone's work).
+func (e *env) demoDir() (dir string, temp bool, err error) {
+	if e.dir == "" {
+		dir, err := os.MkdirTemp("", "flowdeck-demo-")
+		if err != nil {
+			return "", false, internalErr(err)
+		}
+		return dir, true, nil
+	}
+	dir, err = filepath.Abs(e.dir)
+	if err != nil {
+		return "", false, internalErr(err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, usageErr("--dir %s: %v", e.dir, err)
+	}
+	path := filepath.Join(dir, db.DBFile)
+	if _, err := os.Stat(path); err != nil {
+		return dir, false, nil // no project yet
+	}
+	st, err := db.Open(path, db.Options{})
+	if err != nil {
+		return "", false, internalErr(err)
+	}
+	sessions, err := st.Sessions()
+	if err != nil {
+		return "", false, internalErr(err)
+	}
+	runs, err := st.Runs(1)
+	if err != nil {
+		return "", false, internalErr(err)
+	}
+	if len(sessions) > 0 || len(runs) > 0 {
+		what := fmt.Sprintf("%d session(s)", len(sessions))
+		if len(runs) > 0 {
+			what += " and stored runs"
+		}
+		return "", false, usageErr("%s already holds a flowdeck project (%s): the demo seeds a session of its own; "+
+			"give --dir a new or empty directory, or leave --dir out for a throwaway project", dir, what)
+	}
+	return dir, false, nil
+}
+
 // startAgent starts the scripted agent as a child process of the real
 // binary; its log goes to .flow/demo-agent.log (or stdout without the UI).
-func (e *env) startAgent(dir string, toStdout bool) (*exec.Cmd, error) {
+func (e *env) startAgent(dir string, toStdout bool, tick time.Duration) (*exec.Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, "demo", "agent", "--dir", dir)
+	cmd := exec.Command(self, "--dir", dir, "demo", "agent", "--tick", tick.String())
 	if toStdout {
 		cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
 	} else {

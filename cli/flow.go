@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ops"
 )
 
 func (e *env) flowCommand() *cobra.Command {
@@ -80,15 +82,11 @@ func (e *env) statusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := st.Active()
+			res, err := ops.Status(st)
 			if err != nil {
-				return internalErr(err)
+				return e.fail(err)
 			}
-			if e.json {
-				return e.writeJSON(actionResult{OK: true, Session: s, NextCommand: model.NextCommand(s)})
-			}
-			printStatus(e.stdout, s)
-			return nil
+			return e.show(res, func() { printStatus(e.stdout, res.Session) })
 		},
 	}
 }
@@ -288,50 +286,42 @@ func (e *env) historyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if len(args) == 0 {
-				list, err := st.Sessions()
-				if err != nil {
-					return internalErr(err)
-				}
-				if e.json {
-					return e.writeJSON(map[string]any{"ok": true, "sessions": list})
-				}
-				if len(list) == 0 {
-					fmt.Fprintln(e.stdout, "No sessions yet. Start one: flowdeck flow plan start GOAL")
-				}
-				for _, s := range list {
-					mark := " "
-					if s.Active {
-						mark = "*"
-					}
-					state := string(s.Status)
-					if s.Archived {
-						state += ", archived"
-					}
-					fmt.Fprintf(e.stdout, "%s %s  %-10s %d/%d  %s\n", mark, s.ID, state, s.Completed, s.Features, s.Goal)
-				}
-				return nil
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
 			}
-			sess, err := st.Session(args[0])
+			res, err := ops.History(st, id)
 			if err != nil {
-				return internalErr(err)
+				return e.fail(err)
 			}
-			if sess == nil {
-				return e.report(nil, &model.Error{Code: model.CodeUnknownSession, Message: "no session " + args[0],
-					Recovery: model.Recovery{Hint: "flowdeck flow history lists the stored sessions.", NextCommand: "flowdeck flow history"}})
-			}
-			events, err := st.Events(sess.ID, 1, 0)
-			if err != nil {
-				return internalErr(err)
-			}
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "session": sess.ID, "events": events})
-			}
-			for _, ev := range events {
-				fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), ev.Actor, describeEvent(ev))
-			}
-			return nil
+			return e.show(res, func() {
+				switch res := res.(type) {
+				case *ops.SessionsResult:
+					printSessions(e.stdout, res.Sessions)
+				case *ops.HistoryResult:
+					for _, ev := range res.Events {
+						fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), ev.Actor, describeEvent(ev))
+					}
+				}
+			})
 		},
+	}
+}
+
+func printSessions(w io.Writer, list []db.SessionInfo) {
+	if len(list) == 0 {
+		fmt.Fprintln(w, "No sessions yet. Start one: flowdeck flow plan start GOAL")
+	}
+	for _, s := range list {
+		mark := " "
+		if s.Active {
+			mark = "*"
+		}
+		state := string(s.Status)
+		if s.Archived {
+			state += ", archived"
+		}
+		fmt.Fprintf(w, "%s %s  %-10s %d/%d  %s\n", mark, s.ID, state, s.Completed, s.Features, s.Goal)
 	}
 }
 
@@ -380,24 +370,17 @@ func (e *env) diagramCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			s, err := st.Active()
-			if err != nil {
-				return internalErr(err)
-			}
-			if s == nil || s.Plan == nil {
-				rerr := &model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
-					Recovery: model.Recovery{Hint: "Start a session and apply a plan.", NextCommand: model.NextCommand(s)}}
-				return e.report(nil, rerr)
-			}
-			out, err := model.Diagram(s, format)
-			if err != nil {
+			res, err := ops.Diagram(st, format)
+			if ops.IsArgError(err) {
 				return usageErr("%v", err)
+			} else if err != nil {
+				return e.fail(err)
 			}
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "format": format, "diagram": out})
-			}
-			fmt.Fprint(e.stdout, out)
-			return nil
+			return e.show(res, func() {
+				if d, ok := res.(*ops.DiagramResult); ok {
+					fmt.Fprint(e.stdout, d.Diagram)
+				}
+			})
 		},
 	}
 	c.Flags().StringVar(&format, "format", "ascii", "ascii, mermaid or dot")

@@ -6,18 +6,9 @@ import (
 	"io"
 	"strings"
 
-	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ops"
 )
-
-// actionResult is the --json shape of every action, accepted or refused.
-type actionResult struct {
-	OK          bool           `json:"ok"`
-	Session     *model.Session `json:"session,omitempty"`
-	Events      []model.Event  `json:"events,omitempty"`
-	NextCommand string         `json:"next_command,omitempty"`
-	Error       *model.Error   `json:"error,omitempty"`
-}
 
 func (e *env) writeJSON(v any) error {
 	enc := json.NewEncoder(e.stdout)
@@ -29,41 +20,48 @@ func (e *env) writeJSON(v any) error {
 	return nil
 }
 
-// report prints an action's outcome and turns it into the exit code.
-func (e *env) report(out *db.Outcome, err error) error {
-	refusal, refused := model.AsError(err)
-	if err != nil && !refused {
-		if e.json {
-			e.writeJSON(map[string]any{"ok": false, "error": map[string]string{"code": "internal", "message": err.Error()}})
-			return silent(ExitInternal)
-		}
-		return internalErr(err)
-	}
-	res := actionResult{OK: !refused, Error: refusal}
-	if out != nil {
-		res.Session, res.Events = out.Session, out.Events
-		res.NextCommand = model.NextCommand(out.Session)
-	}
+// show prints a result: the object for agents (--json), else human text by
+// human; a refusal goes to stderr and becomes exit code 1.
+func (e *env) show(res ops.Result, human func()) error {
+	refusal := res.Refusal()
 	if e.json {
 		if err := e.writeJSON(res); err != nil {
 			return err
 		}
 	} else {
-		if out != nil {
-			for _, ev := range out.Events {
-				fmt.Fprintln(e.stdout, describeEvent(ev))
-			}
+		if human != nil {
+			human()
 		}
-		if refused {
+		if refusal != nil {
 			printRefusal(e.stderr, refusal)
-		} else if out != nil {
-			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
 		}
 	}
-	if refused {
+	if refusal != nil {
 		return silent(ExitRejected)
 	}
 	return nil
+}
+
+// fail reports an operation's storage or internal error: as a JSON object
+// for agents, since they parse stdout, else on stderr.
+func (e *env) fail(err error) error {
+	if e.json {
+		e.writeJSON(ops.Failed(err))
+		return silent(ExitInternal)
+	}
+	return internalErr(err)
+}
+
+// showAction prints an action's result: its events, then the next command.
+func (e *env) showAction(res *ops.ActionResult) error {
+	return e.show(res, func() {
+		for _, ev := range res.Events {
+			fmt.Fprintln(e.stdout, describeEvent(ev))
+		}
+		if res.OK {
+			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
+		}
+	})
 }
 
 func printRefusal(w io.Writer, r *model.Error) {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -14,12 +13,11 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"flowdeck/capture"
 	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ops"
 	"flowdeck/patterns"
-	"flowdeck/runner"
 )
 
 func (e *env) runCmd() *cobra.Command {
@@ -54,54 +52,37 @@ failure, partial when a timeout or the user cut it short.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg := e.config().Run
+			req := ops.RunDefaults(e.config().Run)
 			flags := cmd.Flags()
-			if !flags.Changed("timeout") && cfg.Timeout != "" {
-				timeout, _ = time.ParseDuration(cfg.Timeout) // validated by config.Load
+			if flags.Changed("timeout") {
+				req.Timeout = timeout
 			}
-			if !flags.Changed("memory") {
-				memory = cfg.Memory
+			if flags.Changed("memory") {
+				req.Memory = memory
 			}
-			if !flags.Changed("pids") {
-				pids = cfg.Pids
+			if flags.Changed("pids") {
+				req.Pids = pids
 			}
-			if !flags.Changed("cpu") {
-				cpu = cfg.CPU
-			}
-			limits := runner.Limits{Pids: pids, CPU: cpu}
-			if memory != "" {
-				n, err := config.ParseBytes(memory)
-				if err != nil {
-					return usageErr("--memory %q: %v", memory, err)
-				}
-				limits.MemoryBytes = n
-			}
-			redactor, err := patterns.NewRedactor(cfg.Redact)
-			if err != nil {
-				return usageErr("config run.redact: %v", err)
-			}
-			if scope != string(model.ScopeTargeted) && scope != string(model.ScopeBroad) {
-				return usageErr("--scope must be targeted or broad, not %q", scope)
+			if flags.Changed("cpu") {
+				req.CPU = cpu
 			}
 			if isolation != "auto" && isolation != "none" {
 				return usageErr("--isolation must be auto or none, not %q", isolation)
 			}
-			// Output streams through in bounded buffers; a soft memory limit
-			// keeps the garbage collector from letting the heap double.
-			debug.SetMemoryLimit(48 << 20)
+			req.Argv, req.Feature, req.Scope, req.Actor = args, feature, model.Scope(scope), e.actorName()
+			req.NoNetwork, req.NoIsolation = noNetwork, isolation == "none"
 			st, err := e.store()
 			if err != nil {
 				return err
 			}
-			if err := capture.Precheck(st, feature, model.Scope(scope)); err != nil {
-				return e.report(nil, err)
+			opts, err := req.Options(st, e.stderr)
+			if err != nil {
+				return usageErr("%v", err)
 			}
+			// Output streams through in bounded buffers; a soft memory limit
+			// keeps the garbage collector from letting the heap double.
+			debug.SetMemoryLimit(48 << 20)
 			tty := isTerminal(e.stdout)
-			opts := capture.Options{
-				Argv: args, Feature: feature, Scope: model.Scope(scope), Actor: e.actorName(),
-				Timeout: timeout, Limits: limits, NoNetwork: noNetwork, NoIsolation: isolation == "none",
-				Patterns: e.patternSet(st), Redactor: redactor, RetainBytes: retainBytes(cfg.Retain),
-			}
 			if f, ok := e.stdout.(*os.File); ok && tty {
 				if w, h, err := term.GetSize(int(f.Fd())); err == nil {
 					opts.Cols, opts.Rows = uint16(w), uint16(h)
@@ -123,15 +104,19 @@ failure, partial when a timeout or the user cut it short.`,
 			defer signal.Stop(sigs)
 			opts.Interrupt = sigs
 
-			res, err := capture.Run(context.Background(), st, opts)
+			res, err := ops.Run(context.Background(), st, opts)
 			if err != nil {
 				return internalErr(err)
 			}
-			e.printRun(res, tty, quiet)
-			if res.Run.ExitCode != 0 {
-				return silent(res.Run.ExitCode)
+			run, ran := res.(*ops.RunResult)
+			if !ran {
+				return e.show(res, nil) // refused before it started
 			}
-			if res.EvidenceError != nil {
+			e.printRun(run, tty, quiet)
+			if run.Run.ExitCode != 0 {
+				return silent(run.Run.ExitCode)
+			}
+			if run.EvidenceError != nil {
 				return silent(ExitRejected)
 			}
 			return nil
@@ -151,11 +136,9 @@ failure, partial when a timeout or the user cut it short.`,
 	return c
 }
 
-func (e *env) printRun(res *capture.Result, tty, quiet bool) {
+func (e *env) printRun(res *ops.RunResult, tty, quiet bool) {
 	if e.json {
-		e.writeJSON(map[string]any{"ok": res.Run.ExitCode == 0 && res.EvidenceError == nil, "run": res.Run,
-			"classification": res.Classification, "headline": res.Headline,
-			"evidence": res.Evidence, "evidence_error": res.EvidenceError})
+		e.writeJSON(res)
 		return
 	}
 	if tty && !quiet {
@@ -180,51 +163,9 @@ func isTerminal(w any) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// retainBytes is the project's output budget: $FLOWDECK_RETAIN, else the
-// config's run.retain (a size, or 0 for unbounded), else the default.
-func retainBytes(configured string) int64 {
-	v := os.Getenv("FLOWDECK_RETAIN")
-	if v == "" {
-		v = configured
-	}
-	switch v {
-	case "":
-		return 0
-	case "0":
-		return -1
-	}
-	n, err := config.ParseBytes(v)
-	if err != nil {
-		return 0
-	}
-	return n
-}
+// config loads the user's config file; problems are reported and the
+// defaults used.
+func (e *env) config() config.Config { return ops.LoadConfig(e.stderr) }
 
-// config loads $FLOWDECK_CONFIG or $XDG_CONFIG_HOME/flowdeck/config.toml;
-// problems are reported and the defaults used.
-func (e *env) config() config.Config {
-	path := os.Getenv("FLOWDECK_CONFIG")
-	if path == "" {
-		path = config.DefaultPath()
-	}
-	cfg, errs := config.Load(path)
-	for _, err := range errs {
-		fmt.Fprintf(e.stderr, "flowdeck: config: %v\n", err)
-	}
-	return cfg
-}
-
-// patternSet loads project patterns (.flow/patterns), then the user's
-// ($XDG_CONFIG_HOME/flowdeck/patterns), then the built-ins. Broken files are
-// reported and skipped.
-func (e *env) patternSet(st *db.Store) *patterns.Set {
-	dirs := []string{filepath.Join(st.Dir(), "patterns")}
-	if cfg, err := os.UserConfigDir(); err == nil {
-		dirs = append(dirs, filepath.Join(cfg, "flowdeck", "patterns"))
-	}
-	set, errs := patterns.Load(dirs...)
-	for _, err := range errs {
-		fmt.Fprintf(e.stderr, "flowdeck: pattern skipped: %v\n", err)
-	}
-	return set
-}
+// patternSet loads the patterns that classify this project's output.
+func (e *env) patternSet(st *db.Store) *patterns.Set { return ops.Patterns(st, e.stderr) }

@@ -12,6 +12,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ops"
 	"flowdeck/patterns"
 	"flowdeck/runner"
 )
@@ -28,16 +29,14 @@ func (e *env) recallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hits, err := st.Recall(db.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
+			res, err := ops.Recall(st, db.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
 			if err != nil {
-				return internalErr(err)
+				return e.fail(err)
 			}
 			if e.json {
-				if hits == nil {
-					hits = []db.Hit{}
-				}
-				return e.writeJSON(map[string]any{"ok": true, "hits": hits})
+				return e.writeJSON(res)
 			}
+			hits := res.Hits
 			color := isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
 			for _, h := range hits {
 				fmt.Fprintf(e.stdout, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
@@ -96,17 +95,14 @@ func (e *env) runsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			runs, err := st.Runs(limit)
+			res, err := ops.Runs(st, limit)
 			if err != nil {
-				return internalErr(err)
+				return e.fail(err)
 			}
 			if e.json {
-				if runs == nil {
-					runs = []db.RunRecord{}
-				}
-				return e.writeJSON(map[string]any{"ok": true, "runs": runs})
+				return e.writeJSON(res)
 			}
-			for _, r := range runs {
+			for _, r := range res.Runs {
 				feature := r.Feature
 				if feature == "" {
 					feature = "-"
@@ -150,12 +146,12 @@ func (e *env) showCmd() *cobra.Command {
 				return internalErr(err)
 			}
 			if rec == nil {
-				return e.report(nil, &model.Error{Code: "unknown_run", Message: "no run " + args[0],
-					Recovery: model.Recovery{Hint: "flowdeck runs lists the recorded runs.", NextCommand: "flowdeck runs"}})
+				return e.show(ops.Refused(&model.Error{Code: "unknown_run", Message: "no run " + args[0],
+					Recovery: model.Recovery{Hint: "flowdeck runs lists the recorded runs.", NextCommand: "flowdeck runs"}}), nil)
 			}
 			if rec.Forgotten {
-				return e.report(nil, &model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
-					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}})
+				return e.show(ops.Refused(&model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
+					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}}), nil)
 			}
 			var all []byte
 			for off := int64(0); ; {

@@ -42,6 +42,8 @@ type Config struct {
 	Mouse *bool `toml:"mouse"`
 	// Run holds the defaults of flowdeck run.
 	Run Run `toml:"run"`
+	// Agents are the commands that answer literate-flow steps, by role.
+	Agents map[string]Agent `toml:"agents"`
 
 	raw []byte // the file's text, to point later messages at a line
 }
@@ -159,6 +161,7 @@ func Load(path string) (Config, []error) {
 		redact = append(redact, expr)
 	}
 	parsed.Run.Redact = redact
+	errs = append(errs, checkAgents(&parsed, path, data)...)
 	return parsed, errs
 }
 

@@ -1,63 +1,15 @@
 package db
 
 import (
-	"fmt"
 	"testing"
-	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"flowdeck/model"
 )
 
-// seedLog writes a session with n events in one transaction, through the same
-// model.Execute and appendEvents as Do, so the log is real: a plan run to
-// completion-ready with validations and reviews, then notes.
+// seedLog writes a session with n events in one transaction (see SeedLog).
 func seedLog(tb testing.TB, st *Store, n int) string {
 	tb.Helper()
-	now := t0
-	ctx := func() model.Context { now = now.Add(time.Second); return model.Context{Now: now, Actor: "seed"} }
-	var sess *model.Session
-	var id string
-	err := st.update(func(tx *bolt.Tx) error {
-		do := func(a model.Action) {
-			next, events, err := model.Execute(sess, a, ctx())
-			if err != nil {
-				tb.Fatalf("seed %s: %v", a.Name(), err)
-			}
-			if err := appendEvents(tx, next, events); err != nil {
-				tb.Fatal(err)
-			}
-			if err := moveActivePointer(tx, next, events); err != nil {
-				tb.Fatal(err)
-			}
-			sess = next
-		}
-		id = uniqueSessionID(tx, now, "benchmark")
-		do(model.PlanStart{ID: id, Goal: "benchmark"})
-		var feats []model.Feature
-		for i := range 20 {
-			f := model.Feature{ID: fmt.Sprintf("f-%02d", i), Title: "feature", Verification: []string{"go test ./..."}}
-			if i > 0 {
-				f.DependsOn = []string{fmt.Sprintf("f-%02d", i-1)}
-			}
-			feats = append(feats, f)
-		}
-		do(model.PlanApply{Plan: model.Plan{Summary: "bench", Features: feats}})
-		do(model.PlanApprove{})
-		do(model.RunStart{})
-		for sess.Seq < uint64(n) {
-			switch sess.Seq % 4 {
-			case 0:
-				do(model.Validate{Feature: "f-00", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./..."})
-			case 1:
-				do(model.ReviewFeature{Feature: "f-00", Decision: model.ReviewNeedsFix, Findings: []string{"more tests"}})
-			default:
-				do(model.AddNote{Text: fmt.Sprintf("note %d with some realistic length of text in it", sess.Seq)})
-			}
-		}
-		return nil
-	})
+	id, err := st.SeedLog(n, t0)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -57,6 +57,7 @@ func (s *Store) Recall(q RecallQuery) ([]Hit, error) {
 			return err
 		}
 		var chunks []recallChunk
+		mem := mappedOf(tx)
 		for ri, rec := range runs {
 			b := tx.Bucket(bucketIndex).Bucket([]byte(rec.ID))
 			if b == nil {
@@ -77,11 +78,16 @@ func (s *Store) Recall(q RecallQuery) ([]Hit, error) {
 					if len(folded) == len(v) && len(table)%lineEntry == 0 {
 						chunks = append(chunks, recallChunk{run: ri, first: int(getU64(k[:8])), text: v, folded: folded, table: table})
 					}
+					// Walking the keys faults in pages around them; the scan
+					// faults in what it reads again.
+					mem.drop(v)
+					mem.drop(folded)
+					mem.drop(table)
 					folded, table = nil, nil
 				}
 			}
 		}
-		hits = searchChunks(chunks, runs, q)
+		hits = searchChunks(chunks, runs, q, mem)
 		return nil
 	})
 	return hits, err
@@ -93,6 +99,30 @@ type recallChunk struct {
 	text   []byte // valid only inside the transaction
 	folded []byte
 	table  []byte
+}
+
+// mapped is the file's memory map as a read transaction sees it. Recall
+// reads the whole index once per query; dropping each chunk's pages from
+// the resident set once it is read keeps a search over a million lines from
+// adding ~100 MB to the cockpit's RSS for its duration.
+type mapped struct{ lo, hi uintptr }
+
+func mappedOf(tx *bolt.Tx) mapped {
+	base := tx.DB().Info().Data
+	return mapped{base, base + uintptr(tx.Size())}
+}
+
+// drop releases b's pages when b lies in the map. A value can also be a
+// copy on the heap (bbolt copies an inline bucket that is not aligned),
+// whose pages must not be touched.
+func (m mapped) drop(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if p >= m.lo && p+uintptr(len(b)) <= m.hi {
+		dropPages(b)
+	}
 }
 
 type candidate struct {
@@ -138,7 +168,7 @@ func needles(query string) []byte {
 	return n
 }
 
-func searchChunks(chunks []recallChunk, runs []RunRecord, q RecallQuery) []Hit {
+func searchChunks(chunks []recallChunk, runs []RunRecord, q RecallQuery, mem mapped) []Hit {
 	ndl := needles(q.Query)
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(chunks)))
 	results := make([][]scored, workers)
@@ -146,11 +176,28 @@ func searchChunks(chunks []recallChunk, runs []RunRecord, q RecallQuery) []Hit {
 	for w := range workers {
 		lo, hi := w*len(chunks)/workers, (w+1)*len(chunks)/workers
 		wg.Go(func() {
+			// Candidates are scored a batch at a time into a bounded heap:
+			// a one-letter query makes nearly every line a candidate, and
+			// holding them all (with fuzzy's match for each) would take
+			// hundreds of megabytes for a million lines.
 			var cands []candidate
+			top := &topK{}
+			next := lo // chunks before it have had their candidates scored
 			for ci := lo; ci < hi; ci++ {
 				cands = scanChunk(cands, ci, chunks[ci], ndl)
+				mem.drop(chunks[ci].folded)
+				mem.drop(chunks[ci].table)
+				if len(cands) >= scoreBatch || ci == hi-1 {
+					score(top, q.Query, cands, q.Limit)
+					cands = cands[:0]
+					for ; next <= ci; next++ {
+						mem.drop(chunks[next].text)
+					}
+				}
 			}
-			results[w] = score(q.Query, cands, q.Limit)
+			out := []scored(*top)
+			sortScored(out)
+			results[w] = out
 		})
 	}
 	wg.Wait()
@@ -215,10 +262,15 @@ type scored struct {
 	matched []int
 }
 
-// score ranks candidates with sahilm/fuzzy and keeps the best limit.
-func score(query string, cands []candidate, limit int) []scored {
+// scoreBatch is how many candidates are scored at once.
+const scoreBatch = 8192
+
+// score ranks candidates with sahilm/fuzzy and keeps the best limit in h.
+// Scores do not depend on the other candidates, and ties are broken by scan
+// order, so batches give the ranking of one call over all lines.
+func score(h *topK, query string, cands []candidate, limit int) {
 	if len(cands) == 0 {
-		return nil
+		return
 	}
 	strs := make([]string, len(cands))
 	for i, c := range cands {
@@ -227,7 +279,6 @@ func score(query string, cands []candidate, limit int) []scored {
 	matches := fuzzy.FindNoSort(query, strs)
 	// Keep the best limit with a bounded heap: a one-letter query can match
 	// a million lines, and sorting them all would cost more than scoring.
-	h := &topK{}
 	for _, m := range matches {
 		s := scored{candidate: cands[m.Index], score: m.Score, matched: m.MatchedIndexes}
 		if h.Len() < limit {
@@ -237,9 +288,6 @@ func score(query string, cands []candidate, limit int) []scored {
 			heap.Fix(h, 0)
 		}
 	}
-	out := []scored(*h)
-	sortScored(out)
-	return out
 }
 
 func better(a, b scored) bool {

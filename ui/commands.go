@@ -82,7 +82,7 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 				// Let the model refuse it: the refusal names the valid ids.
 				return m.do("reset "+c.Args[1], model.ResetFeature{Feature: c.Args[1]}), nil
 			}
-			m.sel = c.Args[1]
+			m.sel, m.autoSel = c.Args[1], false
 			m.syncSelection()
 			return m.startReset(), nil
 		case len(c.Args) == 1 && c.Args[0] == "session":
@@ -97,8 +97,11 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		return m.do("note", model.AddNote{Text: c.Rest}), nil
 	case "/run":
-		m.note = infoNote("/run: running commands through the runner is not available yet")
-		return nil, nil
+		argv := argvOf(c.Rest)
+		if len(argv) == 0 {
+			return nil, usage(c.Name)
+		}
+		return m.startJob(c.Rest, "", "", [][]string{argv}), nil
 	}
 	return nil, usage(c.Name)
 }

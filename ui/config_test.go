@@ -146,11 +146,12 @@ func TestCommandLine(t *testing.T) {
 	h.key("enter")
 	h.mustSee("✗ refused (feature_already_active)")
 
-	// /run is not there yet and says so.
+	// /run needs a command (jobs_test.go runs some).
 	h.key(":")
-	h.typeText("/run make test")
+	h.typeText("/run ")
 	h.key("enter")
-	h.mustSee("not available yet")
+	h.mustSee("usage: /run CMD")
+	h.key("esc")
 
 	// q while typing is text, not quit.
 	h.key(":", "q")

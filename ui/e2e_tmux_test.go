@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,109 +16,222 @@ import (
 	"flowdeck/model"
 )
 
-// TestTmuxEndToEnd drives the real binary in a real terminal: tmux runs
-// `flowdeck` on a prepared project at 120x40, send-keys approves the waiting
-// review and resets a feature (confirming with y), capture-pane checks the
-// screen, and the database is checked afterwards.
-func TestTmuxEndToEnd(t *testing.T) {
+// binaries builds flowdeck and flowdeck-cockpit once into one directory
+// (flowdeck starts flowdeck-cockpit from its own directory); TestMain removes
+// it.
+func binaries(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "flowdeck-ui-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binDir = dir
+		out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binDir
+}
+
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+// tmuxSession runs cmd in a detached tmux session of w×h on its own socket.
+type tmuxSession struct {
+	t          *testing.T
+	tmux, sock string
+	name       string
+}
+
+// needTmux skips the test without tmux or under -short.
+func needTmux(t *testing.T) string {
+	t.Helper()
 	tmux, err := exec.LookPath("tmux")
 	if err != nil {
 		t.Skip("tmux is not on PATH (.ci/run installs it): skipping the end-to-end test of the real binary")
 	}
 	if testing.Short() {
-		t.Skip("-short: skipping the end-to-end test (it builds the binary)")
+		t.Skip("-short: skipping the end-to-end test (it builds the binaries)")
 	}
+	return tmux
+}
+
+func newTmux(t *testing.T, dir string, w, h int, cmd string) *tmuxSession {
+	t.Helper()
+	tmux := needTmux(t)
+	s := &tmuxSession{t: t, tmux: tmux, sock: filepath.Join(dir, "tmux.sock"), name: "flowdeck-e2e"}
+	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
+	t.Cleanup(func() { exec.Command(tmux, "-S", s.sock, "kill-server").Run() })
+	return s
+}
+
+func (s *tmuxSession) run(args ...string) string {
+	s.t.Helper()
+	out, err := exec.Command(s.tmux, append([]string{"-S", s.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
+
+func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
+
+func (s *tmuxSession) waitFor(want string, d time.Duration) string {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		scr := s.screen()
+		if strings.Contains(scr, want) {
+			return scr
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q:\n%s", want, scr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestTmuxDemoEndToEnd drives the real binaries in a real terminal, as the
+// README tells a newcomer to: tmux starts `flowdeck --dir X demo` (the
+// scripted agent at a fast pace); send-keys approves the review the demo
+// seeds and resets the blocked feature (confirming with y); capture-pane
+// checks the screen; and the database is checked afterwards: the review
+// and the reset are stored, and the agent completed the approved feature and
+// started the next. Quitting leaves no process of the demo behind.
+func TestTmuxDemoEndToEnd(t *testing.T) {
+	needTmux(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "flowdeck")
-	// flowdeck starts flowdeck-cockpit from its own directory.
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
+	project := filepath.Join(dir, "demo")
+	bin := filepath.Join(binaries(t), "flowdeck")
+	cmd := "env XDG_CONFIG_HOME=" + dir + " FLOWDECK_ACTOR=e2e TERM=xterm-256color " + bin + " --dir " + project +
+		" demo --agent-tick 100ms; echo flowdeck exited $?; sleep 60"
+	tm := newTmux(t, dir, 120, 40, cmd)
+
+	tm.waitFor("Review callback-handler", 30*time.Second)
+	time.Sleep(500 * time.Millisecond) // the prompt's grace period
+	tm.keys("a")
+	tm.waitFor("review of callback-handler: approved", 10*time.Second)
+
+	// Select the blocked feature with the filter, reset it, confirm.
+	tm.keys("1", "/")
+	tm.keys("-l", "provider-github")
+	tm.keys("Enter", "r")
+	scr := tm.waitFor("Reset provider-github?", 10*time.Second)
+	if !strings.Contains(scr, "Also resets 2 downstream: provider-google, e2e-tests") {
+		t.Fatalf("the confirmation does not name the downstream features:\n%s", scr)
 	}
-	project := filepath.Join(dir, "project")
-	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	tm.keys("y")
+	tm.waitFor("✓ reset provider-github, provider-google, e2e-tests", 10*time.Second)
+
 	st, err := db.Open(filepath.Join(project, db.DBFile), db.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	scenario(t, st, "review")
-
-	sock := filepath.Join(dir, "tmux.sock")
-	name := "flowdeck-e2e"
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(tmux, append([]string{"-S", sock}, args...)...).CombinedOutput()
+	// The agent, a separate process, completes the approved feature and
+	// starts the next; the cockpit shows it without a key press.
+	var next string
+	deadline := time.Now().Add(60 * time.Second)
+	for next == "" {
+		s, err := st.Active()
 		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Fatal(err)
 		}
-		return string(out)
-	}
-	cmd := "env XDG_CONFIG_HOME=" + dir + " FLOWDECK_ACTOR=e2e TERM=xterm-256color " + bin + " --dir " + project +
-		"; echo flowdeck exited $?; sleep 30"
-	run("-f", "/dev/null", "new-session", "-d", "-s", name, "-x", "120", "-y", "40", cmd)
-	defer exec.Command(tmux, "-S", sock, "kill-server").Run()
-
-	capture := func() string { return run("capture-pane", "-p", "-t", name) }
-	waitFor := func(want string) string {
-		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
-		for {
-			scr := capture()
-			if strings.Contains(scr, want) {
-				return scr
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("screen never showed %q:\n%s", want, scr)
-			}
-			time.Sleep(50 * time.Millisecond)
+		if a := s.Execution.ActiveFeature; a != "" && a != "callback-handler" && s.Plan.Feature("callback-handler").Status == model.FeatureCompleted {
+			next = a
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent did not complete callback-handler and start the next feature:\n%s", tm.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
-	keys := func(k ...string) { run(append([]string{"send-keys", "-t", name}, k...)...) }
+	tm.waitFor("active "+next, 10*time.Second)
 
-	waitFor("Review reset-api")
-	time.Sleep(500 * time.Millisecond) // the prompt's grace period
-	keys("a")
-	waitFor("review of reset-api: approved")
-
-	keys("g", "r")
-	scr := waitFor("Reset token-store?")
-	if !strings.Contains(scr, "Also resets 6 downstream") {
-		t.Fatalf("the confirmation does not name the downstream features:\n%s", scr)
-	}
-	keys("y")
-	waitFor("✓ reset token-store, reset-api")
-	keys("q")
-	scr = waitFor("flowdeck exited 0")
-	if strings.Contains(scr, "Features") {
+	tm.keys("q")
+	scr = tm.waitFor("flowdeck exited 0", 15*time.Second)
+	if strings.Contains(scr, "1 Features") {
 		t.Fatalf("the cockpit's frame is left on the terminal after q:\n%s", scr)
+	}
+	if !strings.Contains(scr, "demo project kept: "+project) {
+		t.Errorf("the demo does not say it kept %s:\n%s", project, scr)
 	}
 
 	s, err := st.Active()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var approved bool
 	events, err := st.Events(s.ID, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var reviewSeq uint64
+	var reset, completed, started bool
 	for _, e := range events {
-		if e.Type == model.EventReviewRecorded && e.Feature == "reset-api" && e.Actor == "e2e" && e.Review.Decision == model.ReviewApproved {
-			approved = true
+		switch {
+		case e.Type == model.EventReviewRecorded && e.Feature == "callback-handler" && e.Actor == "e2e" && e.Review.Decision == model.ReviewApproved:
+			reviewSeq = e.Seq
+		case e.Type == model.EventFeaturesReset && e.Actor == "e2e" && len(e.FeatureIDs) > 0 && e.FeatureIDs[0] == "provider-github":
+			reset = true
+		case e.Type == model.EventFeatureCompleted && e.Feature == "callback-handler" && e.Actor == "demo-agent" && reviewSeq > 0:
+			completed = true
+		case e.Type == model.EventFeatureStarted && e.Feature == next && e.Actor == "demo-agent" && reviewSeq > 0:
+			started = true
 		}
 	}
-	if !approved {
-		t.Error("no approved review of reset-api by e2e in the event log")
+	if reviewSeq == 0 || !reset || !completed || !started {
+		t.Errorf("event log: approved review by e2e %v, reset by e2e %v, callback-handler completed by the agent %v, %s started by the agent %v",
+			reviewSeq > 0, reset, completed, next, started)
 	}
-	for _, id := range []string{"token-store", "reset-api", "rate-limit", "reset-ui", "audit-log", "e2e-tests", "docs"} {
-		if f := s.Plan.Feature(id); f.Status != model.FeaturePending {
-			t.Errorf("%s is %s, want pending after the reset", id, f.Status)
+	// Nothing of the demo outlives it: no agent, no run it started.
+	if pids := processesMentioning(project); len(pids) > 0 {
+		t.Errorf("processes still running in the demo project after quit: %v", pids)
+	}
+
+	// The project is kept and is now a flowdeck project: a second demo in it
+	// is refused, with the reason.
+	out, err := exec.Command(bin, "--dir", project, "demo", "--no-ui", "--no-agent").CombinedOutput()
+	if code := exitCode(err); code != 2 || !strings.Contains(string(out), "already holds a flowdeck project") {
+		t.Errorf("second demo in %s: exit %d, %s", project, code, out)
+	}
+}
+
+// processesMentioning lists processes whose command line holds s, but for
+// the test's own tmux and the shell that ran the demo.
+func processesMentioning(s string) []string {
+	var out []string
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err == nil && strings.Contains(string(b), s) && !strings.Contains(string(b), "flowdeck exited") {
+			out = append(out, d.Name()+": "+strings.ReplaceAll(string(b), "\x00", " "))
 		}
 	}
-	if f := s.Plan.Feature("mailer"); f.Status != model.FeatureCompleted {
-		t.Errorf("mailer is %s, want completed (not downstream of token-store)", f.Status)
+	return out
+}
+
+func exitCode(err error) int {
+	var x *exec.ExitError
+	if errors.As(err, &x) {
+		return x.ExitCode()
 	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
 
 // TestTmuxSIGTERMLeavesTerminalClean: kill -TERM restores the terminal (the
@@ -125,14 +242,10 @@ func TestTmuxSIGTERMLeavesTerminalClean(t *testing.T) {
 		t.Skip("tmux is not on PATH (.ci/run installs it)")
 	}
 	if testing.Short() {
-		t.Skip("-short: skipping the end-to-end test (it builds the binary)")
+		t.Skip("-short: skipping the end-to-end test (it builds the binaries)")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "flowdeck")
-	// flowdeck starts flowdeck-cockpit from its own directory.
-	if out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := filepath.Join(binaries(t), "flowdeck")
 	project := filepath.Join(dir, "project")
 	if err := os.MkdirAll(project, 0o755); err != nil {
 		t.Fatal(err)

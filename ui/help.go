@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 
+	"flowdeck/ui/cmdline"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
@@ -27,8 +28,9 @@ func (m *Model) helpView(w, h int) []string {
 		lines = append(lines, "")
 	}
 	lines = append(lines, " "+th.Bold.Render("Command line (:)"))
-	lines = append(lines, "   /flow-plan GOAL · /flow-run [ID] · /flow-status · /flow-history · /flow-session ID")
-	lines = append(lines, "   /flow-reset feature ID · /flow-reset session · /flow-approve · /flow-note TEXT · /run CMD")
+	for _, sp := range cmdline.Specs {
+		lines = append(lines, "   "+sp.Usage)
+	}
 	source := " rebind keys in $XDG_CONFIG_HOME/flowdeck/config.toml, e.g. [keys] approve = [\"a\"]"
 	if m.cfg.Path != "" {
 		source = " keys from " + m.cfg.Path + " [keys]"

@@ -146,6 +146,7 @@ type harness struct {
 	ticks []func(time.Time) tea.Msg
 	quit  bool
 	raw   []string
+	inbox chan tea.Msg
 }
 
 func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harness {
@@ -372,4 +373,60 @@ func addRuns(tb testing.TB, st *db.Store) {
 		"\x1b]0;go test\x07=== RUN   TestReset\n\x1b[32m--- PASS: TestReset (0.02s)\x1b[0m\n=== RUN   TestExpiry\n"+
 			"downloading fixtures 10%\rdownloading fixtures 55%\rdownloading fixtures 100%\n"+
 			"\x1b[31m--- FAIL: TestExpiry (0.00s)\x1b[0m\n    reset_test.go:40: token expired too early\n=== RUN   TestRateLimit\n", 0, true)
+}
+
+// async runs cmd's tree in the background: every command gets its own
+// goroutine and its message goes to the inbox, which pump feeds to Update.
+// For commands that run for a while (a job) while the test keeps pressing
+// keys.
+func (h *harness) async(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	if h.inbox == nil {
+		h.inbox = make(chan tea.Msg, 256)
+	}
+	go func() { h.inbox <- cmd() }()
+}
+
+// keyAsync presses a key and runs what it leads to in the background.
+func (h *harness) keyAsync(k string) {
+	h.tb.Helper()
+	_, cmd := h.m.Update(keyMsg(k))
+	h.async(cmd)
+}
+
+// pump feeds inbox messages to the model (running their commands in the
+// background too) until cond holds, failing after d.
+func (h *harness) pump(d time.Duration, what string, cond func() bool) {
+	h.tb.Helper()
+	deadline := time.After(d)
+	for !cond() {
+		select {
+		case msg := <-h.inbox:
+			switch msg := msg.(type) {
+			case nil:
+			case tea.BatchMsg:
+				for _, c := range msg {
+					h.async(c)
+				}
+			case tea.QuitMsg:
+				h.quit = true
+			case tea.RawMsg:
+				h.raw = append(h.raw, msg.Msg.(string))
+			default:
+				_, next := h.m.Update(msg)
+				h.async(next)
+			}
+		case <-time.After(20 * time.Millisecond):
+			// Polls are driven by hand: fire them while waiting.
+			ticks := h.ticks
+			h.ticks = nil
+			for _, fn := range ticks {
+				h.async(func() tea.Msg { return fn(h.clk.Now()) })
+			}
+		case <-deadline:
+			h.tb.Fatalf("waited %v for %s:\n%s", d, what, h.screen())
+		}
+	}
 }

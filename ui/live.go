@@ -94,7 +94,7 @@ func (m *Model) setSession(s *model.Session) tea.Cmd {
 	m.sess = s
 	m.feats.SetSession(s)
 	m.graph.SetSession(s)
-	if s == nil || s.Plan == nil || s.Plan.Feature(m.sel) == nil {
+	if m.autoSel || s == nil || s.Plan == nil || s.Plan.Feature(m.sel) == nil {
 		m.sel = defaultSelection(s)
 	}
 	m.syncSelection()
@@ -129,11 +129,14 @@ func (m *Model) syncSelection() {
 	}
 }
 
-// setSel changes the selected feature from a pane's move.
+// setSel changes the selected feature from a pane's move. From then on the
+// selection stays where the person put it (esc gives it back to the
+// cockpit, which follows the active or waiting feature).
 func (m *Model) setSel(id string) tea.Cmd {
 	if id == "" || id == m.sel {
 		return nil
 	}
+	m.autoSel = false
 	m.sel = id
 	m.syncSelection()
 	if m.doc == docFeature {

@@ -6,6 +6,7 @@
 package ui
 
 import (
+	"context"
 	"time"
 
 	"charm.land/bubbles/v2/textinput"
@@ -88,6 +89,9 @@ type Model struct {
 	minLoad  int // loads issued before this one are stale
 	ticks    int
 	sel      string
+	// autoSel: the selection follows what most likely needs looking at
+	// (the active feature, else one that waits) until the person moves it.
+	autoSel bool
 
 	feats   *features.Model
 	graph   *dag.Model
@@ -105,6 +109,10 @@ type Model struct {
 	outBusy   bool
 	outGen    int
 	outGoto   int // a recall hit's line to show once loaded
+
+	// One recall search at a time; recallNext is the query typed since.
+	recallBusy bool
+	recallNext string
 
 	doc      docKind
 	cache    map[string][]string
@@ -125,6 +133,14 @@ type Model struct {
 	dismissed map[string]bool
 	bells     int
 	mouse     bool
+
+	// Runs the cockpit started (v, /run); ctx is their parent, cancelled
+	// by stopAll when the cockpit ends.
+	ctx      context.Context
+	stopAll  context.CancelFunc
+	jobs     []*job
+	jobSeq   int
+	quitting bool
 }
 
 // New builds the cockpit on a store. It does no I/O: the first load is the
@@ -143,9 +159,11 @@ func New(st *db.Store, opts Options) *Model {
 		waitKeys:  map[string]bool{},
 		dismissed: map[string]bool{},
 		lower:     layout.Detail,
+		autoSel:   true,
 		slot:      layout.Output,
 	}
 	m.tick = tea.Tick
+	m.ctx, m.stopAll = context.WithCancel(context.Background())
 	if m.now == nil {
 		m.now = time.Now
 	}

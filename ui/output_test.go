@@ -96,7 +96,7 @@ func TestRecallOpensRunAtLine(t *testing.T) {
 	h.key("ctrl+f")
 	h.mustSee("6 Recall", "recall:")
 	h.typeText("smtp")
-	h.mustSee("go test ./mailer/…:2", "mail_test.go:12: no SMTP", "1 hits")
+	h.mustSee("go test ./mailer/...:2", "mail_test.go:12: no SMTP", "1 hits")
 	h.key("enter")
 	if h.m.Focus() != 4 {
 		t.Fatalf("focus %d, want the output pane", h.m.Focus())

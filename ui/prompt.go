@@ -23,14 +23,19 @@ const (
 
 // prompt is the modal box above the key bar. Only one is open at a time.
 type prompt struct {
-	kind     promptKind
-	title    string
-	body     []string
+	kind  promptKind
+	title string
+	body  []string
+	// extra are body lines shown only when the terminal is tall enough
+	// (the feature's title, who recorded the evidence), keyed by their
+	// index in body.
+	extra    map[int]bool
 	feature  string
 	final    bool
 	decision model.ReviewDecision
-	action   model.Action // promptConfirm: what y does
-	label    string       // promptConfirm: what to say when it is done
+	action   model.Action   // promptConfirm: what y does
+	yes      func() tea.Cmd // promptConfirm without an action
+	label    string         // promptConfirm: what to say when it is done
 	// until: keys before this instant are ignored, so a keystroke meant for
 	// something else cannot answer a prompt that just appeared.
 	until   time.Time
@@ -50,25 +55,27 @@ func (m *Model) openReviewPrompt(w wait, auto bool) {
 	} else {
 		p.title = "Review " + w.feature
 	}
-	p.body = m.reviewSummary(w.feature, p.final)
+	p.body, p.extra = m.reviewSummary(w.feature, p.final)
 	if auto {
 		p.until = m.now().Add(m.grace)
 	}
 	m.prompt = p
 }
 
-// reviewSummary is what the person needs to decide: the evidence.
-func (m *Model) reviewSummary(id string, final bool) []string {
+// reviewSummary is what the person needs to decide: the evidence. The lines
+// in extra may be left out on a short screen.
+func (m *Model) reviewSummary(id string, final bool) (out []string, extra map[int]bool) {
 	s := m.sess
 	if s == nil || s.Plan == nil {
-		return nil
+		return nil, nil
 	}
 	f := s.Plan.Feature(id)
 	if f == nil {
-		return nil
+		return nil, nil
 	}
-	var out []string
+	extra = map[int]bool{}
 	if f.Title != "" && f.Title != f.ID {
+		extra[len(out)] = true
 		out = append(out, f.Title)
 	}
 	ev := model.LatestEvidence(f)
@@ -77,7 +84,7 @@ func (m *Model) reviewSummary(id string, final bool) []string {
 		out = append(out, fmt.Sprintf("All %s completed but this one; it waits for the final review.", model.ProgressText(s.Plan)))
 	}
 	if ev == nil {
-		return append(out, "no validation evidence")
+		return append(out, "no validation evidence"), extra
 	}
 	line := fmt.Sprintf("validation: %s %s (%s) · %s", ev.Scope, ev.Status, ev.Source, ev.Command)
 	out = append(out, line)
@@ -85,10 +92,15 @@ func (m *Model) reviewSummary(id string, final bool) []string {
 		out = append(out, "  "+ev.Summary)
 	}
 	if ev.Actor != "" {
+		extra[len(out)] = true
 		out = append(out, fmt.Sprintf("  recorded by %s at %s", ev.Actor, ev.At.UTC().Format("2006-01-02 15:04")))
 	}
-	return out
+	return out, extra
 }
+
+// promptRoomy is the height from which prompts show their extra lines; on a
+// 24-line terminal the features list needs the rows more.
+const promptRoomy = 30
 
 // openFindings asks for the findings of a needs_fix or blocked review.
 func (m *Model) openFindings(feature string, final bool, d model.ReviewDecision, back *prompt) tea.Cmd {
@@ -114,6 +126,20 @@ func (m *Model) openFindings(feature string, final bool, d model.ReviewDecision,
 // openConfirm asks y/n before a destructive action.
 func (m *Model) openConfirm(title string, body []string, a model.Action, label string) {
 	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, action: a, label: label}
+}
+
+// openConfirmFunc asks y/n before yes runs.
+func (m *Model) openConfirmFunc(title string, body []string, yes func() tea.Cmd) {
+	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, yes: yes}
+}
+
+// keyName is the first key bound to a, for messages.
+func (m *Model) keyName(a keys.Action) string {
+	ks := m.keys.Get(a).Keys()
+	if len(ks) == 0 || !m.keys.Get(a).Enabled() {
+		return "(" + string(a) + " is unbound)"
+	}
+	return keys.Label(ks[:1])
 }
 
 // promptKey handles a key while a prompt is open.
@@ -142,7 +168,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 			m.prompt = nil
 		case keys.Quit:
 			if k.String() == "ctrl+c" {
-				return tea.Quit
+				return m.quit()
 			}
 		}
 	case promptFindings:
@@ -160,7 +186,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 			m.prompt = p.back
 			return nil
 		case "ctrl+c":
-			return tea.Quit
+			return m.quit()
 		}
 		var cmd tea.Cmd
 		p.input, cmd = p.input.Update(k)
@@ -171,6 +197,9 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.prompt = nil
+		if a == keys.Yes && p.yes != nil {
+			return p.yes()
+		}
 		if a == keys.Yes {
 			return m.do(p.label, p.action)
 		}
@@ -194,7 +223,10 @@ func (m *Model) promptView() []string {
 	p := m.prompt
 	th := m.th
 	var body []string
-	for _, b := range p.body {
+	for i, b := range p.body {
+		if p.extra[i] && m.h < promptRoomy {
+			continue
+		}
 		body = append(body, " "+b)
 	}
 	var hint string

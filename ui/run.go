@@ -34,8 +34,11 @@ func Run(st *db.Store, opts Options) error {
 		// Any non-empty NO_COLOR counts (no-color.org), not only "1"/"true".
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	p := tea.NewProgram(New(st, opts), popts...)
+	m := New(st, opts)
+	p := tea.NewProgram(m, popts...)
 	_, err := p.Run()
+	// However the program ended, nothing the cockpit started may outlive it.
+	m.Shutdown(quitWait)
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
 		return nil

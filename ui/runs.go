@@ -176,17 +176,38 @@ func (m *Model) gotoPending() {
 	}
 }
 
-// recallCmd searches all indexed output.
+// recallCmd searches all indexed output for q. One search runs at a time: a
+// search over a million lines takes tens of milliseconds and much memory,
+// and a typist is faster, so keystrokes that arrive meanwhile only update the
+// query the next search takes (onRecall starts it).
 func (m *Model) recallCmd(q string) tea.Cmd {
 	if q == "" {
+		m.recallNext = ""
 		m.recall.SetHits("", nil, nil)
 		return nil
 	}
+	if m.recallBusy {
+		m.recallNext = q
+		return nil
+	}
+	m.recallBusy, m.recallNext = true, ""
 	st := m.st
 	return func() tea.Msg {
 		hits, err := st.Recall(db.RecallQuery{Query: q, Limit: 200})
 		return recallMsg{query: q, hits: hits, err: err}
 	}
+}
+
+// onRecall shows a search's hits and starts the search the person typed
+// meanwhile, if any.
+func (m *Model) onRecall(msg recallMsg) tea.Cmd {
+	m.recallBusy = false
+	m.recall.SetHits(msg.query, msg.hits, msg.err)
+	if q := m.recallNext; q != "" && q != msg.query {
+		return m.recallCmd(q)
+	}
+	m.recallNext = ""
+	return nil
 }
 
 // recallKey: typing into the recall query; every keystroke searches.
@@ -207,7 +228,7 @@ func (m *Model) recallKey(k tea.KeyPressMsg) tea.Cmd {
 		m.recall.Move(1)
 		return nil
 	case "ctrl+c":
-		return tea.Quit
+		return m.quit()
 	}
 	q, changed, cmd := m.recall.Key(k)
 	if changed {

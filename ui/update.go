@@ -45,8 +45,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onOutput(msg)
 	case screenMsg:
 		cmd = m.onScreen(msg)
+	case jobMsg:
+		cmd = m.onJob(msg)
 	case recallMsg:
-		m.recall.SetHits(msg.query, msg.hits, msg.err)
+		cmd = m.onRecall(msg)
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	case tea.PasteMsg:
@@ -98,13 +100,13 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6,
 		keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp, keys.Open, keys.Back,
 		keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession,
-		keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev)
+		keys.Kill, keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev)
 	if !ok {
 		return nil
 	}
 	switch a {
 	case keys.Quit:
-		return tea.Quit
+		return m.quit()
 	case keys.Help:
 		m.mode, m.helpOff = modeHelp, 0
 	case keys.Command:
@@ -165,7 +167,9 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return m.do("start "+m.sel, runStart(m.sel))
 	case keys.Verify:
-		m.note = infoNote("verify: running verification commands needs the runner, which is not available yet")
+		return m.startVerify()
+	case keys.Kill:
+		return m.startStop()
 	case keys.Approve:
 		f, final := m.reviewTarget()
 		if f == "" {
@@ -281,6 +285,12 @@ func (m *Model) back() tea.Cmd {
 	case m.focus == layout.Detail:
 		m.doc = docFeature
 		return m.refreshDetail()
+	case (m.focus == layout.Features || m.focus == layout.DAG) && !m.autoSel && m.sess != nil:
+		m.autoSel = true
+		m.sel = defaultSelection(m.sess)
+		m.syncSelection()
+		m.note = infoNote("the selection follows the active feature again")
+		return m.refreshDetail()
 	default:
 		m.note = note{}
 	}
@@ -378,7 +388,7 @@ func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
 		m.mode = modeNormal
 	case keys.Quit:
 		if k.String() == "ctrl+c" {
-			return tea.Quit
+			return m.quit()
 		}
 		m.mode = modeNormal
 	case keys.Up:

@@ -200,7 +200,11 @@ func (m *Model) sessionBar() []string {
 	}
 	if s == nil {
 		l1 := th.Bold.Render(" flowdeck") + th.Dim.Render(" · no active session")
-		l2 := th.Dim.Render(" next: ") + ":/flow-plan GOAL" + th.Dim.Render("  ("+model.NextCommand(nil)+")")
+		l2 := " "
+		if r := m.runningPart(); r != "" {
+			l2 += r + th.Dim.Render(" · ")
+		}
+		l2 += th.Dim.Render("next: ") + ":/flow-plan GOAL" + th.Dim.Render("  ("+model.NextCommand(nil)+")")
 		return []string{layout.Fit(l1, m.w), layout.Fit(l2, m.w)}
 	}
 	status := string(s.Status)
@@ -233,9 +237,32 @@ func (m *Model) sessionBar() []string {
 	} else {
 		parts = append(parts, th.Dim.Render("nothing waits for you"))
 	}
+	// What runs comes after what waits: on a narrow screen the line is cut
+	// from the right, and what waits for the person matters more.
+	if r := m.runningPart(); r != "" {
+		parts = append(parts, r)
+	}
 	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
 	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
 	return []string{l1, layout.Fit(l2, m.w)}
+}
+
+// runningPart says what runs right now, from the runs list: "⟳ go test
+// ./... (agent)", or how many.
+func (m *Model) runningPart() string {
+	running := m.runList.Running()
+	if len(running) == 0 {
+		return ""
+	}
+	r := running[0]
+	text := "⟳ " + layout.Cut(model.ShellJoin(r.Argv), 32)
+	if r.Actor != "" {
+		text += " (" + r.Actor + ")"
+	}
+	if len(running) > 1 {
+		text = fmt.Sprintf("⟳ %d running: %s, …", len(running), layout.Cut(model.ShellJoin(r.Argv), 24))
+	}
+	return m.th.State(model.StateInProgress).Render(text)
 }
 
 func (m *Model) progressBar(done, total, w int) string {
@@ -265,7 +292,7 @@ func (m *Model) hintBar() string {
 	case m.mode == modeRecall:
 		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc stop typing"), m.w)
 	case m.focus == layout.Features || m.focus == layout.DAG:
-		acts = []keys.Action{keys.NextPane, keys.Start, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
+		acts = []keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
 	case m.focus == layout.Output:
 		acts = []keys.Action{keys.NextPane, keys.Follow, keys.Wrap, keys.Filter, keys.SearchNext, keys.SearchPrev, keys.Bottom}
 	case m.focus == layout.Runs:
@@ -274,6 +301,10 @@ func (m *Model) hintBar() string {
 		acts = []keys.Action{keys.Filter, keys.Down, keys.Open, keys.NextPane, keys.Command}
 	default:
 		acts = []keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Command}
+	}
+	if len(m.jobs) > 0 {
+		// Something the cockpit started runs: how to stop it comes first.
+		acts = append([]keys.Action{keys.Kill}, acts...)
 	}
 	tail := m.hintItems(keys.Help, keys.Quit)
 	return layout.Fit(" "+m.hintsIn(m.w-2-layout.Width(tail)-3, acts...)+m.th.Dim.Render(" · ")+tail, m.w)
@@ -315,8 +346,12 @@ func wrapNote(lines []string, w, n int) []string {
 	for _, l := range lines {
 		for layout.Width(l) > w && w > 10 {
 			cut := ansi.Truncate(l, w, "")
+			// Break at a space when there is one in the second half.
+			if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
+				cut = cut[:i]
+			}
 			out = append(out, cut)
-			l = "    " + l[len(cut):]
+			l = "    " + strings.TrimLeft(l[len(cut):], " ")
 		}
 		out = append(out, l)
 	}

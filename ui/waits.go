@@ -91,6 +91,12 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait
 	for _, w := range m.waits {
+		if w.kind == "review" && m.verifying(w.feature) {
+			// The cockpit is still running this feature's verification:
+			// its review waits for the last command. Left unseen, it rings
+			// and prompts on the reload after the job.
+			continue
+		}
 		keys[w.key] = true
 		if !m.waitKeys[w.key] {
 			fresh = append(fresh, w)

@@ -47,6 +47,7 @@ const (
 	Reset        Action = "reset"
 	ResetSession Action = "reset_session"
 
+	Kill       Action = "kill"
 	Follow     Action = "follow"
 	Wrap       Action = "wrap"
 	SearchNext Action = "search_next"
@@ -96,6 +97,7 @@ var defaults = []def{
 	{Reset, []string{"r"}, "reset"},
 	{ResetSession, []string{"R"}, "reset session"},
 
+	{Kill, []string{"K"}, "stop run"},
 	{Follow, []string{"f"}, "follow"},
 	{Wrap, []string{"w"}, "wrap"},
 	{SearchNext, []string{"n"}, "next match"},
@@ -117,7 +119,7 @@ var Groups = []Group{
 	{"Global", []Action{NextPane, PrevPane, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Command, Help, Mouse, Quit}},
 	{"Move (every pane)", []Action{Up, Down, Top, Bottom, PageDown, PageUp, Open, Back}},
 	{"Features · graph", []Action{Filter, Start, Verify, Approve, NeedsFix, Block, Reset, ResetSession}},
-	{"Runs · output · recall", []Action{Follow, Wrap, Filter, SearchNext, SearchPrev, Recall}},
+	{"Runs · output · recall", []Action{Kill, Follow, Wrap, Filter, SearchNext, SearchPrev, Recall}},
 	{"Prompts", []Action{Approve, NeedsFix, Block, Yes, No, Back}},
 }
 

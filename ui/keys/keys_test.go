@@ -1,6 +1,8 @@
 package keys
 
 import (
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -37,5 +39,52 @@ func TestRebind(t *testing.T) {
 	}
 	if !Default().Matches(press("a"), Approve) {
 		t.Fatal("Rebind changed the map it was called on")
+	}
+}
+
+// The README's key table is the key map: every row names an action and its
+// default keys exactly, and every action has a row.
+func TestREADMEKeyTable(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	start := strings.Index(text, "### Keys")
+	if start < 0 {
+		t.Fatal("README.md has no ### Keys section")
+	}
+	text = text[start:]
+	if end := strings.Index(text[1:], "\n#"); end >= 0 {
+		text = text[:end+1]
+	}
+	tick := regexp.MustCompile("`([^`]+)`")
+	m := Default()
+	seen := map[Action]bool{}
+	for _, line := range strings.Split(text, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.Contains(cells[2], "`") {
+			continue
+		}
+		var ks []string
+		for _, k := range tick.FindAllStringSubmatch(cells[1], -1) {
+			ks = append(ks, k[1])
+		}
+		name := tick.FindStringSubmatch(cells[2])[1]
+		a := Action(name)
+		b := m.Get(a)
+		if len(b.Keys()) == 0 {
+			t.Errorf("README row %q: no action %q in the key map", strings.TrimSpace(line), name)
+			continue
+		}
+		if strings.Join(ks, " ") != strings.Join(b.Keys(), " ") {
+			t.Errorf("README says %s is %v; the key map binds %v", name, ks, b.Keys())
+		}
+		seen[a] = true
+	}
+	for _, d := range defaults {
+		if !seen[d.action] {
+			t.Errorf("the README's key table has no row for %s (%v)", d.action, d.keys)
+		}
 	}
 }

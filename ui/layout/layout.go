@@ -64,14 +64,17 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 		featH := h * 11 / 20
 		l.Rects[Features] = Rect{x, y, left, featH}
 		l.Rects[DAG] = Rect{x, y + featH, left, h - featH}
-		detailH := h * 9 / 20
+		// Right: the detail on top; the runs list across the whole width,
+		// since a run's summary is what says what failed; the output (or
+		// recall) below it, as wide as a terminal's own output.
+		detailH := h * 2 / 5
+		runsH := min(12, max(5, h/5))
 		l.Rects[Detail] = Rect{x + left, y, right, detailH}
-		runsW := right * 9 / 20
-		l.Rects[Runs] = Rect{x + left, y + detailH, runsW, h - detailH}
+		l.Rects[Runs] = Rect{x + left, y + detailH, right, runsH}
 		if slot != Recall {
 			slot = Output
 		}
-		l.Rects[slot] = Rect{x + left + runsW, y + detailH, right - runsW, h - detailH}
+		l.Rects[slot] = Rect{x + left, y + detailH + runsH, right, h - detailH - runsH}
 		return l
 	}
 	// Stacked: features on top, one other pane below with a tab strip.

@@ -16,7 +16,7 @@ type Model struct {
 	th       styles.Theme
 	run      string
 	title    string
-	lines    []Line
+	lines    lineBlocks
 	partial  *Line // the line the run is still printing
 	emulated bool
 	note     string
@@ -62,12 +62,10 @@ func (m *Model) SetNote(s string) { m.note = s }
 
 // Append adds finished lines and replaces the unfinished one.
 func (m *Model) Append(lines []Line, partial *Line) {
-	m.lines = append(m.lines, lines...)
+	m.lines.Append(lines)
 	m.partial = partial
-	if over := len(m.lines) - MaxLines; over > 0 {
-		// Drop a tenth more than needed so this copy is rare.
-		cut := over + MaxLines/10
-		m.lines = append([]Line(nil), m.lines[cut:]...)
+	if cut := m.lines.Len() - MaxLines; cut > 0 {
+		m.lines.DropFront(cut)
 		m.dropped += cut
 		m.top = max(0, m.top-cut)
 		m.scanned = max(0, m.scanned-cut)
@@ -87,7 +85,8 @@ func (m *Model) Append(lines []Line, partial *Line) {
 
 // SetSnapshot replaces everything with an emulator's snapshot.
 func (m *Model) SetSnapshot(lines []Line) {
-	m.lines, m.partial, m.emulated = lines, nil, true
+	m.lines.Set(lines)
+	m.partial, m.emulated = nil, true
 	m.matches, m.scanned = nil, 0
 	m.scan()
 	if m.follow {
@@ -103,16 +102,16 @@ func (m *Model) Emulated() bool { return m.emulated }
 // Len is the number of lines, the unfinished one included.
 func (m *Model) Len() int {
 	if m.partial != nil {
-		return len(m.lines) + 1
+		return m.lines.Len() + 1
 	}
-	return len(m.lines)
+	return m.lines.Len()
 }
 
 func (m *Model) line(i int) Line {
-	if i == len(m.lines) && m.partial != nil {
+	if i == m.lines.Len() && m.partial != nil {
 		return *m.partial
 	}
-	return m.lines[i]
+	return *m.lines.At(i)
 }
 
 // SetSize sets the content area.
@@ -275,8 +274,8 @@ func (m *Model) scan() {
 	if m.query == "" {
 		return
 	}
-	for ; m.scanned < len(m.lines); m.scanned++ {
-		if strings.Contains(strings.ToLower(m.lines[m.scanned].Plain), m.query) {
+	for ; m.scanned < m.lines.Len(); m.scanned++ {
+		if strings.Contains(strings.ToLower(m.lines.At(m.scanned).Plain), m.query) {
 			m.matches = append(m.matches, m.scanned)
 		}
 	}

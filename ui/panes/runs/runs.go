@@ -83,6 +83,17 @@ func (m *Model) Select(id string) bool {
 	return false
 }
 
+// Running lists the runs still in progress, newest first.
+func (m *Model) Running() []*db.RunRecord {
+	var out []*db.RunRecord
+	for i := range m.recs {
+		if m.recs[i].Outcome == db.RunRunning {
+			out = append(out, &m.recs[i])
+		}
+	}
+	return out
+}
+
 // Len is the number of runs.
 func (m *Model) Len() int { return len(m.recs) }
 
@@ -105,51 +116,74 @@ func (m *Model) Footer() string {
 	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.recs))
 }
 
-// View paints the visible rows.
+// View paints the visible rows in aligned columns: outcome, command,
+// duration, then the summary (what passed or failed), feature and actor.
 func (m *Model) View(focused bool) []string {
 	if len(m.recs) == 0 {
-		return layout.PadLines([]string{m.th.Dim.Render(" no runs yet: flowdeck run -- CMD")}, m.w, m.h)
+		return layout.PadLines([]string{m.th.Dim.Render(" no runs yet: flowdeck run -- CMD, or v on a feature")}, m.w, m.h)
 	}
 	from, to := m.sc.Window()
+	// The command column is as wide as the widest visible command, up to
+	// two fifths of the row: the summary after it is what says how it went.
+	cmdW := 8
+	for i := from; i < to; i++ {
+		cmdW = max(cmdW, layout.Width(model.ShellJoin(m.recs[i].Argv)))
+	}
+	cmdW = min(cmdW, max(12, (m.w-3)*2/5))
 	out := make([]string, 0, m.h)
 	for i := from; i < to; i++ {
-		out = append(out, m.row(&m.recs[i], i == m.sc.Cursor, focused))
+		out = append(out, m.row(&m.recs[i], cmdW, i == m.sc.Cursor, focused))
 	}
 	return layout.PadLines(out, m.w, m.h)
 }
 
-func (m *Model) row(r *db.RunRecord, selected, focused bool) string {
+func (m *Model) row(r *db.RunRecord, cmdW int, selected, focused bool) string {
 	glyph, paint := m.outcome(r)
 	marker := " "
 	if selected {
 		marker = "›"
 	}
-	dur := duration(r)
-	cmd := model.ShellJoin(r.Argv)
 	var b strings.Builder
 	b.WriteString(marker + paint.Render(glyph) + " ")
 	rest := m.w - 3
-	durW := 7
-	// The command is what identifies a run: it gets the room, the summary
-	// what is left.
-	cmdW := max(8, min(layout.Width(cmd), rest-durW-2-min(16, rest/4)))
-	b.WriteString(layout.Fit(layout.Cut(cmd, cmdW), cmdW))
+	cmdW = min(cmdW, max(1, rest))
+	b.WriteString(layout.Fit(model.ShellJoin(r.Argv), cmdW))
 	rest -= cmdW
+	const durW = 7
 	if rest > durW+1 {
-		b.WriteString(" " + m.th.Dim.Render(layout.Fit(dur, durW)))
+		b.WriteString(" " + m.th.Dim.Render(layout.Fit(duration(r), durW)))
 		rest -= durW + 1
 	}
-	var tail []string
-	if r.Feature != "" {
-		tail = append(tail, r.Feature)
-	}
-	if r.Summary != "" {
-		tail = append(tail, r.Summary)
-	} else if r.Outcome != "" && r.Outcome != "exited" {
-		tail = append(tail, r.Outcome)
-	}
-	if rest > 4 && len(tail) > 0 {
-		b.WriteString(" " + paint.Render(layout.Cut(strings.Join(tail, " · "), rest-1)))
+	if rest > 4 {
+		summary := r.Summary
+		switch {
+		case r.Outcome == db.RunRunning:
+			summary = fmt.Sprintf("%d lines so far", r.Lines)
+			if r.Lines == 1 {
+				summary = "1 line so far"
+			}
+		case summary == "" && r.Outcome != "" && r.Outcome != "exited":
+			summary = r.Outcome
+		case summary == "" && r.ExitCode != 0:
+			summary = fmt.Sprintf("exit %d", r.ExitCode)
+		}
+		var who []string
+		for _, s := range []string{r.Feature, r.Actor} {
+			if s != "" {
+				who = append(who, s)
+			}
+		}
+		tail := paint.Render(summary)
+		if summary == "" {
+			tail = ""
+		}
+		if len(who) > 0 {
+			if tail != "" {
+				tail += m.th.Dim.Render(" · ")
+			}
+			tail += m.th.Dim.Render(strings.Join(who, " · "))
+		}
+		b.WriteString(" " + layout.Cut(tail, rest-1))
 	}
 	line := b.String()
 	if selected {

@@ -1,0 +1,221 @@
+package agentinit
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+// ignored are the files that must stay out of git: the database holds the
+// sessions and all run output (large, and machine-local); the docs beside
+// them are meant to be read and may be committed.
+var ignored = []string{"/.flow/flowdeck.db", "/.flow/flowdeck.db.lock"}
+
+func gitignore(old string, _ bool) (string, error) {
+	var missing []string
+	for _, want := range ignored {
+		if !ignoresFile(old, want) {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) == 0 {
+		return old, nil
+	}
+	var b strings.Builder
+	b.WriteString(old)
+	if old != "" && !strings.HasSuffix(old, "\n") {
+		b.WriteByte('\n')
+	}
+	if old != "" {
+		b.WriteByte('\n')
+	}
+	b.WriteString("# flowdeck: the database and its run output (flowdeck init)\n")
+	for _, m := range missing {
+		b.WriteString(m + "\n")
+	}
+	return b.String(), nil
+}
+
+// ignoresFile reports whether a line of the .gitignore already covers path
+// (written as /dir/file): the path itself, or .flow as a whole.
+func ignoresFile(gitignore, path string) bool {
+	covers := map[string]bool{
+		path: true, strings.TrimPrefix(path, "/"): true,
+		".flow": true, ".flow/": true, "/.flow": true, "/.flow/": true, ".flow/*": true, "/.flow/*": true,
+		"/.flow/flowdeck.db*": true, ".flow/flowdeck.db*": true,
+	}
+	for _, line := range strings.Split(gitignore, "\n") {
+		if covers[strings.TrimSpace(line)] {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonFile merges what add puts into a JSON config file: keys the file
+// lacks are added, nothing the user set is changed, and a file that needs
+// nothing is left byte for byte as it was.
+func jsonFile(add func(*object) (bool, error)) func(string, bool) (string, error) {
+	return func(old string, exists bool) (string, error) {
+		doc := newObject()
+		if exists && strings.TrimSpace(old) != "" {
+			var err error
+			if doc, err = parseObject([]byte(old)); err != nil {
+				return "", fmt.Errorf("not plain JSON (%v); fix it or add flowdeck's entry by hand (see flowdeck init --dry-run on an empty directory)", err)
+			}
+		}
+		changed, err := add(doc)
+		if err != nil {
+			return "", err
+		}
+		if !changed && exists {
+			return old, nil
+		}
+		return string(encode(doc)), nil
+	}
+}
+
+// claudeMCP adds the server to Claude Code's project MCP config.
+func claudeMCP(doc *object) (bool, error) {
+	return mergeMissing(doc, obj("mcpServers", obj("flowdeck", obj(
+		"type", "stdio", "command", "flowdeck", "args", []any{"mcp"})))), nil
+}
+
+// hudCommand is the Claude Code hook: its output goes in front of the
+// prompt. $CLAUDE_PROJECT_DIR keeps it on this project whatever the shell's
+// directory.
+const hudCommand = `flowdeck --dir "$CLAUDE_PROJECT_DIR" hud`
+
+// claudeHook adds a UserPromptSubmit hook that runs flowdeck hud, unless a
+// hook already does.
+func claudeHook(doc *object) (bool, error) {
+	hooks, err := child(doc, "hooks")
+	if err != nil {
+		return false, err
+	}
+	v, ok := hooks.get("UserPromptSubmit")
+	if !ok {
+		v = []any{}
+	}
+	list, isList := v.([]any)
+	if !isList {
+		return false, fmt.Errorf("hooks.UserPromptSubmit is not a list")
+	}
+	for _, entry := range list {
+		if e, ok := entry.(*object); ok && runsHUD(e) {
+			return false, nil
+		}
+	}
+	hooks.set("UserPromptSubmit", append(list, obj("hooks", []any{obj("type", "command", "command", hudCommand)})))
+	return true, nil
+}
+
+// runsHUD reports whether a hook matcher entry already runs flowdeck hud.
+func runsHUD(entry *object) bool {
+	hs, _ := entry.get("hooks")
+	list, _ := hs.([]any)
+	for _, h := range list {
+		if o, ok := h.(*object); ok {
+			c, _ := o.get("command")
+			if s, ok := c.(string); ok && strings.Contains(s, "flowdeck") && strings.Contains(s, " hud") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// child returns doc[key] as an object, creating it when missing.
+func child(doc *object, key string) (*object, error) {
+	v, ok := doc.get(key)
+	if !ok {
+		o := newObject()
+		doc.set(key, o)
+		return o, nil
+	}
+	o, isObj := v.(*object)
+	if !isObj {
+		return nil, fmt.Errorf("%q is not an object", key)
+	}
+	return o, nil
+}
+
+// opencodeMCP adds the server to opencode's config.
+func opencodeMCP(doc *object) (bool, error) {
+	add := obj("mcp", obj("flowdeck", obj("type", "local", "command", []any{"flowdeck", "mcp"}, "enabled", true)))
+	if len(doc.keys) == 0 {
+		add = obj("$schema", "https://opencode.ai/config.json", "mcp", add.vals["mcp"])
+	}
+	return mergeMissing(doc, add), nil
+}
+
+//go:embed opencode_plugin.ts
+var pluginSource string
+
+// pluginHeader is the plugin's first line: while a file starts with it, the
+// file is flowdeck's to rewrite.
+var pluginHeader, _, _ = strings.Cut(pluginSource, "\n")
+
+// plugin writes the opencode plugin, or leaves a file that the person made
+// their own alone.
+func (p *Plan) plugin(old string, exists bool) (string, error) {
+	if exists && old != pluginSource && !strings.HasPrefix(old, pluginHeader+"\n") {
+		p.Notes = append(p.Notes, ".opencode/plugin/flowdeck.ts was edited by hand: left as it is (delete it to get flowdeck's again)")
+		return old, nil
+	}
+	return pluginSource, nil
+}
+
+// The AGENTS.md section sits between these markers; init replaces what is
+// between them and nothing else.
+const (
+	beginMarker = "<!-- flowdeck:begin (written by flowdeck init; edits between these markers are replaced) -->"
+	endMarker   = "<!-- flowdeck:end -->"
+	markerStem  = "<!-- flowdeck:begin"
+)
+
+const agentsText = `## Working under flowdeck
+
+This repository's work is planned and tracked with flowdeck: a planning
+session of features with dependencies, validation evidence and reviews. A
+person supervises it in the flowdeck cockpit.
+
+- Run every build and test through flowdeck, naming the feature you work on,
+  so that its result becomes observed validation evidence:
+  ` + "`flowdeck run --feature ID -- CMD [ARG...]`" + `, e.g.
+  ` + "`flowdeck run --feature token-store -- go test ./auth/...`" + `.
+  Other commands: ` + "`flowdeck run -- CMD`" + `. Search earlier output with
+  ` + "`flowdeck recall QUERY`" + ` instead of running a command again.
+- Drive the session with the flow tools of the ` + "`flowdeck`" + ` MCP server
+  (flow_status, flow_run_start, run, flow_review_record_feature,
+  flow_run_complete_feature, recall, ...) or with the CLI and ` + "`--json`" + `
+  (` + "`flowdeck --json flow status`" + `).
+- Start with flow_status; every result says ` + "`next_command`" + `. A refused
+  action returns ` + "`error.code`" + ` and ` + "`error.recovery`" + `: do what the
+  recovery says instead of retrying.
+- Never edit ` + "`.flow/`" + ` by hand.
+`
+
+func agentsSection(old string, _ bool) (string, error) {
+	section := beginMarker + "\n" + agentsText + endMarker + "\n"
+	start := strings.Index(old, markerStem)
+	if start < 0 {
+		if old == "" {
+			return section, nil
+		}
+		sep := "\n"
+		if !strings.HasSuffix(old, "\n") {
+			sep = "\n\n"
+		}
+		return old + sep + section, nil
+	}
+	end := strings.Index(old[start:], endMarker)
+	if end < 0 {
+		return "", fmt.Errorf("has %q without %q: fix the markers", markerStem, endMarker)
+	}
+	end += start + len(endMarker)
+	if end < len(old) && old[end] == '\n' {
+		end++
+	}
+	return old[:start] + section + old[end:], nil
+}

@@ -1,0 +1,183 @@
+// Package agentinit prepares a repository for coding agents that work under
+// flowdeck: it creates .flow/, git-ignores the database, and merges
+// flowdeck's entries into each agent's config files. Files are merged, never
+// clobbered: JSON key by key, markdown between markers, and a second run
+// changes nothing.
+package agentinit
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/aymanbagabas/go-udiff"
+)
+
+// The agents init knows.
+const (
+	Claude   = "claude"
+	OpenCode = "opencode"
+	Generic  = "generic"
+)
+
+// Agents lists them in the order their files are written.
+var Agents = []string{Claude, OpenCode, Generic}
+
+// Change is one file or directory that init creates or rewrites.
+type Change struct {
+	Path     string // relative to the root, slash-separated
+	Old, New string // contents; Old is "" for a new file
+	Exists   bool
+	Dir      bool // a directory to create
+}
+
+// Plan is what init would do.
+type Plan struct {
+	Agents  []string
+	Changes []Change
+	// Notes are things init left alone on purpose, for the person to read.
+	Notes []string
+}
+
+// Prepare works out the changes for root without writing anything. Without
+// agents it takes every agent whose files are already there (.mcp.json,
+// .claude/, CLAUDE.md for Claude Code; opencode.json, .opencode/ for
+// opencode), and always the generic AGENTS.md section.
+func Prepare(root string, agents []string) (*Plan, error) {
+	for _, a := range agents {
+		if !slices.Contains(Agents, a) {
+			return nil, fmt.Errorf("unknown agent %q: claude, opencode or generic", a)
+		}
+	}
+	if len(agents) == 0 {
+		agents = detect(root)
+	}
+	if !slices.Contains(agents, Generic) {
+		agents = append(agents, Generic) // every agent reads AGENTS.md
+	}
+	p := &Plan{}
+	for _, a := range Agents { // a stable order whatever the flags' order
+		if slices.Contains(agents, a) && !slices.Contains(p.Agents, a) {
+			p.Agents = append(p.Agents, a)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, ".flow")); errors.Is(err, fs.ErrNotExist) {
+		p.Changes = append(p.Changes, Change{Path: ".flow/", Dir: true})
+	}
+	steps := []struct {
+		agent, path string
+		edit        func(old string, exists bool) (string, error)
+	}{
+		{"", ".gitignore", gitignore},
+		{Claude, ".mcp.json", jsonFile(claudeMCP)},
+		{Claude, ".claude/settings.json", jsonFile(claudeHook)},
+		{OpenCode, opencodeConfig(root), jsonFile(opencodeMCP)},
+		{OpenCode, ".opencode/plugin/flowdeck.ts", p.plugin},
+		{Generic, "AGENTS.md", agentsSection},
+	}
+	for _, s := range steps {
+		if s.agent != "" && !slices.Contains(p.Agents, s.agent) {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.path)))
+		exists := err == nil
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+		next, err := s.edit(string(data), exists)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.path, err)
+		}
+		if next != string(data) || !exists {
+			p.Changes = append(p.Changes, Change{Path: s.path, Old: string(data), New: next, Exists: exists})
+		}
+	}
+	return p, nil
+}
+
+func detect(root string) []string {
+	has := func(names ...string) bool {
+		for _, n := range names {
+			if _, err := os.Stat(filepath.Join(root, n)); err == nil {
+				return true
+			}
+		}
+		return false
+	}
+	var agents []string
+	if has(".mcp.json", ".claude", "CLAUDE.md") {
+		agents = append(agents, Claude)
+	}
+	if has("opencode.json", "opencode.jsonc", ".opencode") {
+		agents = append(agents, OpenCode)
+	}
+	return agents
+}
+
+// opencodeConfig is the project's opencode config file: opencode.jsonc when
+// that is the one there, else opencode.json.
+func opencodeConfig(root string) string {
+	if _, err := os.Stat(filepath.Join(root, "opencode.json")); err != nil {
+		if _, err := os.Stat(filepath.Join(root, "opencode.jsonc")); err == nil {
+			return "opencode.jsonc"
+		}
+	}
+	return "opencode.json"
+}
+
+// Apply writes the changes under root; each file is written to a temporary
+// file and renamed, so an interrupted init leaves no half file.
+func Apply(root string, changes []Change) error {
+	for _, c := range changes {
+		path := filepath.Join(root, filepath.FromSlash(c.Path))
+		if c.Dir {
+			if err := os.MkdirAll(path, 0o755); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Stat(path); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		tmp, err := os.CreateTemp(filepath.Dir(path), ".flowdeck-init-*")
+		if err != nil {
+			return err
+		}
+		_, werr := tmp.WriteString(c.New)
+		cerr := tmp.Close()
+		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+		if err := os.Rename(tmp.Name(), path); err != nil {
+			os.Remove(tmp.Name())
+			return err
+		}
+	}
+	return nil
+}
+
+// Diff is the changes as one unified diff (git's a/ b/ labels).
+func Diff(changes []Change) string {
+	var b strings.Builder
+	for _, c := range changes {
+		if c.Dir {
+			fmt.Fprintf(&b, "mkdir %s\n", c.Path)
+			continue
+		}
+		from := "a/" + c.Path
+		if !c.Exists {
+			from = "/dev/null"
+		}
+		b.WriteString(udiff.Unified(from, "b/"+c.Path, c.Old, c.New))
+	}
+	return b.String()
+}

@@ -1,0 +1,294 @@
+package agentinit
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// fixture copies testdata/NAME (or nothing, for "") into a new repository.
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	root := t.TempDir()
+	if name != "" {
+		if err := os.CopyFS(root, os.DirFS(filepath.Join("testdata", name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func initRepo(t *testing.T, root string, agents ...string) *Plan {
+	t.Helper()
+	p, err := Prepare(root, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(root, p.Changes); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, root, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// mustNoop asserts that init has nothing left to do.
+func mustNoop(t *testing.T, root string, agents ...string) {
+	t.Helper()
+	p, err := Prepare(root, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 0 {
+		t.Fatalf("second run would change %d files:\n%s", len(p.Changes), Diff(p.Changes))
+	}
+}
+
+func paths(p *Plan) []string {
+	var out []string
+	for _, c := range p.Changes {
+		out = append(out, c.Path)
+	}
+	return out
+}
+
+func TestInitEmptyRepo(t *testing.T) {
+	root := fixture(t, "")
+	p := initRepo(t, root, Claude, OpenCode)
+	want := []string{".flow/", ".gitignore", ".mcp.json", ".claude/settings.json", "opencode.json", ".opencode/plugin/flowdeck.ts", "AGENTS.md"}
+	if !slices.Equal(paths(p), want) {
+		t.Fatalf("changes = %v", paths(p))
+	}
+	if fi, err := os.Stat(filepath.Join(root, ".flow")); err != nil || !fi.IsDir() {
+		t.Fatal(".flow/ was not created")
+	}
+	if got := read(t, root, ".mcp.json"); got != `{
+  "mcpServers": {
+    "flowdeck": {
+      "type": "stdio",
+      "command": "flowdeck",
+      "args": ["mcp"]
+    }
+  }
+}
+` {
+		t.Fatalf(".mcp.json:\n%s", got)
+	}
+	var settings struct {
+		Hooks map[string][]struct {
+			Hooks []struct{ Type, Command string } `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if err := json.Unmarshal([]byte(read(t, root, ".claude/settings.json")), &settings); err != nil ||
+		settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command != `flowdeck --dir "$CLAUDE_PROJECT_DIR" hud` {
+		t.Fatalf("settings = %+v (%v)", settings, err)
+	}
+	var oc struct {
+		Schema string `json:"$schema"`
+		MCP    map[string]struct {
+			Type    string   `json:"type"`
+			Command []string `json:"command"`
+			Enabled bool     `json:"enabled"`
+		} `json:"mcp"`
+	}
+	if err := json.Unmarshal([]byte(read(t, root, "opencode.json")), &oc); err != nil || oc.Schema == "" ||
+		!slices.Equal(oc.MCP["flowdeck"].Command, []string{"flowdeck", "mcp"}) || !oc.MCP["flowdeck"].Enabled {
+		t.Fatalf("opencode.json = %+v (%v)", oc, err)
+	}
+	if read(t, root, ".opencode/plugin/flowdeck.ts") != pluginSource {
+		t.Fatal("plugin differs from the template")
+	}
+	if got := read(t, root, ".gitignore"); got != "# flowdeck: the database and its run output (flowdeck init)\n/.flow/flowdeck.db\n/.flow/flowdeck.db.lock\n" {
+		t.Fatalf(".gitignore:\n%s", got)
+	}
+	agents := read(t, root, "AGENTS.md")
+	if !strings.HasPrefix(agents, beginMarker+"\n") || !strings.HasSuffix(agents, endMarker+"\n") ||
+		!strings.Contains(agents, "`flowdeck run --feature ID -- CMD [ARG...]`") {
+		t.Fatalf("AGENTS.md:\n%s", agents)
+	}
+	mustNoop(t, root, Claude, OpenCode)
+	mustNoop(t, root) // detected from the files now there
+}
+
+// Existing files keep everything they had, in their order; flowdeck's
+// entries are added beside them, and a value the user set wins.
+func TestInitMergesExistingFiles(t *testing.T) {
+	root := fixture(t, "existing")
+	before := map[string]string{}
+	for _, f := range []string{".mcp.json", ".claude/settings.json", "opencode.json", "AGENTS.md", ".gitignore"} {
+		before[f] = read(t, root, f)
+	}
+	p := initRepo(t, root) // no --agent: both are detected from their files
+	if !slices.Equal(p.Agents, []string{Claude, OpenCode, Generic}) {
+		t.Fatalf("agents = %v", p.Agents)
+	}
+
+	if got := read(t, root, ".mcp.json"); got != `{
+  "mcpServers": {
+    "github": {
+      "command": "github-mcp",
+      "args": ["stdio"],
+      "env": {
+        "GITHUB_TOKEN": "${GITHUB_TOKEN}"
+      }
+    },
+    "flowdeck": {
+      "type": "stdio",
+      "command": "flowdeck",
+      "args": ["mcp"]
+    }
+  }
+}
+` {
+		t.Fatalf(".mcp.json:\n%s", got)
+	}
+	settings := read(t, root, ".claude/settings.json")
+	for _, want := range []string{`"allow": ["Bash(go test:*)"]`, `"command": "./check.sh"`, `"command": "date"`, `"command": "flowdeck --dir \"$CLAUDE_PROJECT_DIR\" hud"`} {
+		if !strings.Contains(settings, want) {
+			t.Fatalf("settings.json lacks %s:\n%s", want, settings)
+		}
+	}
+	if strings.Index(settings, "permissions") > strings.Index(settings, "hooks") || strings.Index(settings, `"date"`) > strings.Index(settings, "hud") {
+		t.Fatalf("settings.json was reordered:\n%s", settings)
+	}
+	// The user's own flowdeck entry (another path) stays; only "enabled",
+	// which they did not set, is added.
+	if got := read(t, root, "opencode.json"); got != `{
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4",
+  "mcp": {
+    "flowdeck": {
+      "type": "local",
+      "command": ["/opt/flowdeck/bin/flowdeck", "mcp"],
+      "enabled": true
+    }
+  }
+}
+` {
+		t.Fatalf("opencode.json:\n%s", got)
+	}
+	agents := read(t, root, "AGENTS.md")
+	if !strings.HasPrefix(agents, before["AGENTS.md"]+"\n"+beginMarker) {
+		t.Fatalf("AGENTS.md did not keep its text first:\n%s", agents)
+	}
+	if got := read(t, root, ".gitignore"); !strings.HasPrefix(got, "node_modules/\n*.log\n\n# flowdeck") || !strings.HasSuffix(got, "/.flow/flowdeck.db.lock\n") {
+		t.Fatalf(".gitignore:\n%s", got)
+	}
+	mustNoop(t, root)
+
+	// An edited section is put back; the text around it stays.
+	edited := strings.Replace(read(t, root, "AGENTS.md"), "Never edit", "Always edit", 1) + "\n## After\n"
+	os.WriteFile(filepath.Join(root, "AGENTS.md"), []byte(edited), 0o644)
+	initRepo(t, root)
+	if got := read(t, root, "AGENTS.md"); strings.Contains(got, "Always edit") || !strings.HasSuffix(got, endMarker+"\n\n## After\n") || strings.Count(got, markerStem) != 1 {
+		t.Fatalf("AGENTS.md after re-init:\n%s", got)
+	}
+	mustNoop(t, root)
+
+	// A plugin the person made their own is left alone, and said so.
+	plugin := filepath.Join(root, ".opencode/plugin/flowdeck.ts")
+	os.WriteFile(plugin, []byte("// mine\n"), 0o644)
+	p, err := Prepare(root, nil)
+	if err != nil || len(p.Changes) != 0 || len(p.Notes) != 1 {
+		t.Fatalf("edited plugin: %v %v %v", paths(p), p.Notes, err)
+	}
+}
+
+func TestInitLeavesCoveredGitignoreAndRejectsBrokenJSON(t *testing.T) {
+	root := fixture(t, "")
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/.flow/\n"), 0o644)
+	p, err := Prepare(root, nil)
+	if err != nil || slices.Contains(paths(p), ".gitignore") || !slices.Equal(p.Agents, []string{Generic}) {
+		t.Fatalf("changes %v, agents %v, %v", paths(p), p.Agents, err)
+	}
+	os.WriteFile(filepath.Join(root, "opencode.json"), []byte("{\n  // a comment\n}\n"), 0o644)
+	if _, err := Prepare(root, []string{OpenCode}); err == nil || !strings.Contains(err.Error(), "opencode.json") {
+		t.Fatalf("comment in opencode.json: %v", err)
+	}
+	if _, err := Prepare(root, []string{"cursor"}); err == nil {
+		t.Fatal("unknown agent accepted")
+	}
+}
+
+func TestDryRunDiff(t *testing.T) {
+	root := fixture(t, "existing")
+	p, err := Prepare(root, []string{Claude})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Diff(p.Changes)
+	for _, want := range []string{"mkdir .flow/\n", "--- a/.mcp.json\n+++ b/.mcp.json\n", "+    \"flowdeck\": {\n", "--- a/.gitignore\n+++ b/.gitignore\n"} {
+		if !strings.Contains(d, want) {
+			t.Fatalf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	if !strings.Contains(d, "--- a/.claude/settings.json") || !strings.Contains(d, "--- a/AGENTS.md") {
+		t.Fatalf("diff:\n%s", d)
+	}
+	// Prepare wrote nothing.
+	if _, err := os.Stat(filepath.Join(root, ".flow")); err == nil {
+		t.Fatal("Prepare created .flow/")
+	}
+	p, err = Prepare(fixture(t, ""), []string{Claude})
+	if d := Diff(p.Changes); err != nil || !strings.Contains(d, "--- /dev/null\n+++ b/.mcp.json\n@@ -0,0 +1,9 @@\n+{\n") {
+		t.Fatalf("diff of a new file:\n%s", d)
+	}
+}
+
+// The generated opencode plugin type-checks against the declared plugin
+// types, and node runs it on a fake messages array: after two calls exactly
+// one HUD is in the context.
+func TestOpencodePlugin(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed; .ci/run installs it")
+	}
+	tsc, err := filepath.Abs("../.ci/node_modules/.bin/tsc")
+	if err == nil {
+		_, err = os.Stat(tsc)
+	}
+	if err != nil {
+		if tsc, err = exec.LookPath("tsc"); err != nil {
+			t.Skip("tsc is not installed: npm install --prefix .ci typescript (.ci/run does)")
+		}
+	}
+	dir := t.TempDir()
+	decl, _ := os.ReadFile("testdata/opencode-plugin.d.ts")
+	os.WriteFile(filepath.Join(dir, "opencode-plugin.d.ts"), decl, 0o644)
+	os.WriteFile(filepath.Join(dir, "flowdeck.ts"), []byte(pluginSource), 0o644)
+	os.WriteFile(filepath.Join(dir, "tsconfig.json"), []byte(`{
+  "compilerOptions": {
+    "strict": true, "target": "ES2022", "module": "ES2022", "moduleResolution": "bundler",
+    "lib": ["ES2022"], "types": [], "outDir": "out", "rootDir": "."
+  },
+  "files": ["opencode-plugin.d.ts", "flowdeck.ts"]
+}
+`), 0o644)
+	for _, args := range [][]string{{"--noEmit", "-p", dir}, {"-p", dir}} {
+		if out, err := exec.Command(tsc, args...).CombinedOutput(); err != nil {
+			t.Fatalf("tsc %v: %v\n%s", args, err, out)
+		}
+	}
+	out := filepath.Join(dir, "out")
+	os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type":"module"}`), 0o644)
+	test, _ := filepath.Abs("testdata/plugin_test.mjs")
+	cmd := exec.Command(node, "--test", test)
+	cmd.Env = append(os.Environ(), "PLUGIN_JS="+filepath.Join(out, "flowdeck.js"))
+	if res, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("node --test: %v\n%s", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(out, "flowdeck.js")); err != nil {
+		t.Fatal(err)
+	}
+}

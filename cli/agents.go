@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"flowdeck/agentinit"
+	"flowdeck/db"
+	"flowdeck/ops"
+)
+
+// agentCommands are the commands that plug coding agents into flowdeck.
+func (e *env) agentCommands() []*cobra.Command {
+	return []*cobra.Command{e.hudCmd(), e.mcpCmd(), e.initCmd(), e.agentEventCmd()}
+}
+
+func (e *env) hudCmd() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "hud [--format text|markdown|json]",
+		Short: "A compact status block for an agent's context: at most 12 lines and 1 KiB",
+		Long: `Print the goal, the session's status, the active feature with its
+verification commands, what waits (a review, a blocked feature and why), the
+last validation and the next command: at most 12 lines and 1 KiB, whatever
+the goal or the commands look like. Agent hooks put it in front of each
+prompt (see flowdeck init).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.json {
+				format = "json"
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			h, err := ops.BuildHUD(st)
+			if err != nil {
+				return e.fail(err)
+			}
+			out, err := h.Render(format)
+			if err != nil {
+				return usageErr("--format: %v", err)
+			}
+			fmt.Fprint(e.stdout, out)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
+	return c
+}
+
+// MCPServer serves MCP on stdin/stdout for a project. flowdeck-mcp, the
+// binary that links the MCP SDK, sets it; in the lean flowdeck it is nil and
+// `flowdeck mcp` becomes flowdeck-mcp, so that agents' many other CLI calls
+// do not load the SDK (its package init and a binary twice the size).
+var MCPServer func(ctx context.Context, st *db.Store, actor string, stdin io.Reader, stdout, stderr io.Writer) error
+
+// MCPBinary is the companion binary that holds the MCP server.
+const MCPBinary = "flowdeck-mcp"
+
+func (e *env) mcpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the flow actions, run and recall to agents over MCP (stdio)",
+		Long: `Serve the Model Context Protocol on standard input and output: one tool
+per flow action, run (a command through flowdeck's runner, observed
+evidence when it names a feature), recall and diagram, and the session's
+docs as resources. Results are the same JSON objects as --json. The server
+holds no lock while idle, so it runs beside the cockpit and CLI calls.
+
+Events are recorded as the tool call's agent_id, else --actor or
+$FLOWDECK_ACTOR, else the MCP client's name.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			actor := e.actor
+			if actor == "" {
+				actor = os.Getenv("FLOWDECK_ACTOR")
+			}
+			if MCPServer == nil {
+				return e.execMCP(st, actor)
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			if err := MCPServer(ctx, st, actor, e.stdin, e.stdout, e.stderr); err != nil && ctx.Err() == nil {
+				return internalErr(fmt.Errorf("mcp: %w", err))
+			}
+			return nil
+		},
+	}
+}
+
+// execMCP becomes flowdeck-mcp on the same project; the client's pipes and
+// signals reach it directly.
+func (e *env) execMCP(st *db.Store, actor string) error {
+	bin, err := findCompanion(MCPBinary)
+	if err != nil {
+		return internalErr(err)
+	}
+	args := []string{bin, "--dir", filepath.Dir(st.Dir())}
+	if actor != "" {
+		args = append(args, "--actor", actor)
+	}
+	return internalErr(syscall.Exec(bin, append(args, "mcp"), os.Environ()))
+}
+
+func (e *env) initCmd() *cobra.Command {
+	var agents []string
+	var dryRun bool
+	c := &cobra.Command{
+		Use:   "init [--agent claude|opencode|generic]... [--dry-run]",
+		Short: "Prepare this repository for coding agents: MCP server, HUD hook, AGENTS.md",
+		Long: `Create .flow/, git-ignore the database, and plug agents in:
+
+  claude    .mcp.json (the MCP server) and .claude/settings.json (a
+            UserPromptSubmit hook that puts flowdeck hud in front of each prompt)
+  opencode  opencode.json (the MCP server) and .opencode/plugin/flowdeck.ts
+            (one fresh HUD in the context; records when the agent goes idle)
+  generic   an AGENTS.md section: run builds and tests through flowdeck run
+            --feature ID, use the flow tools
+
+Without --agent, the agents whose files are already there, plus generic.
+Existing files are merged, never clobbered: JSON key by key (values you set
+stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
+--dry-run prints the changes as a unified diff and writes nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := e.projectDir()
+			if err != nil {
+				return err
+			}
+			plan, err := agentinit.Prepare(root, agents)
+			if err != nil {
+				return usageErr("init: %v", err)
+			}
+			if !dryRun {
+				if err := agentinit.Apply(root, plan.Changes); err != nil {
+					return internalErr(err)
+				}
+			}
+			return e.printInit(plan, dryRun)
+		},
+	}
+	c.Flags().StringArrayVar(&agents, "agent", nil, "claude, opencode or generic (repeatable)")
+	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes as a unified diff; write nothing")
+	return c
+}
+
+func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
+	if e.json {
+		files := []string{}
+		for _, c := range plan.Changes {
+			files = append(files, c.Path)
+		}
+		notes := append([]string{}, plan.Notes...)
+		res := map[string]any{"ok": true, "agents": plan.Agents, "changed": files, "notes": notes, "dry_run": dryRun}
+		if dryRun {
+			res["diff"] = agentinit.Diff(plan.Changes)
+		}
+		return e.writeJSON(res)
+	}
+	if dryRun {
+		fmt.Fprint(e.stdout, agentinit.Diff(plan.Changes))
+	} else {
+		for _, c := range plan.Changes {
+			verb := "created"
+			if c.Exists {
+				verb = "updated"
+			}
+			fmt.Fprintf(e.stdout, "✓ %s %s\n", verb, c.Path)
+		}
+		if len(plan.Changes) == 0 {
+			fmt.Fprintf(e.stdout, "✓ already set up for %v: nothing to change\n", plan.Agents)
+		}
+	}
+	for _, n := range plan.Notes {
+		fmt.Fprintln(e.stderr, "note: "+n)
+	}
+	return nil
+}
+
+// projectDir is --dir, else the nearest directory upward with .git.
+func (e *env) projectDir() (string, error) {
+	if e.dir != "" {
+		if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
+			return "", usageErr("--dir %s is not a directory", e.dir)
+		}
+		return filepath.Abs(e.dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", internalErr(err)
+	}
+	root, err := db.FindRoot(wd)
+	if err != nil {
+		return "", internalErr(err)
+	}
+	return root, nil
+}
+
+// validEventName: lowercase letters, digits, '_', '.', '-', starting with a
+// letter, at most 32 (checked by hand: a package-level regexp would cost
+// every call of the lean binary its compilation).
+func validEventName(s string) bool {
+	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (e *env) agentEventCmd() *cobra.Command {
+	var agent string
+	c := &cobra.Command{
+		Use:   "agent-event EVENT [--agent NAME]",
+		Short: "Record an agent's lifecycle event (e.g. idle) for the cockpit; used by agent plugins",
+		Args:  exactArgs(1, "an event name such as idle"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !validEventName(args[0]) {
+				return usageErr("event %q: lowercase letters, digits, '_', '.', '-'; at most 32", args[0])
+			}
+			if agent == "" {
+				agent = e.actorName()
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			ev := db.AgentEvent{Agent: agent, Event: args[0], At: e.now()}
+			if err := st.RecordAgentEvent(ev); err != nil {
+				return e.fail(err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "agent_event": ev})
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&agent, "agent", "", "the agent (default: --actor)")
+	return c
+}

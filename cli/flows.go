@@ -1,0 +1,589 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"flowdeck/capture"
+	"flowdeck/config"
+	"flowdeck/db"
+	"flowdeck/flows"
+	"flowdeck/flows/flowfile"
+	"flowdeck/model"
+	"flowdeck/patterns"
+)
+
+// flowsCmd is `flowdeck flows ...`: literate flows from the shell.
+func (e *env) flowsCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "flows",
+		Short: "Literate flows: list, show, check, run, resume and cancel them",
+		Long: `Literate flows are markdown files (literate: true) whose steps send prompts
+to agents or to you, run commands through flowdeck's runner, collect
+variables, route on conditions and stop at decisions. The built-in flows
+plan, run, auto and review drive a session; files in .flow/flows/ add flows
+or replace built-ins of the same name.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
+	}
+	c.AddCommand(e.flowsListCmd(), e.flowsShowCmd(), e.flowsCheckCmd(), e.flowsRunCmd(), e.flowsRunsCmd(),
+		e.flowsResumeCmd(), e.flowsCancelCmd(), e.flowsVerifyCmd())
+	return c
+}
+
+// projectRoot is the project directory (--dir, else the nearest .git).
+func (e *env) projectRoot() (string, error) {
+	if e.dir != "" {
+		return filepath.Abs(e.dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return db.FindRoot(wd)
+}
+
+func (e *env) flowsListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List the built-in flows and the project's (.flow/flows/*.md)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			list := flows.List(root)
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "flows": list})
+			}
+			for _, f := range list {
+				where := f.Source
+				if f.Overrides {
+					where += " (replaces the built-in)"
+				}
+				fmt.Fprintf(e.stdout, "%-10s %s\n           %s\n", f.Name, f.Description, where)
+				if f.Error != "" {
+					fmt.Fprintf(e.stdout, "           ✗ %s\n", f.Error)
+				}
+			}
+			return nil
+		},
+	}
+}
+
+func (e *env) flowsShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show NAME|FILE",
+		Short: "Print a flow's source (a built-in's embedded markdown, to read or copy)",
+		Args:  exactArgs(1, "a flow name or file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			src, where, err := flows.Read(root, args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "name": args[0], "source": where, "text": string(src)})
+			}
+			_, err = e.stdout.Write(src)
+			return err
+		},
+	}
+}
+
+func (e *env) flowsCheckCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check FILE|NAME...",
+		Short: "Check flows without running them: every problem with file and line",
+		Args:  minArgs(1, "a flow file or name"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			var problems []flowfile.Error
+			type checked struct {
+				Flow   string `json:"flow"`
+				Source string `json:"source"`
+				Steps  int    `json:"steps"`
+				OK     bool   `json:"ok"`
+			}
+			var results []checked
+			for _, ref := range args {
+				src, where, err := flows.Read(root, ref)
+				if err != nil {
+					problems = append(problems, flowfile.Error{File: ref, Msg: err.Error()})
+					results = append(results, checked{Flow: ref, Source: ref})
+					continue
+				}
+				f, err := flowfile.Parse(where, src)
+				var errs flowfile.Errors
+				if errors.As(err, &errs) {
+					problems = append(problems, errs...)
+				}
+				results = append(results, checked{Flow: f.Name, Source: where, Steps: len(f.Steps), OK: err == nil})
+			}
+			if e.json {
+				e.writeJSON(map[string]any{"ok": len(problems) == 0, "flows": results, "errors": problems})
+			} else {
+				for _, p := range problems {
+					fmt.Fprintln(e.stderr, p.Error())
+				}
+				for _, r := range results {
+					if r.OK {
+						fmt.Fprintf(e.stdout, "✓ %s: %d steps\n", r.Source, r.Steps)
+					}
+				}
+			}
+			if len(problems) > 0 {
+				return silent(ExitRejected)
+			}
+			return nil
+		},
+	}
+}
+
+// engine builds the flow engine for this project.
+func (e *env) engine(st *db.Store, root string, wait bool) (*flows.Engine, error) {
+	cfg := e.config()
+	redactor, err := patterns.NewRedactor(cfg.Run.Redact)
+	if err != nil {
+		return nil, usageErr("config run.redact: %v", err)
+	}
+	eng := &flows.Engine{
+		Store: st, Root: root, Agents: cfg.Agents, Actor: e.actorName(), Wait: wait,
+		Patterns: e.patternSet(st), Redactor: redactor, RetainBytes: flowsRetain(cfg.Run.Retain),
+		Log: e.stdout, Live: e.stdout, Now: e.now,
+	}
+	if e.json {
+		// stdout carries exactly one JSON object: progress goes to stderr,
+		// command output only to the store (and the cockpit).
+		eng.Log, eng.Live = e.stderr, nil
+	}
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "flowdeck") {
+		eng.Bin = filepath.Dir(exe)
+	}
+	return eng, nil
+}
+
+func flowsRetain(configured string) int64 {
+	v := os.Getenv("FLOWDECK_RETAIN")
+	if v == "" {
+		v = configured
+	}
+	switch v {
+	case "":
+		return 0
+	case "0":
+		return -1
+	}
+	n, err := config.ParseBytes(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// flowsContext is cancelled by the first ^C or SIGTERM. The run keeps its
+// state: it shows as interrupted and resumes with flows resume.
+func flowsContext() (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); cancel() }
+}
+
+func (e *env) flowsRunCmd() *cobra.Command {
+	var vars []string
+	var noWait bool
+	var maxSteps int
+	c := &cobra.Command{
+		Use:   "run NAME|FILE [ARGS...] [--var k=v]... [--no-wait]",
+		Short: "Run a flow headless; human steps and decisions wait for flowdeck decide or the cockpit",
+		Long: `Run a flow without the cockpit. Agent steps go to the agents configured in
+config.toml ([agents.ROLE]); steps for a person and decisions wait until they
+are answered in a cockpit or with 'flowdeck decide' (with --no-wait the run
+is left waiting and this command returns). ARGS fill the flow's args and
+$ARGUMENTS; --var sets variables (values are JSON when they parse, else text).
+
+Exit codes: 0 completed (or waiting with --no-wait), 1 the flow failed or
+was cancelled, 2 usage or a flow file with errors, 3 storage.`,
+		Args: minArgs(1, "a flow name or file"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			initial, err := parseVars(vars)
+			if err != nil {
+				return err
+			}
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			f, source, err := flows.Load(root, args[0])
+			if err != nil {
+				var errs flowfile.Errors
+				if errors.As(err, &errs) {
+					for _, p := range errs {
+						fmt.Fprintln(e.stderr, p.Error())
+					}
+					return silent(ExitUsage)
+				}
+				return usageErr("%v", err)
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			eng, err := e.engine(st, root, !noWait)
+			if err != nil {
+				return err
+			}
+			eng.MaxSteps = maxSteps
+			ctx, stop := flowsContext()
+			defer stop()
+			run, err := eng.Start(ctx, f, source, args[1:], initial)
+			return e.flowRunResult(st, run, err)
+		},
+	}
+	fl := c.Flags()
+	fl.StringArrayVar(&vars, "var", nil, "set a variable: k=v (repeatable; v is JSON when it parses)")
+	fl.BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision instead of waiting")
+	fl.IntVar(&maxSteps, "max-steps", 0, "loop guard: the most steps the run may execute (default the flow's max_steps, 1000)")
+	return c
+}
+
+// parseVars reads k=v pairs; v is JSON when it parses, else the text.
+func parseVars(kvs []string) (map[string]any, error) {
+	out := map[string]any{}
+	for _, kv := range kvs {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return nil, usageErr("--var %q: use NAME=VALUE", kv)
+		}
+		out[k] = jsonOrText(v)
+	}
+	return out, nil
+}
+
+func jsonOrText(v string) any {
+	var x any
+	if err := jsonUnmarshal(v, &x); err == nil {
+		return x
+	}
+	return v
+}
+
+// flowRunResult prints a run's end (or where it waits) and maps it to the
+// exit code.
+func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
+	waiting := errors.Is(err, flows.ErrWaiting)
+	if err != nil && !waiting {
+		if run == nil || !errors.Is(err, context.Canceled) {
+			return internalErr(err)
+		}
+		fmt.Fprintf(e.stderr, "flowdeck: stopped; flow run %s keeps its state: flowdeck flows resume %s\n", run.ID, run.ID)
+		return silent(ExitRejected)
+	}
+	var pending *db.Decision
+	if run.Decision != "" {
+		pending, _ = st.Decision(run.Decision)
+	}
+	if e.json {
+		out := map[string]any{"ok": run.Status == db.FlowCompleted || waiting, "run": flowRunView(run), "vars": run.Vars}
+		if pending != nil {
+			out["decision"] = pending
+		}
+		if err := e.writeJSON(out); err != nil {
+			return err
+		}
+	} else {
+		switch {
+		case waiting && pending != nil:
+			fmt.Fprintf(e.stdout, "… flow run %s waits for decision %s; answer with flowdeck decide %s …, then flowdeck flows resume %s\n", run.ID, pending.ID, pending.ID, run.ID)
+		case run.Status == db.FlowCompleted:
+			fmt.Fprintln(e.stdout, "variables:")
+			for _, k := range sortedKeys(run.Vars) {
+				fmt.Fprintf(e.stdout, "  %s = %s\n", k, clipLine(jsonText(run.Vars[k]), 200))
+			}
+		}
+	}
+	if run.Status == db.FlowFailed || run.Status == db.FlowCancelled {
+		return silent(ExitRejected)
+	}
+	return nil
+}
+
+// flowRunView is a run without its flow text.
+func flowRunView(r *db.FlowRun) db.FlowRun {
+	v := *r
+	v.Text = ""
+	return v
+}
+
+func sortedKeys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func clipLine(s string, n int) string {
+	s = strings.ReplaceAll(s, "\n", "⏎")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func (e *env) flowsRunsCmd() *cobra.Command {
+	var all bool
+	c := &cobra.Command{
+		Use:   "runs [ID]",
+		Short: "List flow runs (interrupted ones are recognised here), or show one with its steps and events",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			if _, err := flows.Recover(st, e.actorName(), e.now()); err != nil {
+				return internalErr(err)
+			}
+			if len(args) == 1 {
+				return e.flowsShowRun(st, args[0])
+			}
+			runs, err := st.FlowRuns()
+			if err != nil {
+				return internalErr(err)
+			}
+			if !all {
+				kept := runs[:0]
+				for i, r := range runs {
+					if !db.FlowEnded(r.Status) || i < 10 {
+						kept = append(kept, r)
+					}
+				}
+				runs = kept
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "runs": runs})
+			}
+			if len(runs) == 0 {
+				fmt.Fprintln(e.stdout, "No flow runs yet. Start one: flowdeck flows run NAME")
+			}
+			for _, r := range runs {
+				line := fmt.Sprintf("%-14s %-11s %-8s step %-16s %3d steps  %s", r.ID, r.Status, r.Flow, r.Step, r.StepsRun, r.Created.Format("2006-01-02 15:04"))
+				if r.Decision != "" {
+					line += "  waits for " + r.Decision
+				}
+				if r.Error != "" {
+					line += "  ✗ " + clipLine(r.Error, 80)
+				}
+				fmt.Fprintln(e.stdout, line)
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&all, "all", false, "every run (default: unfinished runs and the last 10)")
+	return c
+}
+
+func (e *env) flowsShowRun(st *db.Store, id string) error {
+	run, err := st.FlowRun(id)
+	if err != nil {
+		var none db.ErrNoFlowRun
+		if errors.As(err, &none) {
+			return usageErr("%v (flowdeck flows runs lists them)", err)
+		}
+		return internalErr(err)
+	}
+	events, err := st.FlowEvents(id, 1, 0)
+	if err != nil {
+		return internalErr(err)
+	}
+	if e.json {
+		return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run), "events": events, "executing": flows.Executing(st, id)})
+	}
+	fmt.Fprintf(e.stdout, "Flow run %s (%s, %s)\n  status: %s at step %s\n", run.ID, run.Flow, run.Source, run.Status, run.Step)
+	if run.Decision != "" {
+		fmt.Fprintf(e.stdout, "  waits for decision %s\n", run.Decision)
+	}
+	if run.Error != "" {
+		fmt.Fprintf(e.stdout, "  error: %s\n", run.Error)
+	}
+	fmt.Fprintln(e.stdout, "Steps")
+	for _, h := range run.History {
+		fmt.Fprintf(e.stdout, "  %-20s %-9s %s\n", h.Step, h.Outcome, strings.Join(h.Runs, " "))
+	}
+	fmt.Fprintln(e.stdout, "Variables")
+	for _, k := range sortedKeys(run.Vars) {
+		fmt.Fprintf(e.stdout, "  %s = %s\n", k, clipLine(jsonText(run.Vars[k]), 120))
+	}
+	return nil
+}
+
+func (e *env) flowsResumeCmd() *cobra.Command {
+	var noWait bool
+	c := &cobra.Command{
+		Use:   "resume ID [--no-wait]",
+		Short: "Continue a flow run that waits, was interrupted or lost its process",
+		Args:  exactArgs(1, "a flow run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			eng, err := e.engine(st, root, !noWait)
+			if err != nil {
+				return err
+			}
+			ctx, stop := flowsContext()
+			defer stop()
+			run, err := eng.Resume(ctx, args[0])
+			var none db.ErrNoFlowRun
+			if errors.As(err, &none) {
+				return usageErr("%v (flowdeck flows runs lists them)", err)
+			}
+			return e.flowRunResult(st, run, err)
+		},
+	}
+	c.Flags().BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision")
+	return c
+}
+
+func (e *env) flowsCancelCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "cancel ID",
+		Short: "Cancel a flow run (its running command is stopped; its pending decision is withdrawn)",
+		Args:  exactArgs(1, "a flow run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			run, err := flows.CancelRun(st, args[0], e.actorName(), e.now())
+			if err != nil {
+				var ended db.ErrFlowRunEnded
+				var none db.ErrNoFlowRun
+				switch {
+				case errors.As(err, &ended):
+					return e.flowsRefuse(&model.Error{Code: "flow_run_ended", Message: err.Error(),
+						Recovery: model.Recovery{Hint: "Only a running, waiting or interrupted run can be cancelled.", NextCommand: "flowdeck flows runs"}})
+				case errors.As(err, &none):
+					return usageErr("%v (flowdeck flows runs lists them)", err)
+				}
+				return internalErr(err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run)})
+			}
+			fmt.Fprintf(e.stdout, "■ flow run %s cancelled\n", run.ID)
+			return nil
+		},
+	}
+}
+
+// flowsRefuse prints a rule's refusal and exits 1.
+func (e *env) flowsRefuse(r *model.Error) error {
+	if e.json {
+		e.writeJSON(map[string]any{"ok": false, "error": r})
+	} else {
+		printRefusal(e.stderr, r)
+	}
+	return silent(ExitRejected)
+}
+
+func (e *env) flowsVerifyCmd() *cobra.Command {
+	var scope, isolation string
+	c := &cobra.Command{
+		Use:   "verify [FEATURE] [--scope targeted|broad]",
+		Short: "Run the active feature's verification commands (broad: the whole plan's) through the runner, as observed evidence",
+		Long: `Run each verification command of the active feature (with --scope broad,
+every verification command of the plan, once each) as 'sh -c COMMAND' in
+the project root through the runner, recording observed validation evidence
+on the feature. The built-in flows call it between the worker and the
+review. Exit 0 when every command passed, 1 otherwise.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if scope != string(model.ScopeTargeted) && scope != string(model.ScopeBroad) {
+				return usageErr("--scope must be targeted or broad, not %q", scope)
+			}
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			root, err := e.projectRoot()
+			if err != nil {
+				return internalErr(err)
+			}
+			cfg := e.config()
+			redactor, err := patterns.NewRedactor(cfg.Run.Redact)
+			if err != nil {
+				return usageErr("config run.redact: %v", err)
+			}
+			opts := capture.Options{Actor: e.actorName(), Patterns: e.patternSet(st), Redactor: redactor,
+				RetainBytes: flowsRetain(cfg.Run.Retain), NoIsolation: isolation == "none"}
+			if cfg.Run.Timeout != "" {
+				opts.Timeout, _ = time.ParseDuration(cfg.Run.Timeout)
+			}
+			feature := ""
+			if len(args) == 1 {
+				feature = args[0]
+			}
+			ctx, stop := flowsContext()
+			defer stop()
+			v, err := flows.VerifyFeature(ctx, st, root, feature, model.Scope(scope), opts)
+			if err != nil {
+				return internalErr(err)
+			}
+			if e.json {
+				if err := e.writeJSON(v); err != nil {
+					return err
+				}
+			} else {
+				for _, c := range v.Commands {
+					fmt.Fprintln(e.stdout, c.Headline)
+					if c.Detail != "" {
+						fmt.Fprintln(e.stdout, strings.TrimRight(c.Detail, "\n"))
+					}
+				}
+				if v.Error != nil {
+					printRefusal(e.stderr, v.Error)
+				}
+			}
+			if !v.OK || !v.Passed {
+				return silent(ExitRejected)
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&scope, "scope", "targeted", "targeted (the feature's commands) or broad (every feature's)")
+	c.Flags().StringVar(&isolation, "isolation", "auto", "auto (cgroups where usable) or none")
+	return c
+}

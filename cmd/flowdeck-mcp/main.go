@@ -1,0 +1,32 @@
+// Command flowdeck-mcp is flowdeck with its MCP server linked in. It accepts
+// every flowdeck subcommand; `flowdeck mcp` (the lean binary that agents
+// call) becomes it, so the MCP SDK is loaded only by the server.
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"flowdeck/cli"
+	"flowdeck/db"
+	"flowdeck/mcp"
+	"flowdeck/runner"
+)
+
+func main() {
+	// The run tool re-executes this binary to join a run's cgroups (v1).
+	runner.Reexec()
+	cli.MCPServer = func(ctx context.Context, st *db.Store, actor string, in io.Reader, out, warn io.Writer) error {
+		return mcp.Serve(ctx, st, mcp.Options{Actor: actor, Version: version(), Warn: warn}, in, out)
+	}
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "dev"
+}

@@ -1,0 +1,103 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Agent is an [agents.ROLE] table: the command that answers a role's flow
+// steps (planner, worker, reviewer, or any role a flow names).
+//
+//	[agents.worker]
+//	command = ["claude", "-p"]
+//	prompt = "stdin"            # stdin (default), arg (last argument) or file ({prompt_file} in command, else appended)
+//	env = { CLAUDE_MODEL = "sonnet" }
+//	timeout = "30m"
+//	limits = { memory = "4G", pids = 512, cpu = 2.0 }
+type Agent struct {
+	Command []string          `toml:"command"`
+	Prompt  string            `toml:"prompt"`
+	Env     map[string]string `toml:"env"`
+	Timeout string            `toml:"timeout"`
+	Limits  AgentLimits       `toml:"limits"`
+}
+
+// AgentLimits are the isolator limits of an agent's runs.
+type AgentLimits struct {
+	Memory string  `toml:"memory"`
+	Pids   int     `toml:"pids"`
+	CPU    float64 `toml:"cpu"`
+}
+
+// Prompt delivery modes.
+const (
+	PromptStdin = "stdin"
+	PromptArg   = "arg"
+	PromptFile  = "file"
+)
+
+// AgentTimeout is the agent's timeout (0 = none).
+func (a Agent) AgentTimeout() time.Duration {
+	d, _ := time.ParseDuration(a.Timeout)
+	return d
+}
+
+// Roles lists the configured roles, sorted.
+func (c Config) Roles() []string {
+	out := make([]string, 0, len(c.Agents))
+	for r := range c.Agents {
+		out = append(out, r)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// checkAgents drops agent tables that cannot work and says why.
+func checkAgents(c *Config, path string, data []byte) []error {
+	var errs []error
+	for role, a := range c.Agents {
+		bad := func(format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s:%d: agents.%s: %s; the role falls back to the person", path, tableLine(data, "agents."+role), role, fmt.Sprintf(format, args...)))
+			delete(c.Agents, role)
+		}
+		switch {
+		case len(a.Command) == 0 || a.Command[0] == "":
+			bad("command is empty")
+			continue
+		case a.Prompt != "" && a.Prompt != PromptStdin && a.Prompt != PromptArg && a.Prompt != PromptFile:
+			bad("prompt = %q: use stdin, arg or file", a.Prompt)
+			continue
+		}
+		if a.Timeout != "" {
+			if _, err := time.ParseDuration(a.Timeout); err != nil {
+				bad("timeout = %q: use a duration like 30m", a.Timeout)
+				continue
+			}
+		}
+		if a.Limits.Memory != "" {
+			if _, err := ParseBytes(a.Limits.Memory); err != nil {
+				bad("limits.memory = %q: %v", a.Limits.Memory, err)
+				continue
+			}
+		}
+		if a.Prompt == "" {
+			a.Prompt = PromptStdin
+			c.Agents[role] = a
+		}
+	}
+	return errs
+}
+
+// tableLine is the line of a [table] header, 0 when not found.
+func tableLine(data []byte, table string) int {
+	re := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(table) + `\s*\]`)
+	for i, line := range strings.Split(string(data), "\n") {
+		if re.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,283 @@
+// Package cond evaluates the routing conditions of literate flows. The
+// expression language is expr-lang/expr; the JavaScript forms that
+// literate-commands files use (===, !==, &&, || and ! on any value,
+// x.includes(y), x.length, null, undefined) are translated so that those files
+// work unchanged. Variables that are not set are nil, as undefined is in
+// JavaScript; anything that cannot be evaluated is an error, never a silent
+// false.
+package cond
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/vm"
+)
+
+// Program is a compiled condition.
+type Program struct {
+	Source string
+	prog   *vm.Program
+	idents []string
+}
+
+// Compile translates and compiles a condition.
+func Compile(src string) (*Program, error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, fmt.Errorf("empty condition")
+	}
+	p := &Program{Source: src}
+	pt := &patcher{}
+	prog, err := expr.Compile(translate(src),
+		expr.AllowUndefinedVariables(),
+		expr.Patch(pt),
+		expr.Function("__includes", includes),
+		expr.Function("__truthy", func(a ...any) (any, error) { return Truthy(a[0]), nil }),
+		expr.Function("__length", length),
+	)
+	if err != nil {
+		return nil, cleanErr(err)
+	}
+	p.prog = prog
+	sort.Strings(pt.idents)
+	p.idents = pt.idents
+	return p, nil
+}
+
+// Identifiers are the variables the condition reads (top-level names).
+func (p *Program) Identifiers() []string { return p.idents }
+
+// Eval evaluates the condition against vars with JavaScript truthiness.
+func (p *Program) Eval(vars map[string]any) (bool, error) {
+	env := make(map[string]any, len(vars))
+	for k, v := range vars {
+		env[k] = v
+	}
+	out, err := expr.Run(p.prog, env)
+	if err != nil {
+		return false, cleanErr(err)
+	}
+	return Truthy(out), nil
+}
+
+// Eval compiles and evaluates src to any value (for set: expressions).
+func Value(src string, vars map[string]any) (any, error) {
+	p, err := Compile(src)
+	if err != nil {
+		return nil, err
+	}
+	env := make(map[string]any, len(vars))
+	for k, v := range vars {
+		env[k] = v
+	}
+	out, err := expr.Run(p.prog, env)
+	if err != nil {
+		return nil, cleanErr(err)
+	}
+	return normalize(out), nil
+}
+
+// normalize turns expr's ints into float64 so that values stay JSON-shaped.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case int64:
+		return float64(x)
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	}
+	return v
+}
+
+func cleanErr(err error) error {
+	msg := err.Error()
+	// expr's messages carry a caret diagram over the translated source; the
+	// first line is the useful part.
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return fmt.Errorf("%s", msg)
+}
+
+// translate rewrites === and !== outside string literals.
+func translate(src string) string {
+	var b strings.Builder
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case c == '\'' || c == '"' || c == '`':
+			j := i + 1
+			for j < len(src) && src[j] != c {
+				if src[j] == '\\' && c != '`' {
+					j++
+				}
+				j++
+			}
+			if j >= len(src) {
+				j = len(src) - 1
+			}
+			b.WriteString(src[i : j+1])
+			i = j
+		case strings.HasPrefix(src[i:], "==="):
+			b.WriteString("==")
+			i += 2
+		case strings.HasPrefix(src[i:], "!=="):
+			b.WriteString("!=")
+			i += 2
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// patcher rewrites JavaScript idioms in the parsed tree and records the
+// variables read.
+type patcher struct{ idents []string }
+
+func (p *patcher) Visit(node *ast.Node) {
+	switch n := (*node).(type) {
+	case *ast.IdentifierNode:
+		switch n.Value {
+		case "null", "undefined":
+			ast.Patch(node, &ast.NilNode{})
+			return
+		}
+		for _, id := range p.idents {
+			if id == n.Value {
+				return
+			}
+		}
+		p.idents = append(p.idents, n.Value)
+	case *ast.CallNode:
+		if m, ok := n.Callee.(*ast.MemberNode); ok {
+			if s, ok := m.Property.(*ast.StringNode); ok && s.Value == "includes" {
+				args := append([]ast.Node{m.Node}, n.Arguments...)
+				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__includes"}, Arguments: args})
+			}
+		}
+	case *ast.MemberNode:
+		if s, ok := n.Property.(*ast.StringNode); ok && s.Value == "length" && !n.Method {
+			ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__length"}, Arguments: []ast.Node{n.Node}})
+			return
+		}
+		// a.b.c on a missing a or b is undefined, not an error: flows route
+		// on JSON that may lack a key.
+		if !n.Method {
+			ast.Patch(node, &ast.ChainNode{Node: &ast.MemberNode{Node: n.Node, Property: n.Property, Optional: true}})
+		}
+	case *ast.UnaryNode:
+		if n.Operator == "!" || n.Operator == "not" {
+			n.Node = truthy(n.Node)
+		}
+	case *ast.BinaryNode:
+		switch n.Operator {
+		case "&&", "||", "and", "or":
+			n.Left, n.Right = truthy(n.Left), truthy(n.Right)
+		}
+	case *ast.ConditionalNode:
+		n.Cond = truthy(n.Cond)
+	}
+}
+
+func truthy(n ast.Node) ast.Node {
+	if c, ok := n.(*ast.CallNode); ok {
+		if id, ok := c.Callee.(*ast.IdentifierNode); ok && id.Value == "__truthy" {
+			return n
+		}
+	}
+	return &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__truthy"}, Arguments: []ast.Node{n}}
+}
+
+// Truthy is JavaScript's truthiness: nil, false, 0, NaN and "" are false.
+func Truthy(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return x
+	case string:
+		return x != ""
+	case float64:
+		return x != 0 && !math.IsNaN(x)
+	case float32:
+		return x != 0
+	case int:
+		return x != 0
+	case int64:
+		return x != 0
+	}
+	return true
+}
+
+func includes(args ...any) (any, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("includes takes one argument, got %d", len(args)-1)
+	}
+	switch x := args[0].(type) {
+	case nil:
+		return nil, fmt.Errorf("cannot call includes on an undefined value")
+	case string:
+		s, ok := args[1].(string)
+		if !ok {
+			s = fmt.Sprint(args[1])
+		}
+		return strings.Contains(x, s), nil
+	}
+	rv := reflect.ValueOf(args[0])
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		for i := range rv.Len() {
+			if equal(rv.Index(i).Interface(), args[1]) {
+				return true, nil
+			}
+		}
+		return false, nil
+	}
+	return nil, fmt.Errorf("includes needs a string or an array, not %T", args[0])
+}
+
+func length(args ...any) (any, error) {
+	switch x := args[0].(type) {
+	case nil:
+		return nil, fmt.Errorf("cannot read length of an undefined value")
+	case string:
+		return len([]rune(x)), nil
+	}
+	rv := reflect.ValueOf(args[0])
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array, reflect.Map:
+		return rv.Len(), nil
+	}
+	return nil, fmt.Errorf("%T has no length", args[0])
+}
+
+// equal compares like JavaScript's === for JSON values (numbers of any Go
+// type compare by value).
+func equal(a, b any) bool {
+	fa, oka := num(a)
+	fb, okb := num(b)
+	if oka && okb {
+		return fa == fb
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func num(v any) (float64, bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case int:
+		return float64(x), true
+	case int64:
+		return float64(x), true
+	}
+	return 0, false
+}

@@ -1,0 +1,127 @@
+package flows
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/flows/answer"
+	"flowdeck/flows/flowfile"
+	"flowdeck/model"
+)
+
+// Answer is a person's answer to a decision: an option (or free text when
+// the decision has no options), a note, and form values: Vars as typed
+// (strings, coerced to the field types) or Values (already typed, e.g. from
+// a cockpit form).
+type Answer struct {
+	Option string
+	Note   string
+	Vars   map[string]string
+	Values map[string]any
+}
+
+// ResolveDecision is the one way a person's answer reaches a decision, from
+// the cockpit's keys, `flowdeck decide` or a test: it checks the answer
+// against the decision's options and form, then resolves the decision once
+// and records it on its flow run (in one transaction). The run continues in
+// the process that executes it (or at the next `flowdeck flows resume`).
+func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.Time) (*db.Decision, error) {
+	d, err := st.ExpireDecision(id, now)
+	if err != nil {
+		return nil, err
+	}
+	if d.Status != db.DecisionPending {
+		_, _, err := st.ResolveDecision(id, db.Resolution{Actor: actor, At: now})
+		return nil, err // refused: says how it was resolved
+	}
+	values, err := formValues(d, &a)
+	if err != nil {
+		return nil, err
+	}
+	values["decision"] = map[string]any{"option": a.Option, "note": a.Note, "actor": actor}
+	res, _, err := st.ResolveDecision(id, db.Resolution{Option: a.Option, Note: a.Note, Vars: values, Actor: actor, At: now})
+	return res, err
+}
+
+func invalid(d *db.Decision, format string, args ...any) *model.Error {
+	return &model.Error{Code: model.CodeInvalidArgument, Message: fmt.Sprintf(format, args...),
+		Recovery: model.Recovery{Hint: "flowdeck decisions shows what the decision asks for.", NextCommand: "flowdeck decisions"}}
+}
+
+// formValues collects and coerces the decision's form fields.
+func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
+	out := map[string]any{}
+	if len(d.Fields) == 0 {
+		if len(a.Vars)+len(a.Values) > 0 {
+			return nil, invalid(d, "decision %s has no form; --var is for form answers", d.ID)
+		}
+		if len(d.Options) == 0 && a.Option == "" && a.Note == "" {
+			return nil, invalid(d, "decision %s needs an answer", d.ID)
+		}
+		return out, nil
+	}
+	raw := map[string]any{}
+	// A JSON object as the answer fills the form, as an agent's would.
+	if strings.HasPrefix(strings.TrimSpace(a.Option), "{") {
+		var obj map[string]any
+		if err := json.Unmarshal([]byte(a.Option), &obj); err != nil {
+			return nil, invalid(d, "decision %s: the answer is not a JSON object: %v", d.ID, err)
+		}
+		for k, v := range obj {
+			raw[k] = v
+		}
+		a.Option = ""
+	}
+	for k, v := range a.Values {
+		raw[k] = v
+	}
+	var problems []string
+	for _, f := range d.Fields {
+		v := flowfile.Var{Name: f.Name, Type: f.Type, Enum: f.Enum}
+		if s, ok := a.Vars[f.Name]; ok {
+			c, err := answer.FromText(s, v)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
+				continue
+			}
+			out[f.Name] = c
+			continue
+		}
+		if x, ok := raw[f.Name]; ok {
+			c, err := answer.Value(x, v)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
+				continue
+			}
+			out[f.Name] = c
+			continue
+		}
+		// One field and no options: the answer itself is the value.
+		if len(d.Fields) == 1 && len(d.Options) == 0 && a.Option != "" {
+			c, err := answer.FromText(a.Option, v)
+			if err != nil {
+				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
+				continue
+			}
+			out[f.Name] = c
+			continue
+		}
+		problems = append(problems, fmt.Sprintf("%s is missing (%s)", f.Name, v.TypeText()))
+	}
+	for k := range a.Vars {
+		known := false
+		for _, f := range d.Fields {
+			known = known || f.Name == k
+		}
+		if !known {
+			problems = append(problems, fmt.Sprintf("%s is not a field of this form", k))
+		}
+	}
+	if len(problems) > 0 {
+		return nil, invalid(d, "decision %s: %s", d.ID, strings.Join(problems, "; "))
+	}
+	return out, nil
+}

@@ -1,0 +1,50 @@
+package flows
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestBuiltinFlowsParse(t *testing.T) {
+	names := BuiltinNames()
+	if len(names) < 4 {
+		t.Fatalf("built-in flows: %v", names)
+	}
+	for _, name := range names {
+		src, _ := Builtin(name)
+		if _, _, err := Load(t.TempDir(), name); err != nil {
+			t.Errorf("%s: %v\n", name, err)
+		}
+		if len(src) == 0 {
+			t.Errorf("%s is empty", name)
+		}
+	}
+}
+
+func TestProjectFlowOverridesBuiltin(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(ProjectDir(root), 0o755)
+	os.WriteFile(filepath.Join(ProjectDir(root), "plan.md"), []byte("---\nliterate: true\ndescription: mine\n---\nhello\n"), 0o644)
+	os.WriteFile(filepath.Join(ProjectDir(root), "broken.md"), []byte("---\nliterate: false\n---\n"), 0o644)
+	f, src, err := Load(root, "plan")
+	if err != nil || f.Description != "mine" || src != filepath.Join(ProjectDir(root), "plan.md") {
+		t.Fatalf("load plan: %v %s %+v", err, src, f)
+	}
+	var plan, broken *Entry
+	list := List(root)
+	for i := range list {
+		switch list[i].Name {
+		case "plan":
+			plan = &list[i]
+		case "broken":
+			broken = &list[i]
+		}
+	}
+	if plan == nil || !plan.Overrides || plan.Builtin || broken == nil || broken.Error == "" {
+		t.Fatalf("list: %+v", list)
+	}
+	if _, _, err := Load(root, "nosuch"); err == nil {
+		t.Fatal("an unknown flow loaded")
+	}
+}

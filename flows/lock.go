@@ -1,0 +1,120 @@
+package flows
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/flows/flowfile"
+)
+
+// A process executing a run holds an flock on .flow/flowruns/ID.lock for as
+// long as it does. The kernel drops the lock when the process dies, so a run
+// whose status says running and whose lock is free lost its process: that is
+// how an interrupted run is recognised, without heartbeats.
+type runLock struct{ f *os.File }
+
+func lockFile(st *db.Store, id string) string {
+	return filepath.Join(st.Dir(), "flowruns", id+".lock")
+}
+
+// lockRun takes the run's lock, waiting briefly for a process that is only
+// inspecting it.
+func lockRun(st *db.Store, id string) (*runLock, error) {
+	path := lockFile(st, id)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for i := 0; ; i++ {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return &runLock{f}, nil
+		}
+		if i == 20 {
+			f.Close()
+			return nil, fmt.Errorf("flow run %s is being executed by another process", id)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (l *runLock) release() {
+	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	l.f.Close()
+}
+
+// tryLock takes the run's lock only if it is free at once.
+func tryLock(st *db.Store, id string) *runLock {
+	f, err := os.OpenFile(lockFile(st, id), os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil
+	}
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		f.Close()
+		return nil
+	}
+	return &runLock{f}
+}
+
+// Executing reports whether a process executes run id right now.
+func Executing(st *db.Store, id string) bool {
+	l := tryLock(st, id)
+	if l == nil {
+		return true
+	}
+	l.release()
+	return false
+}
+
+// Recover finds runs whose status says running but whose process is gone
+// and marks them interrupted. A run cut off inside a non-idempotent exec or
+// agent action gets a pending decision (retry, skip, cancel); the others
+// resume where they stopped. It returns the runs it marked.
+func Recover(st *db.Store, actor string, now time.Time) ([]db.FlowRun, error) {
+	runs, err := st.FlowRuns()
+	if err != nil {
+		return nil, err
+	}
+	var marked []db.FlowRun
+	for _, r := range runs {
+		if r.Status != db.FlowRunning {
+			continue
+		}
+		l := tryLock(st, r.ID)
+		if l == nil {
+			continue
+		}
+		out, err := markInterrupted(st, r.ID, actor, now)
+		l.release()
+		if err != nil {
+			return marked, err
+		}
+		if out != nil {
+			marked = append(marked, *out)
+		}
+	}
+	return marked, nil
+}
+
+func markInterrupted(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
+	run, err := st.FlowRun(id)
+	if err != nil || run.Status != db.FlowRunning {
+		return nil, err
+	}
+	if run.InFlight != nil && !run.InFlight.Idempotent {
+		f, perr := flowfile.Parse(run.Source, []byte(run.Text))
+		if perr != nil && f == nil {
+			return nil, perr
+		}
+		_, r, err := st.CreateDecision(interruptedDecision(f, run), actor, now)
+		return r, err
+	}
+	return st.AppendFlowEvents(id, actor, now, db.FlowEvent{Type: db.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex})
+}

@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"flowdeck/model"
+)
+
+// The active session's rendered docs (see db.DocsDir).
+const (
+	indexURI      = "flowdeck://session/index.md"
+	featurePrefix = "flowdeck://session/features/"
+	markdown      = "text/markdown"
+)
+
+func featureURI(id string) string { return featurePrefix + id + ".md" }
+
+func (s *server) addResources() {
+	s.srv.AddResource(&sdk.Resource{URI: indexURI, Name: "index.md", Title: "The active session: goal, plan, features, history",
+		MIMEType: markdown}, s.readDoc)
+	// The template answers reads of any feature's doc; the list of
+	// resources is brought up to date before each resources/list.
+	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: featurePrefix + "{id}.md", Name: "feature doc",
+		Title: "One feature: its status, verification, evidence and reviews", MIMEType: markdown}, s.readDoc)
+	s.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if method == "resources/list" {
+				s.syncFeatureDocs()
+			}
+			return next(ctx, method, req)
+		}
+	})
+}
+
+// syncFeatureDocs lists one resource per feature of the active plan.
+func (s *server) syncFeatureDocs() {
+	sess, err := s.st.Active()
+	if err != nil {
+		return // the list keeps what it had; the read reports the error
+	}
+	want := map[string]string{}
+	if sess != nil && sess.Plan != nil {
+		for _, f := range sess.Plan.Features {
+			want[featureURI(f.ID)] = f.Title
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var gone []string
+	for uri := range s.docs {
+		if _, ok := want[uri]; !ok {
+			gone = append(gone, uri)
+			delete(s.docs, uri)
+		}
+	}
+	if len(gone) > 0 {
+		s.srv.RemoveResources(gone...)
+	}
+	for uri, title := range want {
+		if !s.docs[uri] {
+			s.docs[uri] = true
+			name := strings.TrimPrefix(uri, featurePrefix)
+			s.srv.AddResource(&sdk.Resource{URI: uri, Name: name, Title: title, MIMEType: markdown}, s.readDoc)
+		}
+	}
+}
+
+// readDoc returns a doc of the active session as the last action rendered
+// it.
+func (s *server) readDoc(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	uri := req.Params.URI
+	sess, err := s.st.Active()
+	if err != nil {
+		return nil, err
+	}
+	if sess == nil {
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	var rel string
+	switch {
+	case uri == indexURI:
+		rel = "index.md"
+	case strings.HasPrefix(uri, featurePrefix) && strings.HasSuffix(uri, ".md"):
+		id := strings.TrimSuffix(strings.TrimPrefix(uri, featurePrefix), ".md")
+		if !model.ValidFeatureID(id) { // ids are kebab-case: no path leaves the docs
+			return nil, sdk.ResourceNotFoundError(uri)
+		}
+		rel = filepath.Join("features", id+".md")
+	default:
+		return nil, sdk.ResourceNotFoundError(uri)
+	}
+	data, err := os.ReadFile(filepath.Join(s.st.DocsDir(sess.ID), rel))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, sdk.ResourceNotFoundError(uri)
+	} else if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: uri, MIMEType: markdown, Text: string(data)}}}, nil
+}

@@ -1,0 +1,75 @@
+// Package mcp serves flowdeck to agents over the Model Context Protocol on
+// stdio: one tool per action, `run` and `recall` for commands and their
+// output, and the session's docs as resources. Tool results are the objects
+// of package ops, the same JSON that `flowdeck --json` prints.
+//
+// The server keeps no database open between calls (package db opens the
+// file per operation), so it runs beside the cockpit and CLI calls.
+package mcp
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"flowdeck/db"
+)
+
+// Options tune a server.
+type Options struct {
+	// Actor is recorded on the events of calls without an agent_id; ""
+	// means the client's name from the initialize handshake.
+	Actor string
+	// Version is reported to clients.
+	Version string
+	// Warn receives config and pattern problems (stderr; stdout is the
+	// protocol).
+	Warn io.Writer
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// ProgressEvery is how often a running command reports progress
+	// (default 500 ms).
+	ProgressEvery time.Duration
+}
+
+// instructions tell an agent how flowdeck wants to be used.
+const instructions = `flowdeck keeps this repository's planning session: a goal, a plan of features with dependencies, validation evidence and reviews.
+Call flow_status first; every result has next_command, the step that helps next.
+Run builds and tests with the run tool and feature_id, so that their result becomes observed validation evidence on the active feature.
+A refused call is a tool error whose JSON holds error.code, error.message and error.recovery (hint, next_command): act on it instead of retrying.`
+
+// NewServer builds the MCP server for the project in st.
+func NewServer(st *db.Store, opts Options) *sdk.Server {
+	if opts.Warn == nil {
+		opts.Warn = os.Stderr
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = 500 * time.Millisecond
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
+		&sdk.ServerOptions{Instructions: instructions})
+	s := &server{st: st, opts: opts, srv: srv, docs: map[string]bool{}}
+	s.addTools()
+	s.addResources()
+	return srv
+}
+
+// Serve answers MCP requests on in/out until the client disconnects or ctx
+// ends.
+func Serve(ctx context.Context, st *db.Store, opts Options, in io.Reader, out io.Writer) error {
+	t := &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	return NewServer(st, opts).Run(ctx, t)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

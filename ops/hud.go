@@ -1,0 +1,286 @@
+package ops
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/patterns"
+)
+
+// HUD limits: the block goes in front of every prompt of an agent, so it
+// must stay small whatever the goal, ids or commands look like.
+const (
+	HUDMaxLines = 12
+	HUDMaxBytes = 1024
+	// hudMaxItems bounds the verification commands and the waits shown;
+	// with the fixed lines that keeps a HUD within HUDMaxLines.
+	hudMaxItems = 3
+)
+
+// HUD is the compact status of a project for an agent's context window.
+type HUD struct {
+	OK             bool        `json:"ok"`
+	Goal           string      `json:"goal,omitempty"`
+	Status         string      `json:"status"`
+	Active         *HUDFeature `json:"active,omitempty"`
+	Waits          []string    `json:"waits,omitempty"`
+	LastValidation string      `json:"last_validation,omitempty"`
+	NextCommand    string      `json:"next_command"`
+}
+
+// HUDFeature is the active feature and how to verify it.
+type HUDFeature struct {
+	ID           string   `json:"id"`
+	Title        string   `json:"title,omitempty"`
+	State        string   `json:"state"`
+	Verification []string `json:"verification,omitempty"`
+}
+
+func (*HUD) Refusal() *model.Error { return nil }
+
+// BuildHUD reads the active session (a single read of its materialized
+// state, however long its log) and says what matters now.
+func BuildHUD(st *db.Store) (*HUD, error) {
+	s, err := st.Active()
+	if err != nil {
+		return nil, err
+	}
+	h := hudOf(s)
+	pending, err := st.Decisions(true)
+	if err != nil {
+		return nil, err
+	}
+	// A pending decision suspends a flow: it comes first.
+	var waits []string
+	for _, d := range pending {
+		waits = append(waits, "decision "+d.ID+": "+d.Prompt)
+	}
+	h.Waits = append(waits, h.Waits...)
+	return h, nil
+}
+
+func hudOf(s *model.Session) *HUD {
+	h := &HUD{OK: true, NextCommand: model.NextCommand(s)}
+	if s == nil {
+		h.Status = "no active session"
+		return h
+	}
+	h.Goal = s.Goal
+	h.Status = string(s.Status)
+	if s.Plan == nil {
+		h.Status += ", no plan yet"
+		return h
+	}
+	h.Status += fmt.Sprintf(", plan %s, %s features completed", s.Approval, progress(s.Plan))
+	if s.Plan != nil && s.Approval != model.ApprovalApproved && s.Status == model.StatusPlanning {
+		h.Waits = append(h.Waits, "plan approval")
+	}
+	for i := range s.Plan.Features {
+		f := &s.Plan.Features[i]
+		state := model.StateOf(s, f)
+		if f.ID == s.Execution.ActiveFeature {
+			h.Active = &HUDFeature{ID: f.ID, Title: f.Title, State: string(state), Verification: f.Verification}
+		}
+		switch state {
+		case model.StateAwaitingReview:
+			h.Waits = append(h.Waits, "review of "+f.ID+" (validation passed)")
+		case model.StateNeedsFix:
+			h.Waits = append(h.Waits, "fix of "+f.ID+": "+needsFixWhy(f))
+		case model.StateBlocked:
+			why := f.OutcomeNote
+			if why == "" {
+				why = string(f.Outcome)
+			}
+			h.Waits = append(h.Waits, "blocked "+f.ID+": "+why)
+		}
+	}
+	if model.AwaitingFinalReview(s) {
+		h.Waits = append(h.Waits, "final review of the session")
+	}
+	if s.Status == model.StatusBlocked {
+		if why := model.BlockReasons(s.Plan); why != "" {
+			h.Waits = append(h.Waits, "session blocked: "+why)
+		}
+	}
+	if v := s.Execution.LastValidation; v != nil {
+		what := v.Summary
+		if what == "" {
+			what = v.Command
+		}
+		h.LastValidation = fmt.Sprintf("%s %s %s (%s): %s", v.Feature, v.Scope, v.Status, v.Source, what)
+	}
+	return h
+}
+
+func progress(p *model.Plan) string {
+	return fmt.Sprintf("%d/%d", p.CompletedCount(), p.Required())
+}
+
+// needsFixWhy says whether the review or the validation sent f back.
+func needsFixWhy(f *model.Feature) string {
+	if n := len(f.Reviews); n > 0 && f.Reviews[n-1].Decision != model.ReviewApproved {
+		return "review " + string(f.Reviews[n-1].Decision)
+	}
+	return "validation failed"
+}
+
+// hudCaps are the rune limits per field tried in turn until a rendering
+// fits in HUDMaxBytes. The next command keeps more room than the rest, so it
+// stays whole (and runnable) as long as possible; the last pair fits even
+// when every rune takes four bytes, or six as a JSON escape.
+var hudCaps = []struct{ field, next int }{{200, 300}, {120, 300}, {80, 240}, {48, 200}, {24, 160}, {12, 12}}
+
+// Render writes the HUD as "text", "markdown" or "json" within the limits.
+func (h *HUD) Render(format string) (string, error) {
+	var draw func(*HUD) string
+	switch format {
+	case "", "text":
+		draw = hudText
+	case "markdown":
+		draw = hudMarkdown
+	case "json":
+		draw = hudJSON
+	default:
+		return "", ArgErrorf("unknown format %q: text, markdown or json", format)
+	}
+	var out string
+	for _, c := range hudCaps {
+		out = draw(h.clipped(c.field, c.next))
+		if len(out) <= HUDMaxBytes {
+			break
+		}
+	}
+	return out, nil
+}
+
+// clipped is a copy whose strings are one line each, at most n runes (next
+// for the next command), and whose lists are cut to hudMaxItems (the rest
+// counted in the last item).
+func (h *HUD) clipped(n, next int) *HUD {
+	c := *h
+	c.Goal, c.Status, c.LastValidation, c.NextCommand = clip(h.Goal, n), clip(h.Status, n), clip(h.LastValidation, n), clip(h.NextCommand, next)
+	c.Waits = clipList(h.Waits, n)
+	if h.Active != nil {
+		a := *h.Active
+		a.ID, a.Title, a.State = clip(a.ID, n), clip(a.Title, n), clip(a.State, n)
+		a.Verification = clipList(a.Verification, n)
+		c.Active = &a
+	}
+	return &c
+}
+
+// moreItems starts the item that stands for the ones cut from a list.
+const moreItems = "… and "
+
+func clipList(items []string, n int) []string {
+	if len(items) == 0 {
+		return nil
+	}
+	out := make([]string, 0, hudMaxItems)
+	for i, it := range items {
+		if i == hudMaxItems-1 && len(items) > hudMaxItems {
+			out = append(out, fmt.Sprintf("%s%d more", moreItems, len(items)-i))
+			break
+		}
+		out = append(out, clip(it, n))
+	}
+	return out
+}
+
+// clip makes s one line of at most n runes, without escape sequences or
+// control characters.
+func clip(s string, n int) string {
+	if strings.IndexByte(s, 0x1b) >= 0 {
+		s = string(patterns.StripANSI([]byte(s)))
+	}
+	s = strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029':
+			return ' '
+		case unicode.IsControl(r) || r == utf8.RuneError:
+			return -1
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+func hudText(h *HUD) string {
+	var b strings.Builder
+	if h.Goal != "" {
+		fmt.Fprintf(&b, "flowdeck: %s\n", h.Goal)
+	} else {
+		b.WriteString("flowdeck\n")
+	}
+	fmt.Fprintf(&b, "status: %s\n", h.Status)
+	if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "active: %s — %s (%s)\n", a.ID, a.Title, a.State)
+		for _, v := range a.Verification {
+			fmt.Fprintf(&b, "  verify: %s\n", v)
+		}
+	}
+	for _, w := range h.Waits {
+		fmt.Fprintf(&b, "waits: %s\n", w)
+	}
+	if h.LastValidation != "" {
+		fmt.Fprintf(&b, "last validation: %s\n", h.LastValidation)
+	}
+	fmt.Fprintf(&b, "next: %s\n", h.NextCommand)
+	return b.String()
+}
+
+func hudMarkdown(h *HUD) string {
+	var b strings.Builder
+	b.WriteString("**flowdeck**")
+	if h.Goal != "" {
+		fmt.Fprintf(&b, ": %s", h.Goal)
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "- status: %s\n", h.Status)
+	if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "- active: %s — %s (%s)\n", code(a.ID), a.Title, a.State)
+		for _, v := range a.Verification {
+			if !strings.HasPrefix(v, moreItems) {
+				v = code(v)
+			}
+			fmt.Fprintf(&b, "  - verify: %s\n", v)
+		}
+	}
+	for _, w := range h.Waits {
+		fmt.Fprintf(&b, "- waits: %s\n", w)
+	}
+	if h.LastValidation != "" {
+		fmt.Fprintf(&b, "- last validation: %s\n", h.LastValidation)
+	}
+	fmt.Fprintf(&b, "- next: %s\n", code(h.NextCommand))
+	return b.String()
+}
+
+// code is an inline code span that survives backticks inside s.
+func code(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+func hudJSON(h *HUD) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(h) // plain strings and slices: cannot fail
+	return b.String()
+}

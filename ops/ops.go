@@ -1,0 +1,96 @@
+// Package ops executes flowdeck's operations and builds their result
+// objects: the JSON that `flowdeck --json` prints and the MCP tools return.
+// The command line and the MCP server both call it, so an agent gets the
+// same object whichever way it asks.
+package ops
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// Result is the object an operation answers with.
+type Result interface {
+	// Refusal is the rule that refused the operation, or nil.
+	Refusal() *model.Error
+}
+
+// ActionResult is the result of every /flow-* action, accepted or refused,
+// and of flow status.
+type ActionResult struct {
+	OK          bool           `json:"ok"`
+	Session     *model.Session `json:"session,omitempty"`
+	Events      []model.Event  `json:"events,omitempty"`
+	NextCommand string         `json:"next_command,omitempty"`
+	Error       *model.Error   `json:"error,omitempty"`
+}
+
+func (r *ActionResult) Refusal() *model.Error { return r.Error }
+
+// Refused is the result of an operation that a rule refused before anything
+// was stored.
+func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
+
+// Do executes one action. A refusal is in the result; the error is for
+// storage and internal failures only.
+func Do(st *db.Store, a model.Action, actor string, now time.Time) (*ActionResult, error) {
+	out, err := st.Do(a, actor, now)
+	refusal, refused := model.AsError(err)
+	if err != nil && !refused {
+		return nil, err
+	}
+	res := &ActionResult{OK: !refused, Error: refusal}
+	if out != nil {
+		// Some refusals still store events (a rejected completion, a run
+		// start that blocks the session): they are reported beside the error.
+		res.Session, res.Events = out.Session, out.Events
+		res.NextCommand = model.NextCommand(out.Session)
+	}
+	return res, nil
+}
+
+// Status is the active session (nil when there is none) and its next command.
+func Status(st *db.Store) (*ActionResult, error) {
+	s, err := st.Active()
+	if err != nil {
+		return nil, err
+	}
+	return &ActionResult{OK: true, Session: s, NextCommand: model.NextCommand(s)}, nil
+}
+
+// Failure is the result object of an operation that failed for a reason
+// other than a rule: a busy database, storage, a bug.
+type Failure struct {
+	OK    bool         `json:"ok"`
+	Error FailureError `json:"error"`
+}
+
+// FailureError says what failed; code is "internal".
+type FailureError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Failed wraps err as a Failure.
+func Failed(err error) *Failure {
+	return &Failure{Error: FailureError{Code: "internal", Message: err.Error()}}
+}
+
+// ArgError is an argument that no rule needs to see to reject: a malformed
+// duration, an unknown format. The CLI calls it a usage error.
+type ArgError struct{ msg string }
+
+func (e *ArgError) Error() string { return e.msg }
+
+// ArgErrorf makes an *ArgError.
+func ArgErrorf(format string, args ...any) error { return &ArgError{fmt.Sprintf(format, args...)} }
+
+// IsArgError reports whether err is about the operation's arguments.
+func IsArgError(err error) bool {
+	var a *ArgError
+	return errors.As(err, &a)
+}

@@ -1,0 +1,124 @@
+package ops
+
+import (
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// SessionsResult lists the stored sessions, newest first.
+type SessionsResult struct {
+	OK       bool             `json:"ok"`
+	Sessions []db.SessionInfo `json:"sessions"`
+}
+
+func (*SessionsResult) Refusal() *model.Error { return nil }
+
+// HistoryResult is one session's whole event log, oldest first.
+type HistoryResult struct {
+	OK      bool          `json:"ok"`
+	Session string        `json:"session"`
+	Events  []model.Event `json:"events"`
+}
+
+func (*HistoryResult) Refusal() *model.Error { return nil }
+
+// History lists the stored sessions (sessionID "") or returns one session's
+// event log; an unknown id is refused.
+func History(st *db.Store, sessionID string) (Result, error) {
+	if sessionID == "" {
+		list, err := st.Sessions()
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []db.SessionInfo{}
+		}
+		return &SessionsResult{OK: true, Sessions: list}, nil
+	}
+	sess, err := st.Session(sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if sess == nil {
+		return Refused(&model.Error{Code: model.CodeUnknownSession, Message: "no session " + sessionID,
+			Recovery: model.Recovery{Hint: "flowdeck flow history lists the stored sessions.", NextCommand: "flowdeck flow history"}}), nil
+	}
+	events, err := st.Events(sess.ID, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	if events == nil {
+		events = []model.Event{}
+	}
+	return &HistoryResult{OK: true, Session: sess.ID, Events: events}, nil
+}
+
+// DiagramResult is the active plan's dependency graph drawn in a format.
+type DiagramResult struct {
+	OK      bool   `json:"ok"`
+	Format  string `json:"format"`
+	Diagram string `json:"diagram"`
+}
+
+func (*DiagramResult) Refusal() *model.Error { return nil }
+
+// Diagram draws the active plan as ascii, mermaid or dot ("" = ascii). No
+// plan is refused; an unknown format is an *ArgError.
+func Diagram(st *db.Store, format string) (Result, error) {
+	if format == "" {
+		format = "ascii"
+	}
+	s, err := st.Active()
+	if err != nil {
+		return nil, err
+	}
+	if s == nil || s.Plan == nil {
+		return Refused(&model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
+			Recovery: model.Recovery{Hint: "Start a session and apply a plan.", NextCommand: model.NextCommand(s)}}), nil
+	}
+	out, err := model.Diagram(s, format)
+	if err != nil {
+		return nil, ArgErrorf("%v", err)
+	}
+	return &DiagramResult{OK: true, Format: format, Diagram: out}, nil
+}
+
+// RecallResult is the best matching lines of stored output.
+type RecallResult struct {
+	OK   bool     `json:"ok"`
+	Hits []db.Hit `json:"hits"`
+}
+
+func (*RecallResult) Refusal() *model.Error { return nil }
+
+// Recall fuzzy-searches the indexed output.
+func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
+	hits, err := st.Recall(q)
+	if err != nil {
+		return nil, err
+	}
+	if hits == nil {
+		hits = []db.Hit{}
+	}
+	return &RecallResult{OK: true, Hits: hits}, nil
+}
+
+// RunsResult lists run records, newest first.
+type RunsResult struct {
+	OK   bool           `json:"ok"`
+	Runs []db.RunRecord `json:"runs"`
+}
+
+func (*RunsResult) Refusal() *model.Error { return nil }
+
+// Runs lists at most limit runs (0 = all).
+func Runs(st *db.Store, limit int) (*RunsResult, error) {
+	runs, err := st.Runs(limit)
+	if err != nil {
+		return nil, err
+	}
+	if runs == nil {
+		runs = []db.RunRecord{}
+	}
+	return &RunsResult{OK: true, Runs: runs}, nil
+}

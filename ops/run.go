@@ -1,0 +1,165 @@
+package ops
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"flowdeck/capture"
+	"flowdeck/config"
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/patterns"
+	"flowdeck/runner"
+)
+
+// LoadConfig loads $FLOWDECK_CONFIG or $XDG_CONFIG_HOME/flowdeck/config.toml;
+// problems are written to warn and the defaults used.
+func LoadConfig(warn io.Writer) config.Config {
+	path := os.Getenv("FLOWDECK_CONFIG")
+	if path == "" {
+		path = config.DefaultPath()
+	}
+	cfg, errs := config.Load(path)
+	for _, err := range errs {
+		fmt.Fprintf(warn, "flowdeck: config: %v\n", err)
+	}
+	return cfg
+}
+
+// Patterns loads project patterns (.flow/patterns), then the user's
+// ($XDG_CONFIG_HOME/flowdeck/patterns), then the built-ins. Broken files are
+// reported to warn and skipped.
+func Patterns(st *db.Store, warn io.Writer) *patterns.Set {
+	dirs := []string{filepath.Join(st.Dir(), "patterns")}
+	if cfg, err := os.UserConfigDir(); err == nil {
+		dirs = append(dirs, filepath.Join(cfg, "flowdeck", "patterns"))
+	}
+	set, errs := patterns.Load(dirs...)
+	for _, err := range errs {
+		fmt.Fprintf(warn, "flowdeck: pattern skipped: %v\n", err)
+	}
+	return set
+}
+
+// RunRequest is a command to run, as the CLI's flags and the MCP tool's
+// arguments describe it. Start from RunDefaults so the config applies.
+type RunRequest struct {
+	Argv        []string
+	Feature     string
+	Scope       model.Scope
+	Actor       string
+	Timeout     time.Duration
+	Memory      string // a size such as 512M
+	Pids        int
+	CPU         float64
+	NoNetwork   bool
+	NoIsolation bool
+	// Retain and Redact come from the config's [run] table.
+	Retain string
+	Redact []string
+}
+
+// RunDefaults is a request with the config's [run] defaults.
+func RunDefaults(cfg config.Run) RunRequest {
+	r := RunRequest{Scope: model.ScopeTargeted, Memory: cfg.Memory, Pids: cfg.Pids, CPU: cfg.CPU,
+		Retain: cfg.Retain, Redact: cfg.Redact}
+	if cfg.Timeout != "" {
+		r.Timeout, _ = time.ParseDuration(cfg.Timeout) // validated by config.Load
+	}
+	return r
+}
+
+// Options checks the request and turns it into capture options; bad
+// arguments are *ArgError. The caller adds what only it knows: the
+// terminal, live output, interrupts.
+func (r RunRequest) Options(st *db.Store, warn io.Writer) (capture.Options, error) {
+	if len(r.Argv) == 0 {
+		return capture.Options{}, ArgErrorf("run needs a command")
+	}
+	if r.Scope == "" {
+		r.Scope = model.ScopeTargeted
+	}
+	if r.Scope != model.ScopeTargeted && r.Scope != model.ScopeBroad {
+		return capture.Options{}, ArgErrorf("scope must be targeted or broad, not %q", r.Scope)
+	}
+	if r.Timeout < 0 {
+		return capture.Options{}, ArgErrorf("timeout must not be negative")
+	}
+	limits := runner.Limits{Pids: r.Pids, CPU: r.CPU}
+	if r.Memory != "" {
+		n, err := config.ParseBytes(r.Memory)
+		if err != nil {
+			return capture.Options{}, ArgErrorf("memory %q: %v", r.Memory, err)
+		}
+		limits.MemoryBytes = n
+	}
+	redactor, err := patterns.NewRedactor(r.Redact)
+	if err != nil {
+		return capture.Options{}, ArgErrorf("config run.redact: %v", err)
+	}
+	return capture.Options{
+		Argv: r.Argv, Feature: r.Feature, Scope: r.Scope, Actor: r.Actor,
+		Timeout: r.Timeout, Limits: limits, NoNetwork: r.NoNetwork, NoIsolation: r.NoIsolation,
+		Patterns: Patterns(st, warn), Redactor: redactor, RetainBytes: retainBytes(r.Retain),
+	}, nil
+}
+
+// retainBytes is the project's output budget: $FLOWDECK_RETAIN, else the
+// config's run.retain (a size, or 0 for unbounded), else the default.
+func retainBytes(configured string) int64 {
+	v := os.Getenv("FLOWDECK_RETAIN")
+	if v == "" {
+		v = configured
+	}
+	switch v {
+	case "":
+		return 0
+	case "0":
+		return -1
+	}
+	n, err := config.ParseBytes(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// RunResult is a finished run: its record, its classification, the one-line
+// headline and, when it was run for a feature, the evidence it became (or
+// why it could not).
+type RunResult struct {
+	OK             bool            `json:"ok"`
+	Run            db.RunRecord    `json:"run"`
+	Classification patterns.Result `json:"classification"`
+	Headline       string          `json:"headline"`
+	Evidence       *model.Evidence `json:"evidence"`
+	EvidenceError  *model.Error    `json:"evidence_error"`
+}
+
+// Refusal is the evidence refusal: the command ran, but its result is not
+// evidence. A failing command is not a refusal; it is what the run found.
+func (r *RunResult) Refusal() *model.Error { return r.EvidenceError }
+
+// Run runs one command. When its result could not be recorded as evidence
+// on the feature it names, it is refused before the command starts.
+func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error) {
+	if err := capture.Precheck(st, opts.Feature, opts.Scope); err != nil {
+		if refusal, ok := model.AsError(err); ok {
+			return Refused(refusal), nil
+		}
+		return nil, err
+	}
+	res, err := capture.Run(ctx, st, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &RunResult{
+		OK:  res.Run.ExitCode == 0 && res.EvidenceError == nil,
+		Run: res.Run, Classification: res.Classification, Headline: res.Headline,
+		Evidence: res.Evidence, EvidenceError: res.EvidenceError,
+	}, nil
+}

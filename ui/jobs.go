@@ -1,0 +1,359 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/db"
+	"flowdeck/model"
+	"flowdeck/ops"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+)
+
+// A job is what the cockpit itself runs through the runner: a feature's
+// verification commands (v) or one command typed as /run CMD. Each runs in a
+// tea.Cmd, one command after the other, in the project root; the store
+// records it like any `flowdeck run`, so the runs and output panes show it
+// live through their usual polling. Its context is cancelled by the stop key
+// and when the cockpit quits.
+type job struct {
+	n       int
+	label   string
+	feature string
+	cancel  context.CancelFunc
+	done    chan struct{}
+
+	mu  sync.Mutex
+	run string // the id of the run in progress, set before it starts
+}
+
+func (j *job) current() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.run
+}
+
+// jobMsg reports a finished job.
+type jobMsg struct {
+	job      *job
+	results  []*ops.RunResult
+	refusal  *model.Error
+	err      error
+	warnings string
+	pending  int // commands not run because one failed or the job was stopped
+}
+
+// quitWait bounds how long quitting waits for stopped runs to be recorded.
+const quitWait = 3 * time.Second
+
+// argvOf turns a command line as people write it in a plan or after /run
+// into argv. Words and quotes are split here, so the command runs directly
+// and the classifier sees `go test`; a line with shell syntax (pipes,
+// redirections, variables, globs, ;, &&) runs through sh -c, as the model's
+// next_action does.
+func argvOf(line string) []string {
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return nil
+	}
+	if words, ok := splitWords(line); ok {
+		return words
+	}
+	return []string{"sh", "-c", line}
+}
+
+// splitWords splits a line the way sh would when it holds only words,
+// single quotes, double quotes without expansions, and backslash escapes;
+// ok is false for anything else.
+func splitWords(line string) (words []string, ok bool) {
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(line[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			j := strings.IndexByte(line[i+1:], '"')
+			if j < 0 || strings.ContainsAny(line[i+1:i+1+j], "$`\\") {
+				return nil, false
+			}
+			cur.WriteString(line[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '\\' && i+1 < len(line):
+			cur.WriteByte(line[i+1])
+			i++
+			inWord = true
+		case strings.IndexByte("|&;<>()$`*?[]{}\\\n", c) >= 0,
+			(c == '#' || c == '~') && !inWord, // a comment, a home directory
+			c == '=' && len(words) == 0:       // VAR=value before the command
+			return nil, false
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, len(words) > 0
+}
+
+// startVerify runs the selected feature's verification commands; their
+// results become observed evidence. The last feature's evidence must be
+// broad, so the scope follows the completion gate, as the demo agent does.
+func (m *Model) startVerify() tea.Cmd {
+	if m.sess == nil || m.sess.Plan == nil || m.sel == "" {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	f := m.sess.Plan.Feature(m.sel)
+	if f == nil {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	if len(f.Verification) == 0 {
+		m.note = errNote(f.ID + " has no verification commands in the plan; /run CMD runs any command")
+		return nil
+	}
+	if m.verifying(f.ID) {
+		m.note = errNote("already verifying " + f.ID + " · " + m.keyName(keys.Kill) + " stops it")
+		return nil
+	}
+	scope := model.ScopeTargeted
+	if f.ID == m.sess.Execution.ActiveFeature {
+		if g := model.CompletionGate(m.sess, f); g != nil && (g.Code == model.CodeMissingBroadValidation || g.Code == model.CodeFailingFinalReview) {
+			scope = model.ScopeBroad
+		}
+	}
+	argvs := make([][]string, 0, len(f.Verification))
+	for _, v := range f.Verification {
+		if a := argvOf(v); len(a) > 0 {
+			argvs = append(argvs, a)
+		}
+	}
+	return m.startJob("verify "+f.ID, f.ID, scope, argvs)
+}
+
+// startJob launches argvs, one after the other, stopping at the first that
+// fails or cannot be recorded.
+func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]string) tea.Cmd {
+	m.jobSeq++
+	ctx, cancel := context.WithCancel(m.ctx)
+	j := &job{n: m.jobSeq, label: label, feature: feature, cancel: cancel, done: make(chan struct{})}
+	m.jobs = append(m.jobs, j)
+	// Show the run as it starts: the newest run is selected (the runs pane
+	// follows it) and the output takes the lower slot.
+	m.runList.Top()
+	m.lower, m.slot = layout.Output, layout.Output
+	m.note = infoNote(label + "… · " + m.keyName(keys.Kill) + " stops it")
+
+	st, actor, cfg := m.st, m.actor, m.cfg.Run
+	project := filepath.Dir(st.Dir())
+	return func() tea.Msg {
+		defer close(j.done)
+		defer cancel()
+		msg := jobMsg{job: j}
+		var warn bytes.Buffer
+		for i, argv := range argvs {
+			if ctx.Err() != nil {
+				msg.pending = len(argvs) - i
+				break
+			}
+			req := ops.RunDefaults(cfg)
+			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
+			opts, err := req.Options(st, &warn)
+			if err != nil {
+				msg.err = err
+				break
+			}
+			opts.Dir = project
+			// Run ids sort by real start time, whatever clock the cockpit shows.
+			opts.ID = db.NewRunID(time.Now())
+			j.mu.Lock()
+			j.run = opts.ID
+			j.mu.Unlock()
+			res, err := ops.Run(ctx, st, opts)
+			if err != nil {
+				msg.err = err
+				break
+			}
+			rr, ok := res.(*ops.RunResult)
+			if !ok { // refused before it started: the evidence could not be recorded
+				msg.refusal = res.Refusal()
+				break
+			}
+			msg.results = append(msg.results, rr)
+			if !rr.OK {
+				msg.pending = len(argvs) - i - 1
+				break
+			}
+		}
+		msg.warnings = strings.TrimSpace(warn.String())
+		return msg
+	}
+}
+
+// onJob shows how a job ended and reloads at once, so the evidence it
+// recorded shows without waiting for the next poll.
+func (m *Model) onJob(msg jobMsg) tea.Cmd {
+	for i, j := range m.jobs {
+		if j == msg.job {
+			m.jobs = append(m.jobs[:i], m.jobs[i+1:]...)
+			break
+		}
+	}
+	if m.quitting {
+		return nil
+	}
+	switch {
+	case msg.err != nil:
+		m.note = errNote(msg.job.label + " failed: " + msg.err.Error())
+	case msg.refusal != nil:
+		m.note = refusalNote(msg.refusal)
+	default:
+		m.note = jobNote(msg)
+	}
+	if msg.warnings != "" {
+		m.note.lines = append(m.note.lines, "  "+strings.ReplaceAll(msg.warnings, "\n", "; "))
+	}
+	return m.loadCmd()
+}
+
+// jobNote is the one-line result of each command, then what was recorded.
+func jobNote(msg jobMsg) note {
+	n := note{kind: noteOK}
+	for _, r := range msg.results {
+		line := r.Headline
+		switch {
+		case r.Run.Outcome == "cancelled":
+			line = "stopped: " + line
+			n.kind = noteErr
+		case !r.OK:
+			n.kind = noteErr
+		}
+		if r.Evidence != nil {
+			line += fmt.Sprintf(" → %s: %s (%s, observed)", r.Evidence.Feature, r.Evidence.Status, r.Evidence.Scope)
+		}
+		n.lines = append(n.lines, line)
+		if r.EvidenceError != nil {
+			n.lines = append(n.lines, refusalNote(r.EvidenceError).lines...)
+		}
+	}
+	if msg.pending > 0 {
+		n.lines = append(n.lines, fmt.Sprintf("  %d more verification command(s) not run", msg.pending))
+	}
+	if len(n.lines) == 0 {
+		n.lines = []string{msg.job.label + ": stopped before it started"}
+	}
+	return n
+}
+
+// startStop asks before stopping a run this cockpit started: the one selected
+// in the runs pane, else the newest.
+func (m *Model) startStop() tea.Cmd {
+	if len(m.jobs) == 0 {
+		if rec := m.runList.SelectedRecord(); rec != nil && rec.Outcome == db.RunRunning {
+			m.note = errNote(fmt.Sprintf("%s was started by %s in another process: stop it there (Ctrl-C in its terminal)",
+				model.ShellJoin(rec.Argv), rec.Actor))
+			return nil
+		}
+		m.note = errNote("nothing to stop: the cockpit stops the runs it started (v, /run)")
+		return nil
+	}
+	j := m.jobs[len(m.jobs)-1]
+	if sel := m.runList.Selected(); sel != "" {
+		for _, c := range m.jobs {
+			if c.current() == sel {
+				j = c
+			}
+		}
+	}
+	body := []string{
+		"Kills the command's whole process group; the run is kept as cancelled.",
+	}
+	if j.feature != "" {
+		body = append(body, "Its evidence on "+j.feature+" is recorded as partial.")
+	}
+	m.openConfirmFunc("Stop "+j.label+"?", body, func() tea.Cmd {
+		j.cancel()
+		m.note = infoNote("stopping " + j.label + "…")
+		return nil
+	})
+	return nil
+}
+
+// quit ends the program; runs the cockpit started are stopped first (their
+// process groups killed) and given a moment to be recorded, so quitting never
+// leaves a command running behind the person's back.
+func (m *Model) quit() tea.Cmd {
+	if len(m.jobs) == 0 {
+		return tea.Quit
+	}
+	if m.quitting {
+		return nil
+	}
+	m.quitting = true
+	m.note = infoNote(fmt.Sprintf("stopping %d run(s) before quitting…", len(m.jobs)))
+	jobs := append([]*job(nil), m.jobs...)
+	m.stopAll()
+	return func() tea.Msg {
+		waitJobs(jobs, quitWait)
+		return tea.QuitMsg{}
+	}
+}
+
+func waitJobs(jobs []*job, d time.Duration) {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for _, j := range jobs {
+		select {
+		case <-j.done:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+// Shutdown stops whatever the cockpit still runs and waits up to d for it to
+// be recorded. Run calls it after the program ends however it ended (q,
+// SIGTERM, a panic), since only q goes through quit.
+func (m *Model) Shutdown(d time.Duration) {
+	jobs := append([]*job(nil), m.jobs...)
+	m.stopAll()
+	waitJobs(jobs, d)
+}
+
+// verifying reports whether a job of the cockpit verifies feature.
+func (m *Model) verifying(feature string) bool {
+	for _, j := range m.jobs {
+		if j.feature == feature {
+			return true
+		}
+	}
+	return false
+}
+
+// Jobs is the number of runs the cockpit has in progress. For tests.
+func (m *Model) Jobs() int { return len(m.jobs) }

@@ -1,0 +1,19 @@
+package ui
+
+import (
+	"os"
+	"testing"
+
+	"flowdeck/runner"
+)
+
+func TestMain(m *testing.M) {
+	// Runs started from the cockpit (v, /run) may re-execute this binary to
+	// join their cgroups (cgroup v1), as flowdeck-cockpit does.
+	runner.Reexec()
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
