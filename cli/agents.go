@@ -75,18 +75,17 @@ evidence when it names a feature), recall and diagram, and the session's
 docs as resources. Results are the same JSON objects as --json. The server
 holds no lock while idle, so it runs beside the cockpit and CLI calls.
 
-Events are recorded as the tool call's agent_id, else --actor or
-$FLOWDECK_ACTOR, else the MCP client's name.`,
+Events are recorded as the tool call's agent_id, else --actor, else the
+MCP client's name from the initialize handshake.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := e.store()
 			if err != nil {
 				return err
 			}
+			// Only an explicit --actor overrides the client's name: a
+			// $FLOWDECK_ACTOR in the person's shell names the person.
 			actor := e.actor
-			if actor == "" {
-				actor = os.Getenv("FLOWDECK_ACTOR")
-			}
 			if MCPServer == nil {
 				return e.execMCP(st, actor)
 			}

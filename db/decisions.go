@@ -282,7 +282,8 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
 		return d, err
 	}
 	if d.Fallback != "" {
-		d, _, err = s.ResolveDecision(id, Resolution{Option: d.Fallback, Actor: "timeout", At: now, Timeout: true})
+		d, _, err = s.ResolveDecision(id, Resolution{Option: d.Fallback, Actor: "timeout", At: now, Timeout: true,
+			Vars: map[string]any{"decision": map[string]any{"option": d.Fallback, "note": "", "actor": "timeout"}}})
 		if _, refused := model.AsError(err); refused {
 			return s.Decision(id)
 		}

@@ -31,7 +31,6 @@ import (
 	"flowdeck/flows/cond"
 	"flowdeck/flows/flowfile"
 	"flowdeck/flows/interp"
-	"flowdeck/model"
 	"flowdeck/patterns"
 	"flowdeck/runner"
 )
@@ -572,7 +571,7 @@ func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []s
 // capture runs argv for the run and returns the result and its output as
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
-func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string) (*capture.Result, string, error) {
+func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -594,7 +593,7 @@ func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, en
 	}()
 	buf := &tail{max: 1 << 20}
 	var live io.Writer = buf
-	if e.Live != nil {
+	if e.Live != nil && show {
 		live = io.MultiWriter(buf, e.Live)
 	}
 	res, err := capture.Run(ctx, e.Store, capture.Options{
@@ -669,7 +668,12 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 	if err != nil {
 		return run, err
 	}
-	res, out, err := e.capture(ctx, run, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor())
+	// Only stdout blocks stream live: store and none blocks print data
+	// for the flow, not for the person.
+	res, out, err := e.capture(ctx, run, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor(), ex.Mode == "stdout")
+	if err == nil {
+		err = ctx.Err() // cut short by ^C: the action stays in flight, to be decided on resume
+	}
 	if err != nil {
 		return run, err
 	}
@@ -743,8 +747,11 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 			return run, err
 		}
 		argv := agentArgv(a, current, file)
-		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role)
+		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role, true)
 		os.Remove(file)
+		if err == nil {
+			err = ctx.Err()
+		}
 		if err != nil {
 			return run, err
 		}
@@ -809,4 +816,3 @@ func CancelRun(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, erro
 	return st.CancelFlowRun(id, "cancelled by "+actor, actor, now)
 }
 
-var _ = model.ShellQuote

@@ -214,7 +214,7 @@ func toolResult(res ops.Result, err error) (*sdk.CallToolResult, any, error) {
 }
 
 // actor is who acts in a call: its agent_id, else the server's --actor,
-// else the client's name.
+// else the client's name from the initialize handshake.
 func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 	if a.AgentID != "" {
 		return a.AgentID

@@ -71,13 +71,12 @@ func hudOf(s *model.Session) *HUD {
 		return h
 	}
 	h.Goal = s.Goal
-	h.Status = string(s.Status)
 	if s.Plan == nil {
-		h.Status += ", no plan yet"
+		h.Status = string(s.Status) + ", " + model.ProgressText(nil)
 		return h
 	}
-	h.Status += fmt.Sprintf(", plan %s, %s features completed", s.Approval, progress(s.Plan))
-	if s.Plan != nil && s.Approval != model.ApprovalApproved && s.Status == model.StatusPlanning {
+	h.Status = fmt.Sprintf("%s, plan %s, %s", s.Status, s.Approval, model.ProgressText(s.Plan))
+	if s.Approval != model.ApprovalApproved && s.Status == model.StatusPlanning {
 		h.Waits = append(h.Waits, "plan approval")
 	}
 	for i := range s.Plan.Features {
@@ -115,10 +114,6 @@ func hudOf(s *model.Session) *HUD {
 		h.LastValidation = fmt.Sprintf("%s %s %s (%s): %s", v.Feature, v.Scope, v.Status, v.Source, what)
 	}
 	return h
-}
-
-func progress(p *model.Plan) string {
-	return fmt.Sprintf("%d/%d", p.CompletedCount(), p.Required())
 }
 
 // needsFixWhy says whether the review or the validation sent f back.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -25,7 +26,6 @@ import (
 // live through their usual polling. Its context is cancelled by the stop key
 // and when the cockpit quits.
 type job struct {
-	n       int
 	label   string
 	feature string
 	cancel  context.CancelFunc
@@ -159,9 +159,8 @@ func (m *Model) startVerify() tea.Cmd {
 // startJob launches argvs, one after the other, stopping at the first that
 // fails or cannot be recorded.
 func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]string) tea.Cmd {
-	m.jobSeq++
 	ctx, cancel := context.WithCancel(m.ctx)
-	j := &job{n: m.jobSeq, label: label, feature: feature, cancel: cancel, done: make(chan struct{})}
+	j := &job{label: label, feature: feature, cancel: cancel, done: make(chan struct{})}
 	m.jobs = append(m.jobs, j)
 	// Show the run as it starts: the newest run is selected (the runs pane
 	// follows it) and the output takes the lower slot.
@@ -183,7 +182,12 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 			}
 			req := ops.RunDefaults(cfg)
 			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
-			opts, err := req.Options(st, &warn)
+			// Broken pattern files are reported once, not per command.
+			w := io.Writer(&warn)
+			if i > 0 {
+				w = io.Discard
+			}
+			opts, err := req.Options(st, w)
 			if err != nil {
 				msg.err = err
 				break

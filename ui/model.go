@@ -139,7 +139,6 @@ type Model struct {
 	ctx      context.Context
 	stopAll  context.CancelFunc
 	jobs     []*job
-	jobSeq   int
 	quitting bool
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
+	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/vm"
 )
 
@@ -151,12 +152,18 @@ func (p *patcher) Visit(node *ast.Node) {
 			ast.Patch(node, &ast.NilNode{})
 			return
 		}
+		known := false
 		for _, id := range p.idents {
-			if id == n.Value {
-				return
-			}
+			known = known || id == n.Value
 		}
-		p.idents = append(p.idents, n.Value)
+		if !known {
+			p.idents = append(p.idents, n.Value)
+		}
+		if _, ok := builtin.Index[n.Value]; ok {
+			// A variable named like a builtin (count, sum, all) is the
+			// variable: builtins used as functions are parsed as calls.
+			ast.Patch(node, &ast.MemberNode{Node: &ast.IdentifierNode{Value: "$env"}, Property: &ast.StringNode{Value: n.Value}})
+		}
 	case *ast.CallNode:
 		if m, ok := n.Callee.(*ast.MemberNode); ok {
 			if s, ok := m.Property.(*ast.StringNode); ok && s.Value == "includes" {

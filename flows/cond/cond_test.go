@@ -82,3 +82,10 @@ func TestValueAndIdentifiers(t *testing.T) {
 		t.Fatalf("identifiers %s", got)
 	}
 }
+
+func TestVariablesNamedLikeBuiltins(t *testing.T) {
+	v, err := Value("count * 2 + len(all)", map[string]any{"count": float64(3), "all": []any{1, 2}})
+	if err != nil || v != float64(8) {
+		t.Fatalf("%v %v", v, err)
+	}
+}

@@ -94,11 +94,11 @@ var scripts = map[string]struct {
 }{
 	"sh": {"sh", []string{"sh", "-c"}, "printf '%s\\0' $v \"$v\" '$v' \"$(printf '%s' $v)\"\n" +
 		"cat <<EOF\n$v\nEOF\nprintf '\\0'\ncat <<'EOF'\n$v\nEOF\nprintf '\\0'\n# a comment that mentions $v and don't\n", 6},
-	"bash": {"sh", []string{"bash", "-c"}, "x=`printf '%s' $v`; printf '%s\\0' \"$x\" $'$v'", 2},
+	"bash":   {"sh", []string{"bash", "-c"}, "x=`printf '%s' $v`; printf '%s\\0' \"$x\" $'$v'", 2},
 	"python": {"python", []string{"python3", "-c"}, "import sys\nvals = [$v, \"$v\", '$v', \"\"\"$v\"\"\", f\"{1}$v\"[1:], b\"$v\".decode()]  # $v in a comment\nsys.stdout.write(\"\".join(x + \"\\0\" for x in vals))", 6},
-	"node": {"node", []string{"node", "-e"}, "const vals = [$v, \"$v\", '$v', `$v`]; // $v\n/* $v */ process.stdout.write(vals.map(x => x + '\\0').join(''))", 4},
-	"perl": {"perl", []string{"perl", "-e"}, "my @vals = ($v, \"$v\", '$v'); # $v\nprint join('', map { $_ . \"\\0\" } @vals);", 3},
-	"ruby": {"ruby", []string{"ruby", "-e"}, "vals = [$v, \"$v\", '$v'] # $v\nprint vals.map { |x| x + \"\\0\" }.join", 3},
+	"node":   {"node", []string{"node", "-e"}, "const vals = [$v, \"$v\", '$v', `$v`]; // $v\n/* $v */ process.stdout.write(vals.map(x => x + '\\0').join(''))", 4},
+	"perl":   {"perl", []string{"perl", "-e"}, "my @vals = ($v, \"$v\", '$v'); # $v\nprint join('', map { $_ . \"\\0\" } @vals);", 3},
+	"ruby":   {"ruby", []string{"ruby", "-e"}, "vals = [$v, \"$v\", '$v'] # $v\nprint vals.map { |x| x + \"\\0\" }.join", 3},
 }
 
 func TestInjectionThroughRealInterpreters(t *testing.T) {

@@ -27,8 +27,8 @@ type heredoc struct {
 
 // Shell interpolates a shell script. Each value is quoted for the context
 // it lands in: 'single-quoted' when unquoted, backslash-escaped inside
-// "...", '\'' spliced inside '...', escaped in heredocs; comments are left
-// alone.
+// "...", closed, escaped and reopened inside '...', escaped in heredocs;
+// comments are left alone.
 func Shell(src string, vars map[string]any) (string, error) {
 	var b strings.Builder
 	stack := []shFrame{{kind: shUnquoted}}
