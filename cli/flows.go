@@ -37,7 +37,7 @@ or replace built-ins of the same name.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
 	c.AddCommand(e.flowsListCmd(), e.flowsShowCmd(), e.flowsCheckCmd(), e.flowsRunCmd(), e.flowsRunsCmd(),
-		e.flowsResumeCmd(), e.flowsCancelCmd(), e.flowsVerifyCmd())
+		e.flowsResumeCmd(), e.flowsPauseCmd(), e.flowsCancelCmd(), e.flowsVerifyCmd())
 	return c
 }
 
@@ -297,6 +297,13 @@ func jsonOrText(v string) any {
 // exit code.
 func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 	waiting := errors.Is(err, flows.ErrWaiting)
+	if errors.Is(err, flows.ErrPaused) {
+		if e.json {
+			return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run), "vars": run.Vars})
+		}
+		fmt.Fprintf(e.stdout, "‖ flow run %s paused; continue with flowdeck flows resume %s\n", run.ID, run.ID)
+		return nil
+	}
 	if err != nil && !waiting {
 		if run == nil || !errors.Is(err, context.Canceled) {
 			return internalErr(err)
@@ -475,6 +482,36 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision")
 	return c
+}
+
+func (e *env) flowsPauseCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "pause ID",
+		Short: "Ask the process executing a flow run to stop after its current step",
+		Args:  exactArgs(1, "a flow run id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.store()
+			if err != nil {
+				return err
+			}
+			run, err := flows.PauseRun(st, args[0], e.actorName(), e.now())
+			var ended db.ErrFlowRunEnded
+			var none db.ErrNoFlowRun
+			switch {
+			case errors.As(err, &ended):
+				return e.flowsRefuse(&model.Error{Code: "flow_run_ended", Message: err.Error()})
+			case errors.As(err, &none):
+				return usageErr("%v (flowdeck flows runs lists them)", err)
+			case err != nil:
+				return internalErr(err)
+			}
+			if e.json {
+				return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run)})
+			}
+			fmt.Fprintf(e.stdout, "‖ flow run %s pauses after its current step\n", run.ID)
+			return nil
+		},
+	}
 }
 
 func (e *env) flowsCancelCmd() *cobra.Command {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -287,5 +288,46 @@ func TestFlowsCrashMidAgentStep(t *testing.T) {
 	var res runResult
 	if out, code := p.run(t, &res, "--json", "flows", "resume", run.ID); code != 0 || res.Run.Status != db.FlowCompleted || res.Run.Vars["done"] != true {
 		t.Fatalf("resume: exit %d %+v\n%s", code, res.Run, out)
+	}
+}
+
+func TestFlowsCheckListShow(t *testing.T) {
+	p := newFlowProject(t)
+	bad := filepath.Join(p.dir, "bad.md")
+	os.WriteFile(bad, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext: nowhere\nwhat: 1\n```\n```cobol {exec}\nx\n```\n"), 0o644)
+	out, code := p.run(t, nil, "flows", "check", bad, "plan")
+	for _, want := range []string{bad + ":6: step \"a\": next target \"nowhere\"", bad + ":7: unknown config key \"what\"", bad + ":9: unknown interpreter \"cobol\"", "✓ builtin:plan"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s", want, out)
+		}
+	}
+	if code != 1 {
+		t.Errorf("check exit %d", code)
+	}
+	var list struct {
+		Flows []flows.Entry `json:"flows"`
+	}
+	p.run(t, &list, "--json", "flows", "list")
+	var names []string
+	for _, f := range list.Flows {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, ",") != "auto,plan,review,run" {
+		t.Errorf("flows list: %v", names)
+	}
+	src, _ := flows.Builtin("run")
+	if out, code := p.run(t, nil, "flows", "show", "run"); code != 0 || out != string(src) {
+		t.Errorf("flows show run: exit %d, %d bytes", code, len(out))
+	}
+	// A variable is data in an exec block, whatever it holds.
+	os.WriteFile(filepath.Join(p.dir, "echo.md"), []byte("---\nliterate: true\n---\n```sh {exec mode=store}\nprintf '{\"got\": \"%s\"}' \"$(printf %s $v | od -An -tx1 | tr -d ' \\n')\"\n```\n"), 0o644)
+	hostile := "a'b\"c $(touch PWNED) `touch PWNED`\nd"
+	var res runResult
+	p.run(t, &res, "--json", "flows", "run", filepath.Join(p.dir, "echo.md"), "--var", "v="+hostile)
+	if want := fmt.Sprintf("%x", hostile); res.Run.Vars["got"] != want {
+		t.Errorf("the value arrived as %v, want %s", res.Run.Vars["got"], want)
+	}
+	if _, err := os.Stat(filepath.Join(p.dir, "PWNED")); err == nil {
+		t.Error("a variable ran a command")
 	}
 }

@@ -51,6 +51,7 @@ const (
 	FlowEvResumed          = "resumed"
 	FlowEvFailed           = "failed"
 	FlowEvCancelled        = "cancelled"
+	FlowEvPauseRequested   = "pause_requested"
 )
 
 // maxFlowHistory bounds the step history kept in the materialized run; the
@@ -78,13 +79,16 @@ type FlowRun struct {
 	StepsRun  int            `json:"steps_run"`
 	MaxSteps  int            `json:"max_steps"`
 	Decision  string         `json:"decision,omitempty"` // the pending decision
-	Error     string         `json:"error,omitempty"`
-	Actor     string         `json:"actor"`
-	Session   string         `json:"session,omitempty"`
-	Created   time.Time      `json:"created"`
-	Updated   time.Time      `json:"updated"`
-	Ended     *time.Time     `json:"ended,omitempty"`
-	Seq       uint64         `json:"seq"`
+	// PauseRequested stops the executing process after the current step;
+	// the run is then interrupted and resumes without asking.
+	PauseRequested bool       `json:"pause_requested,omitempty"`
+	Error          string     `json:"error,omitempty"`
+	Actor          string     `json:"actor"`
+	Session        string     `json:"session,omitempty"`
+	Created        time.Time  `json:"created"`
+	Updated        time.Time  `json:"updated"`
+	Ended          *time.Time `json:"ended,omitempty"`
+	Seq            uint64     `json:"seq"`
 }
 
 // FlowAction is an exec block or agent call that started; while it is set
@@ -232,8 +236,10 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		if e.Decision != "" {
 			r.Decision = e.Decision
 		}
+	case FlowEvPauseRequested:
+		r.PauseRequested = true
 	case FlowEvResumed:
-		r.Status = FlowRunning
+		r.Status, r.PauseRequested = FlowRunning, false
 		if e.Kind == "retry" {
 			r.InFlight, r.Action = nil, e.NewAction
 		}

@@ -148,6 +148,15 @@ func (e *Engine) Resume(ctx context.Context, id string) (*db.FlowRun, error) {
 	return e.drive(ctx, f, run)
 }
 
+// ErrPaused is returned with the run when it stopped for a pause request.
+var ErrPaused = errors.New("the flow run is paused")
+
+// PauseRun asks the process executing a run to stop after its current step
+// (from any process: the cockpit's pause key). Resume continues it.
+func PauseRun(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
+	return st.AppendFlowEvents(id, actor, now, db.FlowEvent{Type: db.FlowEvPauseRequested})
+}
+
 // ErrWaiting is returned with the run when it waits for a decision and the
 // engine does not wait.
 var ErrWaiting = errors.New("the flow run waits for a decision")
@@ -190,6 +199,13 @@ func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (
 			if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvResumed, Step: run.Step, StepIndex: run.StepIndex}); err != nil {
 				return run, err
 			}
+		case run.PauseRequested:
+			e.logf("‖ %s paused before step %s: flowdeck flows resume %s", run.ID, run.Step, run.ID)
+			r, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex, Note: "paused"})
+			if err != nil {
+				return run, err
+			}
+			return r, ErrPaused
 		default:
 			next, err := e.step(ctx, f, run)
 			if err != nil {
@@ -815,4 +831,3 @@ func agentArgv(a config.Agent, prompt, file string) []string {
 func CancelRun(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
 	return st.CancelFlowRun(id, "cancelled by "+actor, actor, now)
 }
-

@@ -215,3 +215,25 @@ func TestCancelAndRecover(t *testing.T) {
 		t.Fatalf("resume: %v %+v", err, run)
 	}
 }
+
+func TestPauseAndView(t *testing.T) {
+	e, _ := project(t, nil)
+	f := parse(t, "p.md", "---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n```sh {exec}\necho one\n```\n---\n```yaml {config}\nstep: two\ndecision: Go on?\n```\nSecond.\n")
+	id, _ := e.Store.ReserveFlowRunID("p")
+	r, _ := e.Store.CreateFlowRun(&db.FlowRun{ID: id, Flow: "p", Source: "p.md", Text: f.Source, MaxSteps: 10}, "one", nil, "t", time.Now())
+	if _, err := PauseRun(e.Store, r.ID, "p", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	run, err := e.Resume(context.Background(), r.ID)
+	if err != ErrPaused || run.Status != db.FlowInterrupted || run.Decision != "" {
+		t.Fatalf("pause: %v %+v", err, run)
+	}
+	run, err = e.Resume(context.Background(), r.ID)
+	if err != ErrWaiting || run.Step != "two" {
+		t.Fatalf("resume: %v %+v", err, run)
+	}
+	v, err := View(e.Store, r.ID)
+	if err != nil || len(v.Steps) != 2 || !v.Steps[1].Current || v.Steps[1].Kind != "human" || v.Decision == nil || !strings.Contains(v.Prompt, "Second.") || v.Executing {
+		t.Fatalf("view: %v %+v", err, v)
+	}
+}

@@ -3,6 +3,7 @@ package flows
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,5 +47,35 @@ func TestProjectFlowOverridesBuiltin(t *testing.T) {
 	}
 	if _, _, err := Load(root, "nosuch"); err == nil {
 		t.Fatal("an unknown flow loaded")
+	}
+}
+
+// auto is run in a loop: the steps they share must stay the same text.
+func TestAutoAndRunShareTheirSteps(t *testing.T) {
+	sections := func(name string) map[string]string {
+		src, _ := Builtin(name)
+		out := map[string]string{}
+		for _, sec := range strings.Split(string(src), "\n---\n") {
+			if i := strings.Index(sec, "\nstep: "); i >= 0 {
+				step := strings.Fields(sec[i+7:])[0]
+				out[step] = sec
+			}
+		}
+		return out
+	}
+	run, auto := sections("run"), sections("auto")
+	shared := 0
+	for step, text := range run {
+		switch step {
+		case "start", "done":
+			continue
+		}
+		if auto[step] != text {
+			t.Errorf("step %s differs between run.md and auto.md", step)
+		}
+		shared++
+	}
+	if shared < 15 {
+		t.Fatalf("only %d shared steps", shared)
 	}
 }
