@@ -56,13 +56,11 @@ const DefaultRetainBytes = 2 << 30
 
 // Result is what a capture produced.
 type Result struct {
-	Run            db.RunRecord     `json:"run"`
-	Classification patterns.Result  `json:"classification"`
-	Headline       string           `json:"headline"`
-	Evidence       *model.Evidence  `json:"evidence,omitempty"`
-	EvidenceError  *model.Error     `json:"evidence_error,omitempty"`
-	Session        *model.Session   `json:"-"`
-	Runner         runner.Isolation `json:"-"`
+	Run            db.RunRecord    `json:"run"`
+	Classification patterns.Result `json:"classification"`
+	Headline       string          `json:"headline"`
+	Evidence       *model.Evidence `json:"evidence,omitempty"`
+	EvidenceError  *model.Error    `json:"evidence_error,omitempty"`
 }
 
 // Precheck refuses early, before a long command runs, when its result could
@@ -134,7 +132,9 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	classifier := o.Patterns.Classifier(o.Argv, patterns.Options{Redactor: red})
 	sink := newSink(w, classifier, red, o.Live)
 
-	res, runErr := runner.Run(ctx, runner.Spec{
+	// The error needs no handling: a start failure is also in res.Err, and
+	// sink.Write never fails (the store's errors come back from Finish).
+	res, _ := runner.Run(ctx, runner.Spec{
 		Argv: o.Argv, Dir: o.Dir, Env: env, Cols: o.Cols, Rows: o.Rows,
 		Timeout: o.Timeout, Limits: o.Limits, NoNetwork: o.NoNetwork, ForceFallback: o.NoIsolation,
 		Output: sink, Stdin: o.Stdin, Interrupt: o.Interrupt,
@@ -160,7 +160,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := &Result{Run: final, Classification: class, Runner: res.Isolation}
+	out := &Result{Run: final, Classification: class}
 	out.Headline = Headline(final, class)
 	if o.Feature != "" {
 		ev := model.Validate{
@@ -174,10 +174,8 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 			return out, err
 		} else if outcome != nil && len(outcome.Events) > 0 {
 			out.Evidence = outcome.Events[0].Evidence
-			out.Session = outcome.Session
 		}
 	}
-	_ = runErr // a start failure is already in the record and the output
 	return out, nil
 }
 

@@ -188,25 +188,6 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 	return nil
 }
 
-// projectDir is --dir, else the nearest directory upward with .git.
-func (e *env) projectDir() (string, error) {
-	if e.dir != "" {
-		if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
-			return "", usageErr("--dir %s is not a directory", e.dir)
-		}
-		return filepath.Abs(e.dir)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", internalErr(err)
-	}
-	root, err := db.FindRoot(wd)
-	if err != nil {
-		return "", internalErr(err)
-	}
-	return root, nil
-}
-
 // validEventName: lowercase letters, digits, '_', '.', '-', starting with a
 // letter, at most 32 (checked by hand: a package-level regexp would cost
 // every call of the lean binary its compilation).

@@ -115,25 +115,38 @@ func (e *env) rootCommand() *cobra.Command {
 
 // store opens the project's database.
 func (e *env) store() (*db.Store, error) {
-	dir := e.dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, internalErr(err)
-		}
-		root, err := db.FindRoot(wd)
-		if err != nil {
-			return nil, internalErr(err)
-		}
-		dir = root
-	} else if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, usageErr("--dir %s is not a directory", dir)
+	dir, err := e.projectDir()
+	if err != nil {
+		return nil, err
 	}
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
 	if err != nil {
 		return nil, internalErr(err)
 	}
 	return st, nil
+}
+
+// projectDir is --dir, else the nearest directory upward with .git.
+func (e *env) projectDir() (string, error) {
+	if e.dir != "" {
+		if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
+			return "", usageErr("--dir %s is not a directory", e.dir)
+		}
+		dir, err := filepath.Abs(e.dir)
+		if err != nil {
+			return "", internalErr(err)
+		}
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", internalErr(err)
+	}
+	root, err := db.FindRoot(wd)
+	if err != nil {
+		return "", internalErr(err)
+	}
+	return root, nil
 }
 
 func (e *env) actorName() string {

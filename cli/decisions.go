@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,18 +8,8 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/flows"
-	"flowdeck/model"
+	"flowdeck/ops"
 )
-
-func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
-
-func jsonText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 // decisionsCmd is `flowdeck decisions`: what waits for a person.
 func (e *env) decisionsCmd() *cobra.Command {
@@ -35,33 +23,18 @@ func (e *env) decisionsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			// A run whose process died mid-action gets its retry/skip/cancel
-			// decision here.
-			if _, err := flows.Recover(st, e.actorName(), e.now()); err != nil {
-				return internalErr(err)
-			}
-			list, err := st.Decisions(!all)
+			res, err := ops.Decisions(st, all, e.actorName(), e.now())
 			if err != nil {
-				return internalErr(err)
+				return e.fail(err)
 			}
-			for _, d := range list {
-				if d.Status == db.DecisionPending && d.Deadline != nil {
-					st.ExpireDecision(d.ID, e.now())
+			return e.show(res, func() {
+				if len(res.Decisions) == 0 {
+					fmt.Fprintln(e.stdout, "No pending decisions.")
 				}
-			}
-			if list, err = st.Decisions(!all); err != nil {
-				return internalErr(err)
-			}
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "decisions": list})
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(e.stdout, "No pending decisions.")
-			}
-			for _, d := range list {
-				printDecision(e, d)
-			}
-			return nil
+				for _, d := range res.Decisions {
+					printDecision(e, d)
+				}
+			})
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "include resolved, expired and cancelled decisions")
@@ -131,30 +104,25 @@ process that waits for it, else with flowdeck flows resume RUN.`,
 			if err != nil {
 				return err
 			}
-			d, err := flows.ResolveDecision(st, args[0], a, e.actorName(), e.now())
-			if refusal, ok := model.AsError(err); ok {
-				return e.flowsRefuse(refusal)
-			}
+			res, err := ops.Resolve(st, args[0], a, e.actorName(), e.now())
 			if err != nil {
-				var ended db.ErrFlowRunEnded
-				if errors.As(err, &ended) {
-					return e.flowsRefuse(&model.Error{Code: "flow_run_ended", Message: err.Error()})
+				return e.fail(err)
+			}
+			return e.show(res, func() {
+				r, ok := res.(*ops.DecisionResult)
+				if !ok {
+					return // refused: show prints why
 				}
-				return internalErr(err)
-			}
-			executing := d.FlowRun != "" && flows.Executing(st, d.FlowRun)
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "decision": d, "run_continues": executing})
-			}
-			fmt.Fprintf(e.stdout, "✓ decision %s resolved: %s\n", d.ID, d.Resolution.Option)
-			switch {
-			case d.FlowRun == "":
-			case executing:
-				fmt.Fprintf(e.stdout, "flow run %s continues\n", d.FlowRun)
-			default:
-				fmt.Fprintf(e.stdout, "next: flowdeck flows resume %s\n", d.FlowRun)
-			}
-			return nil
+				d := r.Decision
+				fmt.Fprintf(e.stdout, "✓ decision %s resolved: %s\n", d.ID, d.Resolution.Option)
+				switch {
+				case d.FlowRun == "":
+				case r.RunContinues:
+					fmt.Fprintf(e.stdout, "flow run %s continues\n", d.FlowRun)
+				default:
+					fmt.Fprintf(e.stdout, "next: flowdeck flows resume %s\n", d.FlowRun)
+				}
+			})
 		},
 	}
 	c.Flags().StringVar(&note, "note", "", "a note with the answer (findings, reasons, feature ids to narrow to)")

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -100,8 +102,10 @@ func (e *env) demoDir() (dir string, temp bool, err error) {
 		return "", false, usageErr("--dir %s: %v", e.dir, err)
 	}
 	path := filepath.Join(dir, db.DBFile)
-	if _, err := os.Stat(path); err != nil {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return dir, false, nil // no project yet
+	} else if err != nil {
+		return "", false, usageErr("--dir %s: %v", e.dir, err)
 	}
 	st, err := db.Open(path, db.Options{})
 	if err != nil {

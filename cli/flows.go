@@ -2,25 +2,25 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"maps"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/capture"
-	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/flows"
 	"flowdeck/flows/flowfile"
 	"flowdeck/model"
-	"flowdeck/patterns"
+	"flowdeck/ops"
 )
 
 // flowsCmd is `flowdeck flows ...`: literate flows from the shell.
@@ -41,27 +41,15 @@ or replace built-ins of the same name.`,
 	return c
 }
 
-// projectRoot is the project directory (--dir, else the nearest .git).
-func (e *env) projectRoot() (string, error) {
-	if e.dir != "" {
-		return filepath.Abs(e.dir)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return db.FindRoot(wd)
-}
-
 func (e *env) flowsListCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the built-in flows and the project's (.flow/flows/*.md)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			list := flows.List(root)
 			if e.json {
@@ -88,9 +76,9 @@ func (e *env) flowsShowCmd() *cobra.Command {
 		Short: "Print a flow's source (a built-in's embedded markdown, to read or copy)",
 		Args:  exactArgs(1, "a flow name or file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			src, where, err := flows.Read(root, args[0])
 			if err != nil {
@@ -111,9 +99,9 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 		Short: "Check flows without running them: every problem with file and line",
 		Args:  minArgs(1, "a flow file or name"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			var problems []flowfile.Error
 			type checked struct {
@@ -159,43 +147,18 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 
 // engine builds the flow engine for this project.
 func (e *env) engine(st *db.Store, root string, wait bool) (*flows.Engine, error) {
-	cfg := e.config()
-	redactor, err := patterns.NewRedactor(cfg.Run.Redact)
+	eng, err := ops.FlowEngine(st, root, e.actorName(), e.config(), e.stderr)
 	if err != nil {
-		return nil, usageErr("config run.redact: %v", err)
+		return nil, usageErr("%v", err) // the config's redaction rules
 	}
-	eng := &flows.Engine{
-		Store: st, Root: root, Agents: cfg.Agents, Actor: e.actorName(), Wait: wait,
-		Patterns: e.patternSet(st), Redactor: redactor, RetainBytes: flowsRetain(cfg.Run.Retain),
-		Log: e.stdout, Live: e.stdout, Now: e.now,
-	}
+	eng.Wait, eng.Now = wait, e.now
+	eng.Log, eng.Live = e.stdout, e.stdout
 	if e.json {
 		// stdout carries exactly one JSON object: progress goes to stderr,
 		// command output only to the store (and the cockpit).
 		eng.Log, eng.Live = e.stderr, nil
 	}
-	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "flowdeck") {
-		eng.Bin = filepath.Dir(exe)
-	}
 	return eng, nil
-}
-
-func flowsRetain(configured string) int64 {
-	v := os.Getenv("FLOWDECK_RETAIN")
-	if v == "" {
-		v = configured
-	}
-	switch v {
-	case "":
-		return 0
-	case "0":
-		return -1
-	}
-	n, err := config.ParseBytes(v)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // flowsContext is cancelled by the first ^C or SIGTERM. The run keeps its
@@ -235,9 +198,9 @@ was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 			if err != nil {
 				return err
 			}
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			f, source, err := flows.Load(root, args[0])
 			if err != nil {
@@ -287,7 +250,7 @@ func parseVars(kvs []string) (map[string]any, error) {
 
 func jsonOrText(v string) any {
 	var x any
-	if err := jsonUnmarshal(v, &x); err == nil {
+	if err := json.Unmarshal([]byte(v), &x); err == nil {
 		return x
 	}
 	return v
@@ -329,9 +292,7 @@ func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 			fmt.Fprintf(e.stdout, "… flow run %s waits for decision %s; answer with flowdeck decide %s …, then flowdeck flows resume %s\n", run.ID, pending.ID, pending.ID, run.ID)
 		case run.Status == db.FlowCompleted:
 			fmt.Fprintln(e.stdout, "variables:")
-			for _, k := range sortedKeys(run.Vars) {
-				fmt.Fprintf(e.stdout, "  %s = %s\n", k, clipLine(jsonText(run.Vars[k]), 200))
-			}
+			printVars(e.stdout, run.Vars, 200)
 		}
 	}
 	if run.Status == db.FlowFailed || run.Status == db.FlowCancelled {
@@ -347,22 +308,21 @@ func flowRunView(r *db.FlowRun) db.FlowRun {
 	return v
 }
 
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// printVars writes a run's variables, sorted, one line of at most width
+// runes each; a value that is not text is shown as JSON.
+func printVars(w io.Writer, vars map[string]any, width int) {
+	for _, k := range slices.Sorted(maps.Keys(vars)) {
+		v, ok := vars[k].(string)
+		if !ok {
+			b, _ := json.Marshal(vars[k])
+			v = string(b)
+		}
+		fmt.Fprintf(w, "  %s = %s\n", k, clipLine(v, width))
 	}
-	sort.Strings(out)
-	return out
 }
 
-func clipLine(s string, n int) string {
-	s = strings.ReplaceAll(s, "\n", "⏎")
-	if r := []rune(s); len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return s
-}
+// clipLine is clip for text that may hold newlines: they become ⏎.
+func clipLine(s string, n int) string { return clip(strings.ReplaceAll(s, "\n", "⏎"), n) }
 
 func (e *env) flowsRunsCmd() *cobra.Command {
 	var all bool
@@ -375,7 +335,7 @@ func (e *env) flowsRunsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := flows.Recover(st, e.actorName(), e.now()); err != nil {
+			if err := flows.Settle(st, e.actorName(), e.now()); err != nil {
 				return internalErr(err)
 			}
 			if len(args) == 1 {
@@ -417,14 +377,20 @@ func (e *env) flowsRunsCmd() *cobra.Command {
 	return c
 }
 
+// flowRunErr is the exit for an error about a run named on the command
+// line: an unknown id is the caller's mistake, anything else is ours.
+func flowRunErr(err error) error {
+	var none db.ErrNoFlowRun
+	if errors.As(err, &none) {
+		return usageErr("%v (flowdeck flows runs lists them)", err)
+	}
+	return internalErr(err)
+}
+
 func (e *env) flowsShowRun(st *db.Store, id string) error {
 	run, err := st.FlowRun(id)
 	if err != nil {
-		var none db.ErrNoFlowRun
-		if errors.As(err, &none) {
-			return usageErr("%v (flowdeck flows runs lists them)", err)
-		}
-		return internalErr(err)
+		return flowRunErr(err)
 	}
 	events, err := st.FlowEvents(id, 1, 0)
 	if err != nil {
@@ -445,9 +411,7 @@ func (e *env) flowsShowRun(st *db.Store, id string) error {
 		fmt.Fprintf(e.stdout, "  %-20s %-9s %s\n", h.Step, h.Outcome, strings.Join(h.Runs, " "))
 	}
 	fmt.Fprintln(e.stdout, "Variables")
-	for _, k := range sortedKeys(run.Vars) {
-		fmt.Fprintf(e.stdout, "  %s = %s\n", k, clipLine(jsonText(run.Vars[k]), 120))
-	}
+	printVars(e.stdout, run.Vars, 120)
 	return nil
 }
 
@@ -462,9 +426,9 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			eng, err := e.engine(st, root, !noWait)
 			if err != nil {
@@ -473,9 +437,8 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 			ctx, stop := flowsContext()
 			defer stop()
 			run, err := eng.Resume(ctx, args[0])
-			var none db.ErrNoFlowRun
-			if errors.As(err, &none) {
-				return usageErr("%v (flowdeck flows runs lists them)", err)
+			if errors.As(err, new(db.ErrNoFlowRun)) {
+				return flowRunErr(err)
 			}
 			return e.flowRunResult(st, run, err)
 		},
@@ -485,75 +448,43 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 }
 
 func (e *env) flowsPauseCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "pause ID",
-		Short: "Ask the process executing a flow run to stop after its current step",
-		Args:  exactArgs(1, "a flow run id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
-			if err != nil {
-				return err
-			}
-			run, err := flows.PauseRun(st, args[0], e.actorName(), e.now())
-			var ended db.ErrFlowRunEnded
-			var none db.ErrNoFlowRun
-			switch {
-			case errors.As(err, &ended):
-				return e.flowsRefuse(&model.Error{Code: "flow_run_ended", Message: err.Error()})
-			case errors.As(err, &none):
-				return usageErr("%v (flowdeck flows runs lists them)", err)
-			case err != nil:
-				return internalErr(err)
-			}
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run)})
-			}
-			fmt.Fprintf(e.stdout, "‖ flow run %s pauses after its current step\n", run.ID)
-			return nil
-		},
-	}
+	return e.flowRunActionCmd("pause", "Ask the process executing a flow run to stop after its current step",
+		"paused", "‖ flow run %s pauses after its current step\n", flows.PauseRun)
 }
 
 func (e *env) flowsCancelCmd() *cobra.Command {
+	return e.flowRunActionCmd("cancel", "Cancel a flow run (its running command is stopped; its pending decision is withdrawn)",
+		"cancelled", "■ flow run %s cancelled\n", flows.CancelRun)
+}
+
+// flowRunActionCmd is `flows VERB ID`: an action that any process may take
+// on a run that has not ended. done is the line printed after it, with the
+// run's id; an ended run is refused as one that cannot be <participle>.
+func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error)) *cobra.Command {
 	return &cobra.Command{
-		Use:   "cancel ID",
-		Short: "Cancel a flow run (its running command is stopped; its pending decision is withdrawn)",
+		Use:   verb + " ID",
+		Short: short,
 		Args:  exactArgs(1, "a flow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := e.store()
 			if err != nil {
 				return err
 			}
-			run, err := flows.CancelRun(st, args[0], e.actorName(), e.now())
+			run, err := act(st, args[0], e.actorName(), e.now())
+			if errors.As(err, new(db.ErrFlowRunEnded)) {
+				return e.show(ops.Refused(&model.Error{Code: db.CodeFlowRunEnded, Message: err.Error(),
+					Recovery: model.Recovery{Hint: "Only a running, waiting or interrupted run can be " + participle + ".", NextCommand: "flowdeck flows runs"}}), nil)
+			}
 			if err != nil {
-				var ended db.ErrFlowRunEnded
-				var none db.ErrNoFlowRun
-				switch {
-				case errors.As(err, &ended):
-					return e.flowsRefuse(&model.Error{Code: "flow_run_ended", Message: err.Error(),
-						Recovery: model.Recovery{Hint: "Only a running, waiting or interrupted run can be cancelled.", NextCommand: "flowdeck flows runs"}})
-				case errors.As(err, &none):
-					return usageErr("%v (flowdeck flows runs lists them)", err)
-				}
-				return internalErr(err)
+				return flowRunErr(err)
 			}
 			if e.json {
 				return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run)})
 			}
-			fmt.Fprintf(e.stdout, "■ flow run %s cancelled\n", run.ID)
+			fmt.Fprintf(e.stdout, done, run.ID)
 			return nil
 		},
 	}
-}
-
-// flowsRefuse prints a rule's refusal and exits 1.
-func (e *env) flowsRefuse(r *model.Error) error {
-	if e.json {
-		e.writeJSON(map[string]any{"ok": false, "error": r})
-	} else {
-		printRefusal(e.stderr, r)
-	}
-	return silent(ExitRejected)
 }
 
 func (e *env) flowsVerifyCmd() *cobra.Command {
@@ -575,17 +506,16 @@ review. Exit 0 when every command passed, 1 otherwise.`,
 			if err != nil {
 				return err
 			}
-			root, err := e.projectRoot()
+			root, err := e.projectDir()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			cfg := e.config()
-			redactor, err := patterns.NewRedactor(cfg.Run.Redact)
+			opts, err := ops.CaptureSettings(st, cfg.Run, e.stderr)
 			if err != nil {
-				return usageErr("config run.redact: %v", err)
+				return usageErr("%v", err)
 			}
-			opts := capture.Options{Actor: e.actorName(), Patterns: e.patternSet(st), Redactor: redactor,
-				RetainBytes: flowsRetain(cfg.Run.Retain), NoIsolation: isolation == "none"}
+			opts.Actor, opts.NoIsolation = e.actorName(), isolation == "none"
 			if cfg.Run.Timeout != "" {
 				opts.Timeout, _ = time.ParseDuration(cfg.Run.Timeout)
 			}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -81,22 +80,13 @@ func (p *flowProject) cmd(args ...string) *exec.Cmd {
 // run runs flowdeck and decodes its --json output into v (when v != nil).
 func (p *flowProject) run(t *testing.T, v any, args ...string) (string, int) {
 	t.Helper()
-	c := p.cmd(args...)
-	var out, errb bytes.Buffer
-	c.Stdout, c.Stderr = &out, &errb
-	err := c.Run()
-	code := 0
-	if x, ok := err.(*exec.ExitError); ok {
-		code = x.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
+	out, errs, code := runProcess(t, p.cmd(args...))
 	if v != nil {
-		if jerr := json.Unmarshal(out.Bytes(), v); jerr != nil {
-			t.Fatalf("flowdeck %v: exit %d, output is not JSON: %v\n%s\nstderr:\n%s", args, code, jerr, out.String(), errb.String())
+		if jerr := json.Unmarshal([]byte(out), v); jerr != nil {
+			t.Fatalf("flowdeck %v: exit %d, output is not JSON: %v\n%s\nstderr:\n%s", args, code, jerr, out, errs)
 		}
 	}
-	return out.String() + errb.String(), code
+	return out + errs, code
 }
 
 type runResult struct {

@@ -42,7 +42,21 @@ func TestMain(m *testing.M) {
 // the exit code.
 func flowdeck(t testing.TB, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return flowdeckEnv(t, dir, nil, args...)
+}
+
+// flowdeckEnv is flowdeck with extra environment.
+func flowdeckEnv(t testing.TB, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--dir", dir}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return runProcess(t, cmd)
+}
+
+// runProcess runs cmd and returns its stdout, stderr and exit code; only a
+// command that cannot start fails the test.
+func runProcess(t testing.TB, cmd *exec.Cmd) (string, string, int) {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -1,31 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// flowdeckEnv runs the real binary with extra environment.
-func flowdeckEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"--dir", dir}, args...)...)
-	cmd.Env = append(os.Environ(), env...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if x, ok := err.(*exec.ExitError); ok {
-		code = x.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
-}
 
 func TestRunExitStatusJSONAndShow(t *testing.T) {
 	dir := t.TempDir()

@@ -3,7 +3,6 @@ package config
 import (
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 )
@@ -43,16 +42,6 @@ const (
 func (a Agent) AgentTimeout() time.Duration {
 	d, _ := time.ParseDuration(a.Timeout)
 	return d
-}
-
-// Roles lists the configured roles, sorted.
-func (c Config) Roles() []string {
-	out := make([]string, 0, len(c.Agents))
-	for r := range c.Agents {
-		out = append(out, r)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // checkAgents drops agent tables that cannot work and says why.

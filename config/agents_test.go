@@ -1,8 +1,10 @@
 package config
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -36,7 +38,7 @@ prompt = "telepathy"
 	if c.Agents["planner"].Prompt != PromptFile || c.Bell != BellOff {
 		t.Fatalf("config: %+v", c)
 	}
-	if strings.Join(c.Roles(), ",") != "planner,worker" {
-		t.Fatalf("roles %v", c.Roles())
+	if roles := slices.Sorted(maps.Keys(c.Agents)); strings.Join(roles, ",") != "planner,worker" {
+		t.Fatalf("roles %v", roles)
 	}
 }

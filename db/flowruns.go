@@ -148,6 +148,10 @@ type FlowEvent struct {
 // cancelled (by another process, say).
 type ErrFlowRunEnded struct{ ID, Status string }
 
+// CodeFlowRunEnded is the refusal code that an ErrFlowRunEnded becomes for
+// the person or agent who acted on the run.
+const CodeFlowRunEnded = "flow_run_ended"
+
 func (e ErrFlowRunEnded) Error() string {
 	return fmt.Sprintf("flow run %s is %s", e.ID, e.Status)
 }

@@ -632,18 +632,10 @@ func addOutputBytes(tx *bolt.Tx, delta int64) error {
 	return setOutputBytes(tx, n+delta)
 }
 
-// Retain deletes the output of the oldest finished runs until the stored
-// output is at most maxBytes (counted as the commands wrote it).
-func (s *Store) Retain(maxBytes int64) (int, error) {
-	n := 0
-	err := s.update(func(tx *bolt.Tx) error {
-		var err error
-		n, err = retainTx(tx, maxBytes)
-		return err
-	})
-	return n, err
-}
-
+// retainTx deletes the output of the oldest finished runs until the stored
+// output is at most maxBytes (counted as the commands wrote it), and returns
+// how many runs it touched. RunWriter.Finish calls it in the transaction that
+// stores a run's last output.
 func retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
 	if maxBytes <= 0 {
 		return 0, nil

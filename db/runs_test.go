@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/sahilm/fuzzy"
+	bolt "go.etcd.io/bbolt"
 )
 
 // writeRun stores a finished run whose output is the given lines.
@@ -187,7 +188,11 @@ func TestRetainKeepsNewestOutput(t *testing.T) {
 		ids = append(ids, writeRun(t, st, []string{"run", fmt.Sprint(i)}, "", []string{strings.Repeat("x", 99)}).ID)
 		time.Sleep(2 * time.Millisecond) // ids are millisecond-sortable
 	}
-	n, err := st.Retain(250)
+	var n int
+	err := st.update(func(tx *bolt.Tx) (err error) {
+		n, err = retainTx(tx, 250)
+		return err
+	})
 	if err != nil || n != 2 {
 		t.Fatalf("retain = %d, %v; want 2 runs forgotten", n, err)
 	}

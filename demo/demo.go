@@ -112,24 +112,6 @@ func WriteProject(dir string) error {
 	return os.WriteFile(filepath.Join(dir, ".flow", "patterns", "demo.toml"), []byte(PatternTOML), 0o644)
 }
 
-func camel(id string) string {
-	out := []byte{}
-	up := true
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if c == '-' {
-			up = true
-			continue
-		}
-		if up && c >= 'a' && c <= 'z' {
-			c -= 'a' - 'A'
-		}
-		up = false
-		out = append(out, c)
-	}
-	return string(out)
-}
-
 // Seed writes the demo project into dir and fills st (the project's store)
 // with the demo session: four features completed with observed or reported
 // evidence, provider-github blocked, and callback-handler in progress with a

@@ -3,6 +3,7 @@ package flows
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,7 +47,8 @@ func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.T
 	return res, err
 }
 
-func invalid(d *db.Decision, format string, args ...any) *model.Error {
+// invalid refuses an answer that does not fit its decision.
+func invalid(format string, args ...any) *model.Error {
 	return &model.Error{Code: model.CodeInvalidArgument, Message: fmt.Sprintf(format, args...),
 		Recovery: model.Recovery{Hint: "flowdeck decisions shows what the decision asks for.", NextCommand: "flowdeck decisions"}}
 }
@@ -56,10 +58,10 @@ func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
 	out := map[string]any{}
 	if len(d.Fields) == 0 {
 		if len(a.Vars)+len(a.Values) > 0 {
-			return nil, invalid(d, "decision %s has no form; --var is for form answers", d.ID)
+			return nil, invalid("decision %s has no form; --var is for form answers", d.ID)
 		}
 		if len(d.Options) == 0 && a.Option == "" && a.Note == "" {
-			return nil, invalid(d, "decision %s needs an answer", d.ID)
+			return nil, invalid("decision %s needs an answer", d.ID)
 		}
 		return out, nil
 	}
@@ -68,7 +70,7 @@ func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
 	if strings.HasPrefix(strings.TrimSpace(a.Option), "{") {
 		var obj map[string]any
 		if err := json.Unmarshal([]byte(a.Option), &obj); err != nil {
-			return nil, invalid(d, "decision %s: the answer is not a JSON object: %v", d.ID, err)
+			return nil, invalid("decision %s: the answer is not a JSON object: %v", d.ID, err)
 		}
 		for k, v := range obj {
 			raw[k] = v
@@ -81,47 +83,32 @@ func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
 	var problems []string
 	for _, f := range d.Fields {
 		v := flowfile.Var{Name: f.Name, Type: f.Type, Enum: f.Enum}
-		if s, ok := a.Vars[f.Name]; ok {
-			c, err := answer.FromText(s, v)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
-				continue
-			}
-			out[f.Name] = c
+		var c any
+		var err error
+		if text, ok := a.Vars[f.Name]; ok {
+			c, err = answer.FromText(text, v)
+		} else if x, ok := raw[f.Name]; ok {
+			c, err = answer.Value(x, v)
+		} else if len(d.Fields) == 1 && len(d.Options) == 0 && a.Option != "" {
+			// One field and no options: the answer itself is the value.
+			c, err = answer.FromText(a.Option, v)
+		} else {
+			problems = append(problems, fmt.Sprintf("%s is missing (%s)", f.Name, v.TypeText()))
 			continue
 		}
-		if x, ok := raw[f.Name]; ok {
-			c, err := answer.Value(x, v)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
-				continue
-			}
-			out[f.Name] = c
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
 			continue
 		}
-		// One field and no options: the answer itself is the value.
-		if len(d.Fields) == 1 && len(d.Options) == 0 && a.Option != "" {
-			c, err := answer.FromText(a.Option, v)
-			if err != nil {
-				problems = append(problems, fmt.Sprintf("%s: %v", f.Name, err))
-				continue
-			}
-			out[f.Name] = c
-			continue
-		}
-		problems = append(problems, fmt.Sprintf("%s is missing (%s)", f.Name, v.TypeText()))
+		out[f.Name] = c
 	}
 	for k := range a.Vars {
-		known := false
-		for _, f := range d.Fields {
-			known = known || f.Name == k
-		}
-		if !known {
+		if !slices.ContainsFunc(d.Fields, func(f db.DecisionField) bool { return f.Name == k }) {
 			problems = append(problems, fmt.Sprintf("%s is not a field of this form", k))
 		}
 	}
 	if len(problems) > 0 {
-		return nil, invalid(d, "decision %s: %s", d.ID, strings.Join(problems, "; "))
+		return nil, invalid("decision %s: %s", d.ID, strings.Join(problems, "; "))
 	}
 	return out, nil
 }

@@ -359,10 +359,8 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 		switch {
 		case s.Decision != nil:
 			kind = db.DecisionChoice
-			if len(fields) > 0 && !hasAgent {
-				kind = db.DecisionChoice // the options and the form come together
-			} else {
-				fields = nil
+			if hasAgent {
+				fields = nil // the agent filled them in the phase before; the person only chooses
 			}
 		case len(fields) > 0 && !hasAgent:
 			kind = db.DecisionForm

@@ -216,6 +216,32 @@ func TestCancelAndRecover(t *testing.T) {
 	}
 }
 
+// TestSettle: listing decisions settles them first, so a due decision
+// whose run waits in no process is not offered as pending.
+func TestSettle(t *testing.T) {
+	e, _ := project(t, nil)
+	f := parse(t, "d.md", strings.Replace(strings.Replace(decisionFlow, "%s", "1h", 1), "%s", "", 1))
+	run, err := e.Start(context.Background(), f, "d.md", nil, nil)
+	if err != ErrWaiting {
+		t.Fatal(err)
+	}
+	if err := Settle(e.Store, "t", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionPending {
+		t.Fatalf("a decision that is not due yet was settled: %s", d.Status)
+	}
+	if err := Settle(e.Store, "t", time.Now().Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionExpired {
+		t.Fatalf("a due decision without a fallback: %s, want expired", d.Status)
+	}
+	if r, _ := e.Store.FlowRun(run.ID); r.Status != db.FlowFailed {
+		t.Fatalf("its run: %s, want failed", r.Status)
+	}
+}
+
 func TestPauseAndView(t *testing.T) {
 	e, _ := project(t, nil)
 	f := parse(t, "p.md", "---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n```sh {exec}\necho one\n```\n---\n```yaml {config}\nstep: two\ndecision: Go on?\n```\nSecond.\n")

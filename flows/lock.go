@@ -103,6 +103,29 @@ func Recover(st *db.Store, actor string, now time.Time) ([]db.FlowRun, error) {
 	return marked, nil
 }
 
+// Settle brings flow runs and decisions up to date before they are listed:
+// runs whose process died are marked interrupted (Recover), and pending
+// decisions past their deadline take their fallback or fail their run. A
+// list made without it would offer answers that can no longer be given.
+func Settle(st *db.Store, actor string, now time.Time) error {
+	if _, err := Recover(st, actor, now); err != nil {
+		return fmt.Errorf("recover interrupted flow runs: %w", err)
+	}
+	pending, err := st.Decisions(true)
+	if err != nil {
+		return err
+	}
+	for _, d := range pending {
+		if d.Deadline == nil || now.Before(*d.Deadline) {
+			continue
+		}
+		if _, err := st.ExpireDecision(d.ID, now); err != nil {
+			return fmt.Errorf("expire decision %s: %w", d.ID, err)
+		}
+	}
+	return nil
+}
+
 func markInterrupted(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
 	run, err := st.FlowRun(id)
 	if err != nil || run.Status != db.FlowRunning {

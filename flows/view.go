@@ -18,6 +18,9 @@ type RunView struct {
 	// is in the store: Store.ReadOutput); while InFlight is set, the newest
 	// run started after InFlight.Started is the one streaming.
 	Runs []string `json:"runs,omitempty"`
+	// PromptStep is the step Prompt belongs to: while a step's exec blocks
+	// run, the latest prompt is an earlier step's.
+	PromptStep string `json:"prompt_step,omitempty"`
 }
 
 // StepView is one step of the flow.
@@ -54,7 +57,7 @@ func View(st *db.Store, id string) (*RunView, error) {
 	}
 	for i := len(events) - 1; i >= 0; i-- {
 		if events[i].Type == db.FlowEvPrompt && events[i].Prompt != "" {
-			v.Prompt = events[i].Prompt
+			v.Prompt, v.PromptStep = events[i].Prompt, events[i].Step
 			break
 		}
 	}

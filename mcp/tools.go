@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -324,35 +323,12 @@ func (s *server) addTools() {
 		})
 	addTool(s, "decisions_list", "The questions that literate flows wait on: choices, forms, tasks, interrupted actions.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in decisionsArgs) (ops.Result, error) {
-			// As `flowdeck decisions`: a run that died mid-action gets its
-			// retry/skip/cancel decision, and due decisions are settled.
-			if _, err := flows.Recover(s.st, s.actor(req, in.agent), s.opts.Now()); err != nil {
-				return nil, err
-			}
-			pending, err := s.st.Decisions(true)
-			if err != nil {
-				return nil, err
-			}
-			for _, d := range pending {
-				if d.Deadline != nil {
-					s.st.ExpireDecision(d.ID, s.opts.Now())
-				}
-			}
-			return asResult(ops.Decisions(s.st, in.All))
+			return asResult(ops.Decisions(s.st, in.All, s.actor(req, in.agent), s.opts.Now()))
 		})
 	addTool(s, "decision_resolve", "Answer a pending decision (once); its flow continues.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in resolveArgs) (ops.Result, error) {
-			d, err := flows.ResolveDecision(s.st, in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars},
+			return ops.Resolve(s.st, in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars},
 				s.actor(req, in.agent), s.opts.Now())
-			var ended db.ErrFlowRunEnded
-			if refusal, ok := model.AsError(err); ok {
-				return ops.Refused(refusal), nil
-			} else if errors.As(err, &ended) {
-				return ops.Refused(&model.Error{Code: "flow_run_ended", Message: err.Error()}), nil
-			} else if err != nil {
-				return nil, err
-			}
-			return &ops.DecisionResult{OK: true, Decision: d, RunContinues: d.FlowRun != "" && flows.Executing(s.st, d.FlowRun)}, nil
 		})
 }
 

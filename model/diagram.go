@@ -229,29 +229,23 @@ func (l asciiLayout) rows(s *Session, f *Feature) []string {
 // between, so an arrow never ends a line without the id it points from.
 func depTokens(f *Feature) []string {
 	var out []string
-	for i, d := range f.DependsOn {
-		t := diagramText(d)
-		if i == 0 {
-			t = "← " + t
+	group := func(lead string, ids []string) {
+		for i, d := range ids {
+			t := diagramText(d)
+			if i == 0 {
+				t = lead + t
+			}
+			if i < len(ids)-1 {
+				t += ","
+			}
+			out = append(out, t)
 		}
-		if i < len(f.DependsOn)-1 {
-			t += ","
-		}
-		out = append(out, t)
 	}
+	group("← ", f.DependsOn)
 	if len(f.BlockedBy) > 0 && len(out) > 0 {
 		out[len(out)-1] += ";"
 	}
-	for i, d := range f.BlockedBy {
-		t := diagramText(d)
-		if i == 0 {
-			t = "blocked by " + t
-		}
-		if i < len(f.BlockedBy)-1 {
-			t += ","
-		}
-		out = append(out, t)
-	}
+	group("blocked by ", f.BlockedBy)
 	return out
 }
 
@@ -285,14 +279,6 @@ func wrapTokens(tokens []string, width, hang int) []string {
 }
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
-
-func diagramList(ids []string) string {
-	out := make([]string, len(ids))
-	for i, id := range ids {
-		out[i] = diagramText(id)
-	}
-	return strings.Join(out, ", ")
-}
 
 // asciiLegend explains the tags, three to a line so no line gets wide.
 func asciiLegend() string {

@@ -64,12 +64,7 @@ func ProgressText(p *Plan) string {
 // RenderIndex renders the session's docs/index.md.
 func RenderIndex(s *Session) string {
 	var b strings.Builder
-	line := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-		b.WriteByte('\n')
-	}
+	line := lineWriter(&b)
 	line(docsGeneratedNote)
 	line()
 	if s == nil {
@@ -226,12 +221,7 @@ func RenderIndex(s *Session) string {
 // RenderFeature renders docs/features/<id>.md for feature f of session s.
 func RenderFeature(s *Session, f *Feature) string {
 	var b strings.Builder
-	line := func(parts ...string) {
-		for _, p := range parts {
-			b.WriteString(p)
-		}
-		b.WriteByte('\n')
-	}
+	line := lineWriter(&b)
 	line(docsGeneratedNote)
 	line()
 	if s == nil || f == nil {
@@ -383,6 +373,16 @@ func RenderFeature(s *Session, f *Feature) string {
 		}
 	}
 	return b.String()
+}
+
+// lineWriter returns a function that writes its parts to b as one line.
+func lineWriter(b *strings.Builder) func(parts ...string) {
+	return func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+		b.WriteByte('\n')
+	}
 }
 
 // writeHistory writes history items as a table. total is the session's count

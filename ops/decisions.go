@@ -1,7 +1,11 @@
 package ops
 
 import (
+	"errors"
+	"time"
+
 	"flowdeck/db"
+	"flowdeck/flows"
 	"flowdeck/model"
 )
 
@@ -13,18 +17,18 @@ type DecisionsResult struct {
 
 func (*DecisionsResult) Refusal() *model.Error { return nil }
 
-// Decisions lists the pending decisions, or all of them. (Settling the
-// ones that are due, and the runs that died mid-action, is the caller's:
-// that belongs to package flows.)
-func Decisions(st *db.Store, all bool) (*DecisionsResult, error) {
+// Decisions lists the pending decisions, or all of them, after settling the
+// runs that died mid-action and the decisions that are due (flows.Settle),
+// so that every decision listed as pending can still be answered.
+func Decisions(st *db.Store, all bool, actor string, now time.Time) (*DecisionsResult, error) {
+	if err := flows.Settle(st, actor, now); err != nil {
+		return nil, err
+	}
 	list, err := st.Decisions(!all)
 	if err != nil {
 		return nil, err
 	}
-	if list == nil {
-		list = []db.Decision{}
-	}
-	return &DecisionsResult{OK: true, Decisions: list}, nil
+	return &DecisionsResult{OK: true, Decisions: orEmpty(list)}, nil
 }
 
 // DecisionResult is a decision as it stands after an answer, and whether
@@ -36,3 +40,21 @@ type DecisionResult struct {
 }
 
 func (*DecisionResult) Refusal() *model.Error { return nil }
+
+// Resolve answers a decision through flows.ResolveDecision. An answer that
+// does not fit the decision, or comes after its run ended, is refused in the
+// result.
+func Resolve(st *db.Store, id string, a flows.Answer, actor string, now time.Time) (Result, error) {
+	d, err := flows.ResolveDecision(st, id, a, actor, now)
+	if refusal, ok := model.AsError(err); ok {
+		return Refused(refusal), nil
+	}
+	var ended db.ErrFlowRunEnded
+	if errors.As(err, &ended) {
+		return Refused(&model.Error{Code: db.CodeFlowRunEnded, Message: err.Error()}), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &DecisionResult{OK: true, Decision: d, RunContinues: d.FlowRun != "" && flows.Executing(st, d.FlowRun)}, nil
+}

@@ -94,3 +94,12 @@ func IsArgError(err error) bool {
 	var a *ArgError
 	return errors.As(err, &a)
 }
+
+// orEmpty is xs, or an empty list: a result lists nothing as [], never as
+// null, so that agents can iterate without a check.
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}

@@ -30,10 +30,7 @@ func History(st *db.Store, sessionID string) (Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if list == nil {
-			list = []db.SessionInfo{}
-		}
-		return &SessionsResult{OK: true, Sessions: list}, nil
+		return &SessionsResult{OK: true, Sessions: orEmpty(list)}, nil
 	}
 	sess, err := st.Session(sessionID)
 	if err != nil {
@@ -47,10 +44,7 @@ func History(st *db.Store, sessionID string) (Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if events == nil {
-		events = []model.Event{}
-	}
-	return &HistoryResult{OK: true, Session: sess.ID, Events: events}, nil
+	return &HistoryResult{OK: true, Session: sess.ID, Events: orEmpty(events)}, nil
 }
 
 // DiagramResult is the active plan's dependency graph drawn in a format.
@@ -97,10 +91,7 @@ func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if hits == nil {
-		hits = []db.Hit{}
-	}
-	return &RecallResult{OK: true, Hits: hits}, nil
+	return &RecallResult{OK: true, Hits: orEmpty(hits)}, nil
 }
 
 // RunsResult lists run records, newest first.
@@ -117,8 +108,5 @@ func Runs(st *db.Store, limit int) (*RunsResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if runs == nil {
-		runs = []db.RunRecord{}
-	}
-	return &RunsResult{OK: true, Runs: runs}, nil
+	return &RunsResult{OK: true, Runs: orEmpty(runs)}, nil
 }

@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"flowdeck/capture"
 	"flowdeck/config"
 	"flowdeck/db"
+	"flowdeck/flows"
 	"flowdeck/model"
 	"flowdeck/patterns"
 	"flowdeck/runner"
@@ -97,20 +99,48 @@ func (r RunRequest) Options(st *db.Store, warn io.Writer) (capture.Options, erro
 		}
 		limits.MemoryBytes = n
 	}
-	redactor, err := patterns.NewRedactor(r.Redact)
+	opts, err := CaptureSettings(st, config.Run{Redact: r.Redact, Retain: r.Retain}, warn)
+	if err != nil {
+		return capture.Options{}, err
+	}
+	opts.Argv, opts.Feature, opts.Scope, opts.Actor = r.Argv, r.Feature, r.Scope, r.Actor
+	opts.Timeout, opts.Limits, opts.NoNetwork, opts.NoIsolation = r.Timeout, limits, r.NoNetwork, r.NoIsolation
+	return opts, nil
+}
+
+// CaptureSettings are the capture options that the config's [run] table
+// gives every command of the project, whoever runs it: the project's
+// patterns, the redaction rules and the output budget. Bad redaction rules
+// are an *ArgError.
+func CaptureSettings(st *db.Store, run config.Run, warn io.Writer) (capture.Options, error) {
+	redactor, err := patterns.NewRedactor(run.Redact)
 	if err != nil {
 		return capture.Options{}, ArgErrorf("config run.redact: %v", err)
 	}
-	return capture.Options{
-		Argv: r.Argv, Feature: r.Feature, Scope: r.Scope, Actor: r.Actor,
-		Timeout: r.Timeout, Limits: limits, NoNetwork: r.NoNetwork, NoIsolation: r.NoIsolation,
-		Patterns: Patterns(st, warn), Redactor: redactor, RetainBytes: retainBytes(r.Retain),
-	}, nil
+	return capture.Options{Patterns: Patterns(st, warn), Redactor: redactor, RetainBytes: RetainBytes(run.Retain)}, nil
 }
 
-// retainBytes is the project's output budget: $FLOWDECK_RETAIN, else the
-// config's run.retain (a size, or 0 for unbounded), else the default.
-func retainBytes(configured string) int64 {
+// FlowEngine is the flow engine for the project in st as the config sets it
+// up: its agents and CaptureSettings, and this flowdeck's directory first on
+// the flows' PATH, since the built-in flows call flowdeck. The caller sets
+// what only it knows: Wait, Poll, Log, Live, Now.
+func FlowEngine(st *db.Store, root, actor string, cfg config.Config, warn io.Writer) (*flows.Engine, error) {
+	c, err := CaptureSettings(st, cfg.Run, warn)
+	if err != nil {
+		return nil, err
+	}
+	eng := &flows.Engine{Store: st, Root: root, Agents: cfg.Agents, Actor: actor,
+		Patterns: c.Patterns, Redactor: c.Redactor, RetainBytes: c.RetainBytes}
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "flowdeck") {
+		eng.Bin = filepath.Dir(exe)
+	}
+	return eng, nil
+}
+
+// RetainBytes is the project's output budget as capture.Options wants it:
+// $FLOWDECK_RETAIN, else the config's run.retain (a size, or 0 for
+// unbounded), else 0 for capture's default.
+func RetainBytes(configured string) int64 {
 	v := os.Getenv("FLOWDECK_RETAIN")
 	if v == "" {
 		v = configured

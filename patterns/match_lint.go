@@ -257,7 +257,7 @@ func (r *ruff) result(exitCode int, _ time.Duration) (outcome, bool) {
 type mypy struct {
 	done                   bool
 	errors, files, checked int
-	lineErrors, lineNotes  int
+	lineErrors             int
 	fileSet                fileSet
 }
 

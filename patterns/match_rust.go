@@ -15,9 +15,8 @@ type cargoDiag struct {
 	dur              time.Duration
 }
 
-// diagLine counts one line; it reports whether the line was a cargo or
-// rustc status line.
-func (c *cargoDiag) diagLine(l []byte) bool {
+// diagLine counts one line if it is a cargo or rustc status line.
+func (c *cargoDiag) diagLine(l []byte) {
 	t := bytes.TrimLeft(l, " ")
 	switch {
 	case bytes.HasPrefix(t, []byte("Compiling ")):
@@ -43,10 +42,7 @@ func (c *cargoDiag) diagLine(l []byte) bool {
 		if !bytes.Contains(l, []byte(" generated ")) {
 			c.warnings++
 		}
-	default:
-		return false
 	}
-	return true
 }
 
 // cargoBuild: cargo build, check, clippy.

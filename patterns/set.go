@@ -166,32 +166,29 @@ func isAssignment(s string) bool {
 
 // commandCategories is the category of a command by its name. Only the
 // size of a successful, unsummarised output depends on it.
-var commandCategories = map[string]Category{}
+var commandCategories = categoryMap(
+	"mkdir cp mv rm rmdir touch chmod chown chgrp ln install rsync scp tar unzip zip gzip gunzip kill pkill truncate",
+	"cat head tail less more bat batcat nl tac xxd hexdump od jq yq",
+	"ls find grep egrep fgrep rg ag ack fd fdfind tree ps env printenv du df lsof ss netstat mount lsblk locate")
 
-func init() {
-	for _, c := range strings.Fields("mkdir cp mv rm rmdir touch chmod chown chgrp ln install rsync scp tar unzip zip gzip gunzip kill pkill truncate") {
-		commandCategories[c] = Status
-	}
-	for _, c := range strings.Fields("cat head tail less more bat batcat nl tac xxd hexdump od jq yq") {
-		commandCategories[c] = Content
-	}
-	for _, c := range strings.Fields("ls find grep egrep fgrep rg ag ack fd fdfind tree ps env printenv du df lsof ss netstat mount lsblk locate") {
-		commandCategories[c] = Data
-	}
-}
+// gitCategories is the category of a git subcommand.
+var gitCategories = categoryMap(
+	"add commit push pull fetch checkout switch merge rebase reset restore rm mv stash init clone cherry-pick revert am apply clean gc",
+	"show diff blame cat-file format-patch range-diff",
+	"log status shortlog reflog ls-files ls-tree branch tag grep remote describe worktree")
 
-var gitCategories = map[string]Category{}
-
-func init() {
-	for _, c := range strings.Fields("add commit push pull fetch checkout switch merge rebase reset restore rm mv stash init clone cherry-pick revert am apply clean gc") {
-		gitCategories[c] = Status
+// categoryMap maps the space-separated names of each list to its category.
+func categoryMap(status, content, data string) map[string]Category {
+	m := map[string]Category{}
+	for _, l := range []struct {
+		c     Category
+		names string
+	}{{Status, status}, {Content, content}, {Data, data}} {
+		for _, name := range strings.Fields(l.names) {
+			m[name] = l.c
+		}
 	}
-	for _, c := range strings.Fields("show diff blame cat-file format-patch range-diff") {
-		gitCategories[c] = Content
-	}
-	for _, c := range strings.Fields("log status shortlog reflog ls-files ls-tree branch tag grep remote describe worktree") {
-		gitCategories[c] = Data
-	}
+	return m
 }
 
 func categoryOf(words []string) Category {

@@ -28,8 +28,15 @@ func TestHelperRunsBeforeOtherInits(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v %s", mode, err, out)
 		}
+		// "µs mechanism": an unparsed time would read as 0 µs and pass.
 		f := strings.Fields(string(out))
-		us, _ := strconv.ParseInt(f[0], 10, 64)
+		if len(f) < 2 {
+			t.Fatalf("%s: output %q, want \"MICROSECONDS MECHANISM\"", mode, out)
+		}
+		us, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: run time %q: %v", mode, f[0], err)
+		}
 		t.Logf("%s: Run took %d µs (mechanism %s)", mode, us, f[1])
 		best = min(best, us)
 	}

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"strings"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -12,7 +12,8 @@ import (
 
 // commandKey edits the command line; enter runs it.
 func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
-	line, res, cmd := m.cmdline.HandleKey(k, m.feats.IDs(), m.sessionIDs())
+	line, res, cmd := m.cmdline.HandleKey(k, cmdline.Pools{Features: m.feats.IDs(), Sessions: m.sessionIDs(),
+		Flows: m.flowNames, FlowRuns: m.flowRunIDs()})
 	switch res {
 	case cmdline.Cancelled:
 		m.mode = modeNormal
@@ -45,22 +46,54 @@ func (e usageError) Error() string { return string(e) }
 func usage(name string) error { return usageError("usage: " + cmdline.UsageOf(name)) }
 
 // runCommand turns a typed /flow-* command into an action (or a view).
+// /flow-plan, /flow-run, /flow-auto and /flow start literate flows, which
+// the cockpit executes (flows.go).
 func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 	switch c.Name {
 	case "/flow-plan":
 		if c.Rest == "" {
 			return nil, usage(c.Name)
 		}
-		return m.do("plan start", model.PlanStart{Goal: c.Rest}), nil
+		return m.startFlow("plan", []string{c.Rest}), nil
 	case "/flow-run":
 		if len(c.Args) > 1 {
 			return nil, usage(c.Name)
 		}
-		id := ""
-		if len(c.Args) == 1 {
-			id = c.Args[0]
+		return m.startFlow("run", c.Args), nil
+	case "/flow-auto":
+		if len(c.Args) > 0 {
+			return nil, usageError("/flow-auto takes no goal: it runs the active session's plan; /flow-plan GOAL plans a new one")
 		}
-		return m.do(strings.TrimSpace("start "+id), model.RunStart{Feature: id}), nil
+		if m.sess == nil {
+			// The auto flow would stop and ask; it never invents a goal.
+			return nil, usageError("/flow-auto needs a goal: there is no active session · /flow-plan GOAL plans one first")
+		}
+		return m.startFlow("auto", nil), nil
+	case "/flow":
+		if len(c.Args) == 0 {
+			return nil, usage(c.Name)
+		}
+		args, ok := splitWords(c.Rest)
+		if !ok {
+			args = c.Args
+		}
+		return m.startFlow(args[0], args[1:]), nil
+	case "/flow-show":
+		switch len(c.Args) {
+		case 0:
+			m.flowPin = ""
+			m.note = infoNote("the flow pane shows the newest flow run that has not ended")
+		case 1:
+			if !slices.Contains(m.flowRunIDs(), c.Args[0]) {
+				return nil, usageError("no flow run " + c.Args[0] + " (tab completes the ids)")
+			}
+			m.flowPin = c.Args[0]
+		default:
+			return nil, usage(c.Name)
+		}
+		m.focusPane(layout.Flow)
+		m.minLoad = m.loadSeq + 1
+		return m.loadCmd(), nil
 	case "/flow-status":
 		m.doc = docIndex
 		m.focusPane(layout.Detail)

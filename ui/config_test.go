@@ -142,9 +142,9 @@ func TestCommandLine(t *testing.T) {
 
 	// A refused command shows the structured error.
 	h.key(":")
-	h.typeText("/flow-run token-store")
+	h.typeText("/flow-session nope")
 	h.key("enter")
-	h.mustSee("✗ refused (feature_already_active)")
+	h.mustSee("✗ refused (")
 
 	// /run needs a command (jobs_test.go runs some).
 	h.key(":")
@@ -159,21 +159,6 @@ func TestCommandLine(t *testing.T) {
 		t.Fatal("q quit while typing in the command line")
 	}
 	h.mustSee(":q")
-}
-
-// /flow-plan starts a session from an empty project.
-func TestCommandLinePlanStart(t *testing.T) {
-	st := newStore(t)
-	h := newHarness(t, st, 80, 24, zeroConfig())
-	h.mustSee("No active session")
-	h.key(":")
-	h.typeText("/flow-plan Add dark mode")
-	h.key("enter")
-	s := active(t, st)
-	if s == nil || s.Goal != "Add dark mode" {
-		t.Fatalf("active = %+v", s)
-	}
-	h.mustSee("Add dark mode", "[planning]")
 }
 
 // / filters the features fuzzily on every keystroke; esc clears.

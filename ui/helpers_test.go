@@ -158,6 +158,9 @@ func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harne
 	}
 	m := New(st, Options{Now: clk.Now, Config: cfg, NoColor: true})
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
+	// Engine goroutines (flows the test started) end before the project
+	// directory is removed.
+	tb.Cleanup(func() { m.Shutdown(quitWait) })
 	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		hs.ticks = append(hs.ticks, fn)
 		return nil

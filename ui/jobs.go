@@ -311,42 +311,63 @@ func (m *Model) startStop() tea.Cmd {
 // quit ends the program; runs the cockpit started are stopped first (their
 // process groups killed) and given a moment to be recorded, so quitting never
 // leaves a command running behind the person's back.
+// A flow the cockpit executes stops the same way: its engine's context is
+// cancelled, its command killed, and the run is left for the next start to
+// show as interrupted.
 func (m *Model) quit() tea.Cmd {
-	if len(m.jobs) == 0 {
+	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
 		return tea.Quit
 	}
 	if m.quitting {
 		return nil
 	}
 	m.quitting = true
-	m.note = infoNote(fmt.Sprintf("stopping %d run(s) before quitting…", len(m.jobs)))
-	jobs := append([]*job(nil), m.jobs...)
+	switch {
+	case len(m.flowJobs) == 0:
+		m.note = infoNote(fmt.Sprintf("stopping %d run(s) before quitting…", len(m.jobs)))
+	default:
+		m.note = infoNote(fmt.Sprintf("stopping %d run(s) and %d flow(s) before quitting…", len(m.jobs), len(m.flowJobs)))
+	}
+	done := m.doneChans()
 	m.stopAll()
 	return func() tea.Msg {
-		waitJobs(jobs, quitWait)
+		waitDone(done, quitWait)
 		return tea.QuitMsg{}
 	}
 }
 
-func waitJobs(jobs []*job, d time.Duration) {
+// doneChans are the channels the cockpit's jobs and engine goroutines
+// close when they return.
+func (m *Model) doneChans() []chan struct{} {
+	out := make([]chan struct{}, 0, len(m.jobs)+len(m.flowJobs))
+	for _, j := range m.jobs {
+		out = append(out, j.done)
+	}
+	for _, j := range m.flowJobs {
+		out = append(out, j.done)
+	}
+	return out
+}
+
+func waitDone(done []chan struct{}, d time.Duration) {
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
-	for _, j := range jobs {
+	for _, c := range done {
 		select {
-		case <-j.done:
+		case <-c:
 		case <-deadline.C:
 			return
 		}
 	}
 }
 
-// Shutdown stops whatever the cockpit still runs and waits up to d for it to
-// be recorded. Run calls it after the program ends however it ended (q,
-// SIGTERM, a panic), since only q goes through quit.
+// Shutdown stops whatever the cockpit still runs (commands, flows) and
+// waits up to d for it to be recorded. Run calls it after the program ends
+// however it ended (q, SIGTERM, a panic), since only q goes through quit.
 func (m *Model) Shutdown(d time.Duration) {
-	jobs := append([]*job(nil), m.jobs...)
+	done := m.doneChans()
 	m.stopAll()
-	waitJobs(jobs, d)
+	waitDone(done, d)
 }
 
 // verifying reports whether a job of the cockpit verifies feature.

@@ -22,6 +22,7 @@ type loadedMsg struct {
 	sess     *model.Session
 	sessions []db.SessionInfo
 	runs     []db.RunRecord
+	flows    flowLoad
 	err      error
 }
 
@@ -39,12 +40,13 @@ func (m *Model) pollCmd() tea.Cmd {
 	})
 }
 
-// loadCmd reads the active session and the session list. The fingerprint is
+// loadCmd reads the active session, the session list, the runs, the flow
+// runs and the pending decisions. The fingerprint is
 // taken first, so a write that lands during the read is seen by the next poll.
 func (m *Model) loadCmd() tea.Cmd {
 	m.loadSeq++
 	m.loading = true
-	seq, st := m.loadSeq, m.st
+	seq, st, pin, prefer := m.loadSeq, m.st, m.flowPin, m.promptFlowRun()
 	return func() tea.Msg {
 		stamp, _ := st.Stamp()
 		sess, err := st.Active()
@@ -56,7 +58,10 @@ func (m *Model) loadCmd() tea.Cmd {
 			return loadedMsg{seq: seq, err: err}
 		}
 		runs, err := st.Runs(runsShown)
-		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, err: err}
+		if err != nil {
+			return loadedMsg{seq: seq, err: err}
+		}
+		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, flows: readFlows(st, pin, prefer, runs)}
 	}
 }
 
@@ -83,7 +88,9 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.stamp = msg.stamp
 	m.sessions = msg.sessions
-	return tea.Batch(m.setSession(msg.sess), m.setRuns(msg.runs))
+	// Flows first: what waits (setSession) includes their decisions.
+	flowCmd := m.setFlows(msg.flows)
+	return tea.Batch(flowCmd, m.setSession(msg.sess), m.setRuns(msg.runs))
 }
 
 // setSession swaps in a new session: panes, selection, detail, and whatever

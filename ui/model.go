@@ -14,12 +14,14 @@ import (
 
 	"flowdeck/config"
 	"flowdeck/db"
+	"flowdeck/flows"
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/dag"
 	"flowdeck/ui/panes/features"
+	flowpane "flowdeck/ui/panes/flow"
 	"flowdeck/ui/panes/output"
 	"flowdeck/ui/panes/recall"
 	"flowdeck/ui/panes/runs"
@@ -100,15 +102,24 @@ type Model struct {
 	output  *output.Model
 	recall  *recall.Model
 
-	// The output pane's reading state: where the next read starts, the
-	// parser's state, the emulator when the run needs one.
-	outNext   int64
-	outMore   bool
-	outParser output.Parser
-	outScreen *output.Screen
-	outBusy   bool
-	outGen    int
-	outGoto   int // a recall hit's line to show once loaded
+	// Literate flows (flows.go): the runs, the one the flow pane shows (the
+	// newest that has not ended, unless /flow-show pinned one), the run
+	// whose output it shows, the pending decisions.
+	flowPane   *flowpane.Model
+	flowFeed   *feed
+	flowRuns   []db.FlowRun
+	flowView   *flows.RunView
+	flowOutRec *db.RunRecord
+	flowPin    string
+	flowNames  []string
+	decisions  []db.Decision
+	// answering: decisions whose answer is being stored, so a load that
+	// still lists them does not open their prompt again.
+	answering map[string]bool
+
+	// How the output pane reads the selected run.
+	out     *feed
+	outGoto int // a recall hit's line to show once loaded
 
 	// One recall search at a time; recallNext is the query typed since.
 	recallBusy bool
@@ -134,11 +145,12 @@ type Model struct {
 	bells     int
 	mouse     bool
 
-	// Runs the cockpit started (v, /run); ctx is their parent, cancelled
-	// by stopAll when the cockpit ends.
+	// Runs the cockpit started (v, /run) and its engine goroutines; ctx is
+	// their parent, cancelled by stopAll when the cockpit ends.
 	ctx      context.Context
 	stopAll  context.CancelFunc
 	jobs     []*job
+	flowJobs []*flowJob
 	quitting bool
 }
 
@@ -157,6 +169,7 @@ func New(st *db.Store, opts Options) *Model {
 		inflight:  map[string]bool{},
 		waitKeys:  map[string]bool{},
 		dismissed: map[string]bool{},
+		answering: map[string]bool{},
 		lower:     layout.Detail,
 		autoSel:   true,
 		slot:      layout.Output,
@@ -205,7 +218,12 @@ func New(st *db.Store, opts Options) *Model {
 	m.runList = runs.New(m.th)
 	m.output = output.New(m.th)
 	m.output.SetNote("select a run in the runs pane")
+	m.out = &feed{view: m.output}
 	m.recall = recall.New(m.th)
+	flowOut := output.New(m.th)
+	m.flowFeed = &feed{view: flowOut}
+	m.flowPane = flowpane.New(m.th, flowOut)
+	m.flowPane.SetNote("no flow run yet · :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
 
 	m.filter = textinput.New()
 	m.filter.Prompt = "/"

@@ -19,6 +19,7 @@ const (
 	promptReview   promptKind = iota // a / x / b on a review
 	promptFindings                   // text input for needs_fix or blocked
 	promptConfirm                    // y / n before a destructive action
+	promptDecision                   // a flow's pending decision (decide.go)
 )
 
 // prompt is the modal box above the key bar. Only one is open at a time.
@@ -43,6 +44,7 @@ type prompt struct {
 	waitKey string // the wait this prompt answers; esc remembers it
 	back    *prompt
 	input   textinput.Model
+	dec     *decForm // promptDecision
 }
 
 // openReviewPrompt shows the review of w with its validation summary. auto
@@ -150,6 +152,8 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	switch p.kind {
+	case promptDecision:
+		return m.decisionKey(k)
 	case promptReview:
 		a, ok := m.keys.Which(k, keys.Approve, keys.NeedsFix, keys.Block, keys.Back, keys.Quit)
 		if !ok {
@@ -230,7 +234,15 @@ func (m *Model) promptView() []string {
 		body = append(body, " "+b)
 	}
 	var hint string
+	title := p.title
 	switch p.kind {
+	case promptDecision:
+		var lines []string
+		lines, hint = m.decisionView()
+		for _, l := range lines {
+			body = append(body, " "+l)
+		}
+		title = decisionTitle(p.dec.d)
 	case promptReview:
 		hint = m.hints(keys.Approve, keys.NeedsFix, keys.Block) + th.Dim.Render(" · "+m.keys.Get(keys.Back).Help().Key+" later")
 	case promptFindings:
@@ -243,6 +255,5 @@ func (m *Model) promptView() []string {
 		hint += "  " + th.Dim.Render("(just appeared: keys wait a moment)")
 	}
 	body = append(body, " "+hint)
-	title := th.PromptTitle.Render(" " + p.title + " ")
-	return layout.Box(th, title, "", body, m.w, len(body)+2, true)
+	return layout.Box(th, th.PromptTitle.Render(" "+title+" "), "", body, m.w, len(body)+2, true)
 }

@@ -20,8 +20,22 @@ const (
 	emuCols, emuRows = 120, 40
 )
 
+// feed reads one run's output into an output view, a chunk per command:
+// where the next read starts, the parser's state, the emulator when the run
+// needs one. The output pane has one, the flow pane another (the live output
+// of the flow's current step).
+type feed struct {
+	view   *output.Model
+	next   int64
+	more   bool
+	parser output.Parser
+	screen *output.Screen
+	busy   bool
+}
+
 // outputMsg carries parsed output of a run.
 type outputMsg struct {
+	feed    *feed
 	run     string
 	lines   []output.Line
 	partial *output.Line
@@ -33,6 +47,7 @@ type outputMsg struct {
 
 // screenMsg carries the emulator back with a snapshot of its screen.
 type screenMsg struct {
+	feed  *feed
 	run   string
 	scr   *output.Screen
 	lines []output.Line
@@ -56,55 +71,67 @@ func (m *Model) setRuns(recs []db.RunRecord) tea.Cmd {
 }
 
 // syncOutput points the output pane at the selected run and reads more of it
-// when the run grew. At most one read is in flight.
+// when the run grew.
 func (m *Model) syncOutput() tea.Cmd {
-	rec := m.runList.SelectedRecord()
+	return m.syncFeed(m.out, m.runList.SelectedRecord(), "select a run in the runs pane")
+}
+
+// syncFeed points a feed at rec and reads more of it when the run grew. At
+// most one read per feed is in flight.
+func (m *Model) syncFeed(f *feed, rec *db.RunRecord, none string) tea.Cmd {
 	if rec == nil {
-		if m.output.Run() != "" || m.output.Len() == 0 {
-			m.resetOutput("", "", "select a run in the runs pane")
+		if f.view.Run() != "" || f.view.Len() == 0 {
+			f.reset("", "", none)
 		}
 		return nil
 	}
-	if rec.ID != m.output.Run() {
+	if rec.ID != f.view.Run() {
 		note := "reading…"
 		if rec.Bytes == 0 {
 			note = "no output yet"
 		}
-		m.resetOutput(rec.ID, model.ShellJoin(rec.Argv), note)
+		f.reset(rec.ID, model.ShellJoin(rec.Argv), note)
 		if rec.Forgotten {
-			m.output.SetNote("this run's output was forgotten")
+			f.view.SetNote("this run's output was forgotten")
 			return nil
 		}
 	}
-	if m.outBusy || rec.Bytes <= m.outNext && !m.outMore {
+	if f.busy || rec.Bytes <= f.next && !f.more {
 		return nil
 	}
-	m.outBusy = true
-	if m.output.Emulated() {
-		return m.emulateCmd(rec.ID, m.outScreen, m.outNext)
+	f.busy = true
+	if f.view.Emulated() {
+		return m.emulateCmd(f, rec.ID, f.screen, f.next)
 	}
-	return m.readCmd(rec.ID, m.outNext, m.outParser)
+	return m.readCmd(f, rec.ID, f.next, f.parser)
 }
 
-func (m *Model) resetOutput(run, title, note string) {
-	if m.outScreen != nil && !m.outBusy {
-		m.outScreen.Close()
+// resync continues reading a feed after a chunk arrived.
+func (m *Model) resync(f *feed) tea.Cmd {
+	if f == m.flowFeed {
+		return m.syncFlowOutput()
 	}
-	m.outScreen, m.outNext, m.outParser, m.outMore, m.outBusy = nil, 0, output.Parser{}, false, false
-	m.outGen++
-	m.output.Reset(run, title, note)
+	return m.syncOutput()
+}
+
+func (f *feed) reset(run, title, note string) {
+	if f.screen != nil && !f.busy {
+		f.screen.Close()
+	}
+	f.screen, f.next, f.parser, f.more, f.busy = nil, 0, output.Parser{}, false, false
+	f.view.Reset(run, title, note)
 }
 
 // readCmd reads and parses the next chunk of a run's output.
-func (m *Model) readCmd(run string, from int64, p output.Parser) tea.Cmd {
+func (m *Model) readCmd(f *feed, run string, from int64, p output.Parser) tea.Cmd {
 	st := m.st
 	return func() tea.Msg {
 		data, next, err := st.ReadOutput(run, from, readChunk)
 		if err != nil {
-			return outputMsg{run: run, err: err, parser: p, next: from}
+			return outputMsg{feed: f, run: run, err: err, parser: p, next: from}
 		}
 		lines := p.Feed(data)
-		msg := outputMsg{run: run, lines: lines, parser: p, next: next, more: len(data) == readChunk}
+		msg := outputMsg{feed: f, run: run, lines: lines, parser: p, next: next, more: len(data) == readChunk}
 		if l, ok := p.Flush(); ok {
 			msg.partial = &l
 		}
@@ -114,7 +141,7 @@ func (m *Model) readCmd(run string, from int64, p output.Parser) tea.Cmd {
 
 // emulateCmd feeds the next chunk into the emulator, which this command owns
 // until its message is handled.
-func (m *Model) emulateCmd(run string, scr *output.Screen, from int64) tea.Cmd {
+func (m *Model) emulateCmd(f *feed, run string, scr *output.Screen, from int64) tea.Cmd {
 	st := m.st
 	return func() tea.Msg {
 		if scr == nil {
@@ -122,51 +149,57 @@ func (m *Model) emulateCmd(run string, scr *output.Screen, from int64) tea.Cmd {
 		}
 		data, next, err := st.ReadOutput(run, from, emuChunk)
 		if err != nil {
-			return screenMsg{run: run, scr: scr, next: from, err: err}
+			return screenMsg{feed: f, run: run, scr: scr, next: from, err: err}
 		}
 		scr.Feed(data)
-		return screenMsg{run: run, scr: scr, lines: scr.Snapshot(), next: next, more: len(data) == emuChunk}
+		return screenMsg{feed: f, run: run, scr: scr, lines: scr.Snapshot(), next: next, more: len(data) == emuChunk}
 	}
 }
 
 func (m *Model) onOutput(msg outputMsg) tea.Cmd {
-	if msg.run != m.output.Run() {
+	f := msg.feed
+	if msg.run != f.view.Run() {
 		return nil // the person moved to another run meanwhile
 	}
-	m.outBusy = false
+	f.busy = false
 	if msg.err != nil {
-		m.output.SetNote("reading output: " + msg.err.Error())
+		f.view.SetNote("reading output: " + msg.err.Error())
 		return nil
 	}
 	if msg.parser.Emulate {
 		// Cursor movement: start over through the emulator.
-		m.output.SetNote("rendering through the terminal emulator…")
-		m.outNext, m.outMore, m.outBusy = 0, false, true
-		m.output.SetSnapshot(nil)
-		return m.emulateCmd(msg.run, nil, 0)
+		f.view.SetNote("rendering through the terminal emulator…")
+		f.next, f.more, f.busy = 0, false, true
+		f.view.SetSnapshot(nil)
+		return m.emulateCmd(f, msg.run, nil, 0)
 	}
-	m.outParser, m.outNext, m.outMore = msg.parser, msg.next, msg.more
-	m.output.SetNote("no output yet")
-	m.output.Append(msg.lines, msg.partial)
-	m.gotoPending()
-	return m.syncOutput()
+	f.parser, f.next, f.more = msg.parser, msg.next, msg.more
+	f.view.SetNote("no output yet")
+	f.view.Append(msg.lines, msg.partial)
+	if f == m.out {
+		m.gotoPending()
+	}
+	return m.resync(f)
 }
 
 func (m *Model) onScreen(msg screenMsg) tea.Cmd {
-	if msg.run != m.output.Run() {
+	f := msg.feed
+	if msg.run != f.view.Run() {
 		msg.scr.Close()
 		return nil
 	}
-	m.outBusy = false
-	m.outScreen = msg.scr
+	f.busy = false
+	f.screen = msg.scr
 	if msg.err != nil {
-		m.output.SetNote("reading output: " + msg.err.Error())
+		f.view.SetNote("reading output: " + msg.err.Error())
 		return nil
 	}
-	m.outNext, m.outMore = msg.next, msg.more
-	m.output.SetSnapshot(msg.lines)
-	m.gotoPending()
-	return m.syncOutput()
+	f.next, f.more = msg.next, msg.more
+	f.view.SetSnapshot(msg.lines)
+	if f == m.out {
+		m.gotoPending()
+	}
+	return m.resync(f)
 }
 
 // gotoPending jumps to the line a recall hit asked for, once it is loaded.

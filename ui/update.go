@@ -8,14 +8,16 @@ import (
 	"flowdeck/model"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/output"
 	"flowdeck/ui/styles"
 )
 
-// Init starts the first load, the poll loop and, for theme = auto, asks the
-// terminal for its background (the answer arrives as a message; the first
-// frame does not wait for it).
+// Init starts the first load, the poll loop, the recovery of flow runs
+// whose process is gone, and, for theme = auto, asks the terminal for its
+// background (the answer arrives as a message; the first frame does not
+// wait for it).
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.loadCmd(), m.pollCmd()}
+	cmds := []tea.Cmd{m.loadCmd(), m.pollCmd(), m.recoverCmd(), m.flowNamesCmd()}
 	if m.cfg.Theme == "auto" && m.color {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -49,6 +51,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onJob(msg)
 	case recallMsg:
 		cmd = m.onRecall(msg)
+	case flowDoneMsg:
+		cmd = m.onFlowDone(msg)
+	case flowActMsg:
+		cmd = m.onFlowAct(msg)
+	case decidedMsg:
+		cmd = m.onDecided(msg)
+	case recoveredMsg:
+		cmd = m.onRecovered(msg)
+	case flowNamesMsg:
+		m.flowNames = msg.names
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	case tea.PasteMsg:
@@ -97,10 +109,11 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	a, ok := m.keys.Which(k,
 		keys.Quit, keys.Help, keys.Command, keys.Filter, keys.Recall, keys.Mouse,
-		keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6,
+		keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7,
 		keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp, keys.Open, keys.Back,
 		keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession,
-		keys.Kill, keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev)
+		keys.Kill, keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev,
+		keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow)
 	if !ok {
 		return nil
 	}
@@ -111,7 +124,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.mode, m.helpOff = modeHelp, 0
 	case keys.Command:
 		m.mode = modeCommand
-		return m.cmdline.Open()
+		return tea.Batch(m.cmdline.Open(), m.flowNamesCmd())
 	case keys.Filter:
 		if m.focus == layout.Features || m.focus == layout.DAG {
 			m.focusPane(layout.Features)
@@ -144,7 +157,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.focusPane((m.focus + 1) % layout.NumPanes)
 	case keys.PrevPane:
 		m.focusPane((m.focus + layout.NumPanes - 1) % layout.NumPanes)
-	case keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6:
+	case keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7:
 		m.focusPane(paneOf(a))
 	case keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp:
 		return m.move(a)
@@ -158,6 +171,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			m.focusPane(layout.Output)
 		case layout.Recall:
 			return m.openHit()
+		case layout.Flow:
+			return m.openDecisionFromPane()
 		}
 	case keys.Back:
 		return m.back()
@@ -189,14 +204,20 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.startReset()
 	case keys.ResetSession:
 		return m.startResetSession()
+	case keys.PauseFlow:
+		return m.pauseFlow()
+	case keys.ResumeFlow:
+		return m.resumeShownFlow()
+	case keys.CancelFlow:
+		return m.cancelFlow()
 	case keys.Follow:
-		if m.output.ToggleFollow() {
+		if m.focusedOutput().ToggleFollow() {
 			m.note = infoNote("follow on: the output sticks to the end")
 		} else {
 			m.note = infoNote("follow off")
 		}
 	case keys.Wrap:
-		if m.output.ToggleWrap() {
+		if m.focusedOutput().ToggleWrap() {
 			m.note = infoNote("wrap on")
 		} else {
 			m.note = infoNote("wrap off")
@@ -228,8 +249,19 @@ func paneOf(a keys.Action) layout.Pane {
 		return layout.Output
 	case keys.Pane6:
 		return layout.Recall
+	case keys.Pane7:
+		return layout.Flow
 	}
 	return layout.Features
+}
+
+// focusedOutput is the output f and w act on: the flow pane's when it has
+// the focus, else the output pane's.
+func (m *Model) focusedOutput() *output.Model {
+	if m.focus == layout.Flow {
+		return m.flowFeed.view
+	}
+	return m.output
 }
 
 // focusPane focuses p and makes sure it is on screen: in the stacked layout
@@ -239,7 +271,7 @@ func (m *Model) focusPane(p layout.Pane) {
 	if p != layout.Features {
 		m.lower = p
 	}
-	if p == layout.Output || p == layout.Recall {
+	if p == layout.Output || p == layout.Recall || p == layout.Flow {
 		m.slot = p
 	}
 }
@@ -321,6 +353,8 @@ func (m *Model) pane(p layout.Pane) pane {
 		return m.output
 	case layout.Recall:
 		return m.recall
+	case layout.Flow:
+		return m.flowPane
 	}
 	return m.detail
 }
@@ -412,6 +446,18 @@ func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	case m.prompt != nil && m.prompt.kind == promptFindings:
 		var cmd tea.Cmd
 		m.prompt.input, cmd = m.prompt.input.Update(msg)
+		return cmd
+	case m.prompt != nil && m.prompt.kind == promptDecision:
+		f := m.prompt.dec
+		if f.sending || f.refused || !f.typing() {
+			return nil
+		}
+		var cmd tea.Cmd
+		if f.focus == len(f.fields) {
+			f.note, cmd = f.note.Update(msg)
+		} else {
+			f.fields[f.focus].in, cmd = f.fields[f.focus].in.Update(msg)
+		}
 		return cmd
 	case m.mode == modeCommand:
 		return m.cmdline.Paste(msg)

@@ -81,6 +81,7 @@ func (m *Model) relayout() tea.Cmd {
 	set(layout.Runs, m.runList)
 	set(layout.Output, m.output)
 	set(layout.Recall, m.recall)
+	set(layout.Flow, m.flowPane)
 	m.cmdline.SetWidth(m.w)
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
@@ -143,6 +144,8 @@ func (m *Model) paneBox(p layout.Pane, r layout.Rect) []string {
 		body = m.output.View()
 	case layout.Recall:
 		body = m.recall.View(focused)
+	case layout.Flow:
+		body = m.flowPane.View()
 	default:
 		body = m.detail.View()
 	}
@@ -164,6 +167,8 @@ func (m *Model) paneTitle(p layout.Pane, focused bool) string {
 		title += m.th.Dim.Render(" " + m.detailLabel() + " ")
 	case p == layout.Output && m.output.Title() != "":
 		title += m.th.Dim.Render(" " + layout.Cut(m.output.Title(), 40) + " ")
+	case p == layout.Flow && m.flowPane.Title() != "":
+		title += m.th.Dim.Render(" " + m.flowPane.Title() + " ")
 	}
 	// Stacked: the lower slot lists the panes it can show, so they can be found.
 	if !m.lay.Wide && p != layout.Features {
@@ -201,6 +206,9 @@ func (m *Model) sessionBar() []string {
 	if s == nil {
 		l1 := th.Bold.Render(" flowdeck") + th.Dim.Render(" · no active session")
 		l2 := " "
+		if w := m.waitingPart(); w != "" {
+			l2 += w + th.Dim.Render(" · ")
+		}
 		if r := m.runningPart(); r != "" {
 			l2 += r + th.Dim.Render(" · ")
 		}
@@ -228,12 +236,8 @@ func (m *Model) sessionBar() []string {
 	if a := s.Execution.ActiveFeature; a != "" {
 		parts = append(parts, th.Dim.Render("active ")+th.Bold.Render(a))
 	}
-	if n := len(m.waits); n > 0 {
-		names := make([]string, 0, n)
-		for _, w := range m.waits {
-			names = append(names, w.String())
-		}
-		parts = append(parts, th.Attention.Render(fmt.Sprintf(" ⚑ %d waiting: %s ", n, strings.Join(names, ", "))))
+	if w := m.waitingPart(); w != "" {
+		parts = append(parts, w)
 	} else {
 		parts = append(parts, th.Dim.Render("nothing waits for you"))
 	}
@@ -245,6 +249,20 @@ func (m *Model) sessionBar() []string {
 	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
 	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
 	return []string{l1, layout.Fit(l2, m.w)}
+}
+
+// waitingPart lists what waits for the person (reviews, a blocked session,
+// flow decisions), highlighted; "" when nothing does.
+func (m *Model) waitingPart() string {
+	n := len(m.waits)
+	if n == 0 {
+		return ""
+	}
+	names := make([]string, 0, n)
+	for _, w := range m.waits {
+		names = append(names, w.String())
+	}
+	return m.th.Attention.Render(fmt.Sprintf(" ⚑ %d waiting: %s ", n, strings.Join(names, ", ")))
 }
 
 // runningPart says what runs right now, from the runs list: "⟳ go test
@@ -299,6 +317,11 @@ func (m *Model) hintBar() string {
 		acts = []keys.Action{keys.NextPane, keys.Down, keys.Open, keys.Follow, keys.Recall, keys.Command}
 	case m.focus == layout.Recall:
 		acts = []keys.Action{keys.Filter, keys.Down, keys.Open, keys.NextPane, keys.Command}
+	case m.focus == layout.Flow:
+		acts = []keys.Action{keys.NextPane, keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow, keys.Down, keys.Follow, keys.Command}
+		if len(m.decisions) > 0 {
+			acts = append([]keys.Action{keys.Open}, acts...)
+		}
 	default:
 		acts = []keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Command}
 	}

@@ -7,17 +7,19 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/config"
+	"flowdeck/db"
 	"flowdeck/model"
 )
 
 // wait is something that waits for the person: a feature review, the final
-// review, or a blocked session.
+// review, a blocked session, or a flow's pending decision.
 type wait struct {
-	kind    string // "review", "final", "blocked"
+	kind    string // "review", "final", "blocked", "decision"
 	feature string
 	// key names this occurrence: a new validation after needs_fix is a new
 	// review request, so the evidence sequence is part of it.
-	key string
+	key      string
+	decision *db.Decision
 }
 
 func (w wait) String() string {
@@ -26,6 +28,15 @@ func (w wait) String() string {
 		return "review " + w.feature
 	case "final":
 		return "final review"
+	case "decision":
+		d := w.decision
+		switch {
+		case d.FlowRun == "":
+			return "decision " + d.ID
+		case d.Kind == db.DecisionInterrupted:
+			return "interrupted " + d.FlowRun
+		}
+		return "decision " + d.FlowRun + " " + d.Step
 	}
 	if w.feature != "" {
 		return "session blocked (" + w.feature + ")"
@@ -46,11 +57,11 @@ func waitsOf(s *model.Session) []wait {
 			if ev := model.LatestEvidence(f); ev != nil {
 				seq = ev.Seq
 			}
-			out = append(out, wait{"review", f.ID, fmt.Sprintf("review:%s:%s@%d", s.ID, f.ID, seq)})
+			out = append(out, wait{kind: "review", feature: f.ID, key: fmt.Sprintf("review:%s:%s@%d", s.ID, f.ID, seq)})
 		}
 	}
 	if model.AwaitingFinalReview(s) {
-		out = append(out, wait{"final", s.Execution.ActiveFeature, fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
+		out = append(out, wait{kind: "final", feature: s.Execution.ActiveFeature, key: fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
 	}
 	if s.Status == model.StatusBlocked {
 		var ids []string
@@ -59,7 +70,7 @@ func waitsOf(s *model.Session) []wait {
 				ids = append(ids, f.ID)
 			}
 		}
-		out = append(out, wait{"blocked", strings.Join(ids, ", "), fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
 	}
 	return out
 }
@@ -83,11 +94,22 @@ func blockedSince(s *model.Session) uint64 {
 	return 0
 }
 
+// decisionWaits are the pending decisions, oldest first.
+func decisionWaits(ds []db.Decision) []wait {
+	out := make([]wait, 0, len(ds))
+	for i := range ds {
+		out = append(out, wait{kind: "decision", key: decisionKey(ds[i].ID), decision: &ds[i]})
+	}
+	return out
+}
+
 // updateWaits recomputes what waits. When something new starts waiting the
 // bell fires once (not on the first load: the person is looking already) and
-// a review opens its prompt.
+// a review opens its prompt. A decision prompt opens whenever none is open
+// and a decision waits that the person has not put off (esc).
 func (m *Model) updateWaits(first bool) tea.Cmd {
-	m.waits = waitsOf(m.sess)
+	m.closeAnsweredPrompt()
+	m.waits = append(waitsOf(m.sess), decisionWaits(m.decisions)...)
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait
 	for _, w := range m.waits {
@@ -103,12 +125,9 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 		}
 	}
 	m.waitKeys = keys
-	if len(fresh) == 0 {
-		return nil
-	}
-	var cmd tea.Cmd
-	if !first {
-		cmd = m.bell(fresh[0])
+	var cmds []tea.Cmd
+	if len(fresh) > 0 && !first {
+		cmds = append(cmds, m.bell(fresh[0]))
 	}
 	for _, w := range fresh {
 		if (w.kind == "review" || w.kind == "final") && m.prompt == nil && !m.dismissed[w.key] {
@@ -116,7 +135,30 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 			break
 		}
 	}
-	return cmd
+	for _, w := range m.waits {
+		if w.kind == "decision" && m.prompt == nil && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
+			cmds = append(cmds, m.openDecisionPrompt(*w.decision, true))
+			break
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// closeAnsweredPrompt closes a decision prompt whose decision no longer
+// waits (answered in another cockpit or with flowdeck decide, expired, its
+// run cancelled), unless it is showing why an answer was refused.
+func (m *Model) closeAnsweredPrompt() {
+	p := m.prompt
+	if p == nil || p.kind != promptDecision || p.dec.refused || p.dec.sending || m.answering[p.dec.d.ID] {
+		return
+	}
+	for _, d := range m.decisions {
+		if d.ID == p.dec.d.ID {
+			return
+		}
+	}
+	m.prompt = nil
+	m.note = infoNote("decision " + p.dec.d.ID + " no longer waits: it was answered elsewhere, expired or its run ended")
 }
 
 // bell notifies once, the way the config says.

@@ -55,23 +55,29 @@ func (p *Program) Identifiers() []string { return p.idents }
 
 // Eval evaluates the condition against vars with JavaScript truthiness.
 func (p *Program) Eval(vars map[string]any) (bool, error) {
-	env := make(map[string]any, len(vars))
-	for k, v := range vars {
-		env[k] = v
-	}
-	out, err := expr.Run(p.prog, env)
+	out, err := p.run(vars)
 	if err != nil {
-		return false, cleanErr(err)
+		return false, err
 	}
 	return Truthy(out), nil
 }
 
-// Eval compiles and evaluates src to any value (for set: expressions).
+// Value compiles and evaluates src to any value (for set: expressions).
 func Value(src string, vars map[string]any) (any, error) {
 	p, err := Compile(src)
 	if err != nil {
 		return nil, err
 	}
+	out, err := p.run(vars)
+	if err != nil {
+		return nil, err
+	}
+	return normalize(out), nil
+}
+
+// run evaluates the program on a copy of vars, so that nothing expr does to
+// its environment reaches the caller's variables.
+func (p *Program) run(vars map[string]any) (any, error) {
 	env := make(map[string]any, len(vars))
 	for k, v := range vars {
 		env[k] = v
@@ -80,7 +86,7 @@ func Value(src string, vars map[string]any) (any, error) {
 	if err != nil {
 		return nil, cleanErr(err)
 	}
-	return normalize(out), nil
+	return out, nil
 }
 
 // normalize turns expr's ints into float64 so that values stay JSON-shaped.

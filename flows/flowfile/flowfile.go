@@ -12,12 +12,14 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"flowdeck/config"
 	"flowdeck/flows/cond"
 )
 
@@ -854,30 +856,13 @@ func (p *parser) decision(v *yaml.Node, at func(*yaml.Node) int) *Decision {
 				continue
 			}
 			for _, o := range x.Content {
-				var opt Option
-				switch o.Kind {
-				case yaml.ScalarNode:
-					opt.ID = o.Value
-				case yaml.MappingNode:
-					for q := 0; q+1 < len(o.Content); q += 2 {
-						switch o.Content[q].Value {
-						case "id":
-							opt.ID = o.Content[q+1].Value
-						case "description":
-							opt.Description = o.Content[q+1].Value
-						default:
-							p.errorf(at(o.Content[q]), "unknown option key %q (known: id, description)", o.Content[q].Value)
-						}
-					}
-				}
+				opt := p.option(o, at)
 				if opt.ID == "" {
 					p.errorf(at(o), "a decision option needs an id")
 					continue
 				}
-				for _, prev := range d.Options {
-					if prev.ID == opt.ID {
-						p.errorf(at(o), "duplicate decision option %q", opt.ID)
-					}
+				if slices.ContainsFunc(d.Options, func(prev Option) bool { return prev.ID == opt.ID }) {
+					p.errorf(at(o), "duplicate decision option %q", opt.ID)
 				}
 				d.Options = append(d.Options, opt)
 			}
@@ -886,15 +871,33 @@ func (p *parser) decision(v *yaml.Node, at func(*yaml.Node) int) *Decision {
 		}
 	}
 	if d.Fallback != "" && len(d.Options) > 0 {
-		found := false
-		for _, o := range d.Options {
-			found = found || o.ID == d.Fallback
-		}
-		if !found {
+		if !slices.ContainsFunc(d.Options, func(o Option) bool { return o.ID == d.Fallback }) {
 			p.errorf(d.Line, "decision fallback %q is not one of its options", d.Fallback)
 		}
 	}
 	return d
+}
+
+// option reads one decision option: an id, or a mapping {id, description}.
+func (p *parser) option(o *yaml.Node, at func(*yaml.Node) int) Option {
+	var opt Option
+	switch o.Kind {
+	case yaml.ScalarNode:
+		opt.ID = o.Value
+	case yaml.MappingNode:
+		for q := 0; q+1 < len(o.Content); q += 2 {
+			k, v := o.Content[q], o.Content[q+1]
+			switch k.Value {
+			case "id":
+				opt.ID = v.Value
+			case "description":
+				opt.Description = v.Value
+			default:
+				p.errorf(at(k), "unknown option key %q (known: id, description)", k.Value)
+			}
+		}
+	}
+	return opt
 }
 
 func (p *parser) limits(s *Step, v *yaml.Node, at func(*yaml.Node) int) {
@@ -906,9 +909,9 @@ func (p *parser) limits(s *Step, v *yaml.Node, at func(*yaml.Node) int) {
 		k, x := v.Content[j], v.Content[j+1]
 		switch k.Value {
 		case "memory":
-			n, err := parseBytes(x.Value)
+			n, err := config.ParseBytes(x.Value)
 			if err != nil {
-				p.errorf(at(x), "limits memory: %v", err)
+				p.errorf(at(x), "limits memory %q: %v", x.Value, err)
 			}
 			s.Limits.MemoryBytes = n
 		case "pids":
@@ -929,29 +932,6 @@ func (p *parser) limits(s *Step, v *yaml.Node, at func(*yaml.Node) int) {
 			p.errorf(at(k), "unknown limit %q (known: memory, pids, cpu, network)", k.Value)
 		}
 	}
-}
-
-func parseBytes(s string) (int64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToUpper(strings.TrimSpace(s)), "IB"), "B")
-	mult := int64(1)
-	if t != "" {
-		switch t[len(t)-1] {
-		case 'K':
-			mult = 1 << 10
-		case 'M':
-			mult = 1 << 20
-		case 'G':
-			mult = 1 << 30
-		}
-		if mult > 1 {
-			t = t[:len(t)-1]
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a size (use e.g. 512M, 2G)", s)
-	}
-	return int64(n * float64(mult)), nil
 }
 
 // check looks across steps: names, next targets, fallbacks.

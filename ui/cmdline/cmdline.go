@@ -75,7 +75,7 @@ func (m *Model) History() []string { return m.history }
 
 // HandleKey edits the line. On Submitted the line is returned and added to
 // history.
-func (m *Model) HandleKey(k tea.KeyPressMsg, ids, sessions []string) (string, Result, tea.Cmd) {
+func (m *Model) HandleKey(k tea.KeyPressMsg, pools Pools) (string, Result, tea.Cmd) {
 	switch k.String() {
 	case "enter":
 		line := strings.TrimSpace(m.input.Value())
@@ -87,7 +87,7 @@ func (m *Model) HandleKey(k tea.KeyPressMsg, ids, sessions []string) (string, Re
 	case "esc":
 		return "", Cancelled, nil
 	case "tab":
-		m.complete(ids, sessions)
+		m.complete(pools)
 		return "", Editing, nil
 	case "up":
 		if m.hist > 0 {
@@ -124,7 +124,7 @@ func (m *Model) Paste(msg tea.PasteMsg) tea.Cmd {
 
 // complete fills in the longest common prefix of the candidates; a repeated
 // tab cycles through them.
-func (m *Model) complete(ids, sessions []string) {
+func (m *Model) complete(pools Pools) {
 	cur := m.input.Value()
 	if len(m.cands) > 1 && cur == m.tabbed {
 		m.ci = (m.ci + 1) % len(m.cands)
@@ -132,7 +132,7 @@ func (m *Model) complete(ids, sessions []string) {
 		m.tabbed = m.input.Value()
 		return
 	}
-	c := Complete(cur, ids, sessions)
+	c := Complete(cur, pools)
 	m.cands, m.ci = c, -1
 	switch len(c) {
 	case 0:

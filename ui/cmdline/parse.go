@@ -14,7 +14,8 @@ type Spec struct {
 	Name  string
 	Usage string
 	// Args says what the words after the name complete to: "feature",
-	// "session", "reset" (feature|session, then a feature id) or "".
+	// "session", "reset" (feature|session, then a feature id), "flow" (a
+	// flow name), "flowrun" (a flow run id) or "".
 	Args string
 }
 
@@ -22,6 +23,9 @@ type Spec struct {
 var Specs = []Spec{
 	{"/flow-plan", "/flow-plan GOAL", ""},
 	{"/flow-run", "/flow-run [FEATURE]", "feature"},
+	{"/flow-auto", "/flow-auto", ""},
+	{"/flow", "/flow FLOW|FILE [ARGS]", "flow"},
+	{"/flow-show", "/flow-show [FLOW-RUN]", "flowrun"},
 	{"/flow-status", "/flow-status", ""},
 	{"/flow-history", "/flow-history", ""},
 	{"/flow-session", "/flow-session ID", "session"},
@@ -99,10 +103,16 @@ func candidates(prefix string, words []string) []string {
 	return out
 }
 
+// Pools are what arguments complete to.
+type Pools struct {
+	Features, Sessions []string
+	Flows              []string // flow names (built-in and the project's)
+	FlowRuns           []string // flow run ids, newest first
+}
+
 // Complete returns the completions of the last word of line: the new line for
-// each candidate. ids and sessions are what feature and session arguments
-// complete to.
-func Complete(line string, ids, sessions []string) []string {
+// each candidate.
+func Complete(line string, p Pools) []string {
 	fields := strings.Fields(line)
 	trailing := strings.HasSuffix(line, " ")
 	if len(fields) == 0 || len(fields) == 1 && !trailing {
@@ -132,18 +142,26 @@ func Complete(line string, ids, sessions []string) []string {
 	switch argsOf(name) {
 	case "feature":
 		if pos == 1 {
-			pool = ids
+			pool = p.Features
 		}
 	case "session":
 		if pos == 1 {
-			pool = sessions
+			pool = p.Sessions
+		}
+	case "flow":
+		if pos == 1 {
+			pool = p.Flows
+		}
+	case "flowrun":
+		if pos == 1 {
+			pool = p.FlowRuns
 		}
 	case "reset":
 		switch {
 		case pos == 1:
 			pool = []string{"feature", "session"}
 		case pos == 2 && fields[1] == "feature":
-			pool = ids
+			pool = p.Features
 		}
 	}
 	base := strings.Join(fields[:pos], " ") + " "

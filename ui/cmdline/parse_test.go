@@ -22,7 +22,7 @@ func TestComplete(t *testing.T) {
 	ids := []string{"reset-api", "reset-ui", "mailer"}
 	cases := map[string][]string{
 		"":                      nil, // every name; checked by length below
-		"/flow-s":               {"/flow-status ", "/flow-session "},
+		"/flow-s":               {"/flow-show ", "/flow-status ", "/flow-session "},
 		"flow-h":                {"/flow-history "},
 		"/flow-run m":           {"/flow-run mailer "},
 		"/flow-run ":            {"/flow-run reset-api ", "/flow-run reset-ui ", "/flow-run mailer "},
@@ -31,9 +31,14 @@ func TestComplete(t *testing.T) {
 		"/flow-reset feature r": {"/flow-reset feature reset-api ", "/flow-reset feature reset-ui "},
 		"/flow-session 2026":    {"/flow-session 20260314-a "},
 		"/flow-note x":          nil,
+		"/flow p":               {"/flow plan "},
+		"/flow ":                {"/flow auto ", "/flow plan ", "/flow run "},
+		"/flow-show d":          {"/flow-show demo-2 ", "/flow-show demo-1 "},
+		"/flow-a":               {"/flow-auto ", "/flow-approve "},
 	}
 	for in, want := range cases {
-		got := Complete(in, ids, []string{"20260314-a"})
+		got := Complete(in, Pools{Features: ids, Sessions: []string{"20260314-a"},
+			Flows: []string{"auto", "plan", "run"}, FlowRuns: []string{"demo-2", "demo-1"}})
 		if in == "" {
 			if len(got) != len(Specs) {
 				t.Errorf("%q: %d completions, want every command", in, len(got))

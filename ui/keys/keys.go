@@ -31,6 +31,7 @@ const (
 	Pane4    Action = "pane_runs"
 	Pane5    Action = "pane_output"
 	Pane6    Action = "pane_recall"
+	Pane7    Action = "pane_flow"
 	Open     Action = "open"
 	Back     Action = "back"
 	Filter   Action = "filter"
@@ -53,6 +54,10 @@ const (
 	SearchNext Action = "search_next"
 	SearchPrev Action = "search_prev"
 	Recall     Action = "recall"
+
+	PauseFlow  Action = "pause_flow"
+	ResumeFlow Action = "resume_flow"
+	CancelFlow Action = "cancel_flow"
 
 	Yes Action = "yes"
 	No  Action = "no"
@@ -81,6 +86,7 @@ var defaults = []def{
 	{Pane4, []string{"4"}, "runs"},
 	{Pane5, []string{"5"}, "output"},
 	{Pane6, []string{"6"}, "recall"},
+	{Pane7, []string{"7"}, "flow"},
 	{Open, []string{"enter"}, "open"},
 	{Back, []string{"esc"}, "back"},
 	{Filter, []string{"/"}, "filter/search"},
@@ -104,6 +110,10 @@ var defaults = []def{
 	{SearchPrev, []string{"N"}, "previous match"},
 	{Recall, []string{"ctrl+f"}, "recall search"},
 
+	{PauseFlow, []string{"p"}, "pause flow"},
+	{ResumeFlow, []string{"u"}, "resume flow"},
+	{CancelFlow, []string{"c"}, "cancel flow"},
+
 	{Yes, []string{"y"}, "yes"},
 	{No, []string{"n"}, "no"},
 }
@@ -116,10 +126,11 @@ type Group struct {
 
 // Groups is the full help's layout, by pane.
 var Groups = []Group{
-	{"Global", []Action{NextPane, PrevPane, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Command, Help, Mouse, Quit}},
+	{"Global", []Action{NextPane, PrevPane, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Pane7, Command, Help, Mouse, Quit}},
 	{"Move (every pane)", []Action{Up, Down, Top, Bottom, PageDown, PageUp, Open, Back}},
 	{"Features · graph", []Action{Filter, Start, Verify, Approve, NeedsFix, Block, Reset, ResetSession}},
 	{"Runs · output · recall", []Action{Kill, Follow, Wrap, Filter, SearchNext, SearchPrev, Recall}},
+	{"Flow", []Action{Open, PauseFlow, ResumeFlow, CancelFlow, Follow, Wrap}},
 	{"Prompts", []Action{Approve, NeedsFix, Block, Yes, No, Back}},
 }
 

@@ -10,7 +10,7 @@ import (
 	"flowdeck/ui/styles"
 )
 
-// Pane identifies one of the cockpit's panes; the numbers are the 1–6 keys.
+// Pane identifies one of the cockpit's panes; the numbers are the 1–7 keys.
 type Pane int
 
 // The panes, in tab order.
@@ -21,10 +21,11 @@ const (
 	Runs
 	Output
 	Recall
+	Flow
 	NumPanes
 )
 
-var titles = [NumPanes]string{"Features", "Graph", "Detail", "Runs", "Output", "Recall"}
+var titles = [NumPanes]string{"Features", "Graph", "Detail", "Runs", "Output", "Recall", "Flow"}
 
 // Title is the pane's name in its frame.
 func (p Pane) Title() string { return titles[p] }
@@ -53,8 +54,10 @@ type Layout struct {
 const WideMin = 120
 
 // Compute lays out panes in the body area (x, y, w, h). lower is the pane
-// under the features when stacked; slot is output or recall, which share the
-// place beside the runs list when wide.
+// under the features when stacked; slot is output, recall or flow, which
+// share the place under the runs list when wide. The flow pane holds a whole
+// flow run (steps, prompt, variables, live output), so it gets more room than
+// the panes it replaces: the detail (wide) or the features (stacked) shrink.
 func Compute(x, y, w, h int, lower, slot Pane) Layout {
 	var l Layout
 	if w >= WideMin && h >= 16 {
@@ -68,10 +71,13 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 		// since a run's summary is what says what failed; the output (or
 		// recall) below it, as wide as a terminal's own output.
 		detailH := h * 2 / 5
+		if slot == Flow {
+			detailH = h / 4
+		}
 		runsH := min(12, max(5, h/5))
 		l.Rects[Detail] = Rect{x + left, y, right, detailH}
 		l.Rects[Runs] = Rect{x + left, y + detailH, right, runsH}
-		if slot != Recall {
+		if slot != Recall && slot != Flow {
 			slot = Output
 		}
 		l.Rects[slot] = Rect{x + left, y + detailH + runsH, right, h - detailH - runsH}
@@ -79,6 +85,9 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 	}
 	// Stacked: features on top, one other pane below with a tab strip.
 	featH := max(5, h*9/20)
+	if lower == Flow {
+		featH = max(5, h/4)
+	}
 	if featH > h-4 {
 		featH = max(3, h/2)
 	}
@@ -87,7 +96,7 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 		lower = Detail
 	}
 	l.Rects[lower] = Rect{x, y + featH, w, h - featH}
-	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall}
+	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall, Flow}
 	return l
 }
 

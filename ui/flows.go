@@ -1,0 +1,551 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/config"
+	"flowdeck/db"
+	"flowdeck/flows"
+	"flowdeck/flows/flowfile"
+	"flowdeck/model"
+	"flowdeck/ops"
+	"flowdeck/patterns"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+	flowpane "flowdeck/ui/panes/flow"
+)
+
+// Literate flows in the cockpit. The cockpit executes the flows it starts
+// (/flow-plan, /flow-run, /flow-auto, /flow) and the runs it resumes in
+// engine goroutines, one tea.Cmd each: Engine.Start blocks until the run
+// ends or pauses, waiting for decisions by polling the store, so a decision
+// answered here, in another cockpit or with `flowdeck decide` moves it on.
+// Everything the pane shows comes from the store through the usual loads,
+// so runs executed by other processes show the same way.
+
+// flowJob is an engine goroutine of this cockpit; its context is cancelled
+// when the cockpit quits.
+type flowJob struct {
+	label  string
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// flowDoneMsg reports an engine goroutine that returned.
+type flowDoneMsg struct {
+	job *flowJob
+	run *db.FlowRun
+	err error
+}
+
+// flowActMsg reports pause or cancel.
+type flowActMsg struct {
+	label string
+	run   *db.FlowRun
+	err   error
+}
+
+// recoveredMsg reports the runs flows.Recover found without their process.
+type recoveredMsg struct {
+	runs []db.FlowRun
+	err  error
+}
+
+// flowNamesMsg carries the flow names for completion.
+type flowNamesMsg struct{ names []string }
+
+// flowLoad is the flow part of a load.
+type flowLoad struct {
+	runs      []db.FlowRun
+	view      *flows.RunView
+	out       *db.RunRecord // the run whose output the flow pane shows
+	decisions []db.Decision // pending
+	err       error
+}
+
+// readFlows reads the flow runs, the pending decisions and the run the flow
+// pane shows: pin (/flow-show), else prefer (the run whose decision prompt
+// is open), else the newest that has not ended, else the newest.
+func readFlows(st *db.Store, pin, prefer string, runs []db.RunRecord) (fl flowLoad) {
+	if fl.runs, fl.err = st.FlowRuns(); fl.err != nil {
+		return fl
+	}
+	if fl.decisions, fl.err = st.Decisions(true); fl.err != nil {
+		return fl
+	}
+	if pin == "" {
+		pin = prefer
+	}
+	id := pickFlow(fl.runs, pin)
+	if id == "" {
+		return fl
+	}
+	if fl.view, fl.err = flows.View(st, id); fl.err != nil {
+		return fl
+	}
+	if rid := flowOutputRun(fl.view, runs); rid != "" {
+		for i := range runs {
+			if runs[i].ID == rid {
+				r := runs[i]
+				fl.out = &r
+				break
+			}
+		}
+		if fl.out == nil {
+			fl.out, _ = st.Run(rid) // older than the runs list: no output shown
+		}
+	}
+	return fl
+}
+
+func pickFlow(runs []db.FlowRun, pin string) string {
+	if pin != "" {
+		return pin
+	}
+	for _, r := range runs {
+		if !db.FlowEnded(r.Status) {
+			return r.ID
+		}
+	}
+	if len(runs) > 0 {
+		return runs[0].ID
+	}
+	return ""
+}
+
+// flowOutputRun picks the run whose output the flow pane shows: while an
+// action is in flight, the newest run started since (a running one first);
+// else the last run of the current step, else of the latest step that ran
+// one.
+func flowOutputRun(v *flows.RunView, runs []db.RunRecord) string {
+	if in := v.Run.InFlight; in != nil && !db.FlowEnded(v.Run.Status) {
+		found := ""
+		for _, r := range runs { // newest first
+			if r.Start.Before(in.Started) {
+				continue
+			}
+			if r.Outcome == db.RunRunning {
+				return r.ID
+			}
+			if found == "" {
+				found = r.ID
+			}
+		}
+		if found != "" {
+			return found
+		}
+	}
+	if n := len(v.Runs); n > 0 {
+		return v.Runs[n-1]
+	}
+	for i := len(v.Run.History) - 1; i >= 0; i-- {
+		if rs := v.Run.History[i].Runs; len(rs) > 0 {
+			return rs[len(rs)-1]
+		}
+	}
+	return ""
+}
+
+// setFlows takes the flow part of a load: the pane, its output, and the
+// pending decisions (what waits is recomputed by setSession after).
+func (m *Model) setFlows(fl flowLoad) tea.Cmd {
+	if fl.err != nil {
+		m.note = errNote("reading flow runs: " + fl.err.Error())
+		if m.flowPin != "" {
+			m.flowPin = "" // a pinned run that cannot be read: back to the newest
+		}
+		return nil
+	}
+	m.flowRuns, m.flowView, m.flowOutRec, m.decisions = fl.runs, fl.view, fl.out, fl.decisions
+	m.syncFlowPane()
+	return m.syncFlowOutput()
+}
+
+// promptFlowRun is the flow run of the open decision prompt ("" = none).
+func (m *Model) promptFlowRun() string {
+	if p := m.prompt; p != nil && p.kind == promptDecision {
+		return p.dec.d.FlowRun
+	}
+	return ""
+}
+
+// syncFlowPane hands the pane the run with the line under its header.
+func (m *Model) syncFlowPane() {
+	v := m.flowView
+	d := flowpane.Data{View: v}
+	if v != nil {
+		d.Notice, d.NoticeKind = m.flowNotice(v)
+		if rec := m.flowOutRec; rec != nil {
+			d.OutLabel = model.ShellJoin(rec.Argv)
+			if rec.Outcome == db.RunRunning {
+				d.OutLabel = "⟳ " + d.OutLabel
+			} else {
+				d.OutLabel += fmt.Sprintf(" · %s %d", rec.Outcome, rec.ExitCode)
+			}
+		}
+	}
+	m.flowPane.Set(d)
+}
+
+// flowNotice says what the run needs, with the keys that do it.
+func (m *Model) flowNotice(v *flows.RunView) (string, int) {
+	r := v.Run
+	switch st := flowpane.Status(v); {
+	case v.Decision != nil && v.Decision.Status == db.DecisionPending:
+		what := "a decision"
+		switch v.Decision.Kind {
+		case db.DecisionInterrupted:
+			what = "retry, skip or cancel"
+		case db.DecisionForm:
+			what = "a form"
+		case db.DecisionTask:
+			what = "a task"
+		}
+		n := "⚑ waits for you: " + what + " (" + v.Decision.ID + ") · " + m.keyName(keys.Open) + " answers"
+		if !v.Executing {
+			n += " and resumes it"
+		}
+		return n, flowpane.NoticeAttention
+	case st == db.FlowFailed:
+		return "✗ " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
+	case st == "paused":
+		return "‖ paused before step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
+	case st == "pausing":
+		return "pausing after this step · " + m.keyName(keys.ResumeFlow) + " resumes it later", flowpane.NoticeInfo
+	case st == db.FlowInterrupted:
+		return "‖ no process executes it · " + m.keyName(keys.ResumeFlow) + " resumes it here · " + m.keyName(keys.CancelFlow) + " cancels", flowpane.NoticeInfo
+	}
+	return "", 0
+}
+
+func (m *Model) syncFlowOutput() tea.Cmd {
+	return m.syncFeed(m.flowFeed, m.flowOutRec, "no command has run in this step yet")
+}
+
+// recoverCmd marks the runs whose process is gone as interrupted (a run cut
+// off inside an exec block or agent gets its retry/skip/cancel decision).
+func (m *Model) recoverCmd() tea.Cmd {
+	st, actor, now := m.st, m.actor, m.now()
+	return func() tea.Msg {
+		runs, err := flows.Recover(st, actor, now)
+		return recoveredMsg{runs, err}
+	}
+}
+
+func (m *Model) onRecovered(msg recoveredMsg) tea.Cmd {
+	switch {
+	case msg.err != nil:
+		m.note = errNote("recovering flow runs: " + msg.err.Error())
+	case len(msg.runs) == 1:
+		r := msg.runs[0]
+		m.note = infoNote("flow run " + r.ID + " was interrupted (its process stopped) at step " + r.Step + " · " + m.keyName(keys.Pane7) + " shows it")
+	case len(msg.runs) > 1:
+		ids := make([]string, len(msg.runs))
+		for i, r := range msg.runs {
+			ids[i] = r.ID
+		}
+		m.note = infoNote(fmt.Sprintf("%d flow runs were interrupted (their process stopped): %s", len(ids), strings.Join(ids, ", ")))
+	}
+	if len(msg.runs) == 0 {
+		return nil
+	}
+	m.minLoad = m.loadSeq + 1
+	return m.loadCmd()
+}
+
+// flowNamesCmd lists the flows for completion (it reads .flow/flows).
+func (m *Model) flowNamesCmd() tea.Cmd {
+	root := m.root()
+	return func() tea.Msg {
+		list := flows.List(root)
+		names := make([]string, len(list))
+		for i, e := range list {
+			names[i] = e.Name
+		}
+		return flowNamesMsg{names}
+	}
+}
+
+// root is the project directory (the one holding .flow).
+func (m *Model) root() string { return filepath.Dir(m.st.Dir()) }
+
+func (m *Model) flowRunIDs() []string {
+	out := make([]string, len(m.flowRuns))
+	for i, r := range m.flowRuns {
+		out[i] = r.ID
+	}
+	return out
+}
+
+// engineConfig is what an engine goroutine needs from the model, copied so
+// the goroutine never reads the model.
+type engineConfig struct {
+	st    *db.Store
+	root  string
+	actor string
+	cfg   config.Config
+	now   func() time.Time
+	poll  time.Duration
+}
+
+func (m *Model) engineConfig() engineConfig {
+	return engineConfig{st: m.st, root: m.root(), actor: m.actor, cfg: m.cfg, now: m.now, poll: m.poll}
+}
+
+// engine builds the flow engine as `flowdeck flows run` does: the config's
+// agents, the project's patterns and redaction, the output budget. It reads
+// pattern files, so it runs in the command, never in Update.
+func (c engineConfig) engine() (*flows.Engine, error) {
+	redactor, err := patterns.NewRedactor(c.cfg.Run.Redact)
+	if err != nil {
+		return nil, fmt.Errorf("config run.redact: %v", err)
+	}
+	eng := &flows.Engine{
+		Store: c.st, Root: c.root, Agents: c.cfg.Agents, Actor: c.actor, Wait: true, Poll: c.poll,
+		// Broken pattern files are reported by /run and v; a flow runs on
+		// with the patterns that load.
+		Patterns: ops.Patterns(c.st, io.Discard), Redactor: redactor,
+		RetainBytes: retainBytes(c.cfg.Run.Retain), Now: c.now,
+	}
+	// The built-in flows call `flowdeck`: the one next to flowdeck-cockpit
+	// comes first on their PATH.
+	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "flowdeck") {
+		eng.Bin = filepath.Dir(exe)
+	}
+	return eng, nil
+}
+
+// retainBytes is the output budget as `flowdeck run` computes it:
+// $FLOWDECK_RETAIN, else the config's run.retain ("0" = unbounded).
+func retainBytes(configured string) int64 {
+	v := os.Getenv("FLOWDECK_RETAIN")
+	if v == "" {
+		v = configured
+	}
+	switch v {
+	case "":
+		return 0
+	case "0":
+		return -1
+	}
+	n, err := config.ParseBytes(v)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// startFlow starts a flow by name or file in an engine goroutine and shows
+// it in the flow pane.
+func (m *Model) startFlow(ref string, args []string) tea.Cmd {
+	label := strings.TrimSpace("flow " + ref + " " + strings.Join(args, " "))
+	m.flowPin = "" // the new run is the newest: the pane follows it
+	ec := m.engineConfig()
+	path := ref
+	// A relative path names a file in the project, whatever the cockpit's
+	// working directory.
+	if strings.ContainsRune(ref, os.PathSeparator) && !filepath.IsAbs(ref) {
+		if p := filepath.Join(ec.root, ref); fileExists(p) {
+			path = p
+		}
+	}
+	return m.flowJob(label, func(ctx context.Context) (*db.FlowRun, error) {
+		f, source, err := flows.Load(ec.root, path)
+		if err != nil {
+			return nil, err
+		}
+		eng, err := ec.engine()
+		if err != nil {
+			return nil, err
+		}
+		return eng.Start(ctx, f, source, args, nil)
+	})
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// resumeFlow continues a run in an engine goroutine of this cockpit.
+func (m *Model) resumeFlow(id string) tea.Cmd {
+	ec := m.engineConfig()
+	m.flowPin = id
+	return m.flowJob("resume "+id, func(ctx context.Context) (*db.FlowRun, error) {
+		eng, err := ec.engine()
+		if err != nil {
+			return nil, err
+		}
+		return eng.Resume(ctx, id)
+	})
+}
+
+func (m *Model) flowJob(label string, body func(context.Context) (*db.FlowRun, error)) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	j := &flowJob{label: label, cancel: cancel, done: make(chan struct{})}
+	m.flowJobs = append(m.flowJobs, j)
+	m.focusPane(layout.Flow)
+	m.note = infoNote(label + "…")
+	return func() tea.Msg {
+		defer close(j.done)
+		defer cancel()
+		run, err := body(ctx)
+		return flowDoneMsg{job: j, run: run, err: err}
+	}
+}
+
+// onFlowDone says how an engine goroutine ended.
+func (m *Model) onFlowDone(msg flowDoneMsg) tea.Cmd {
+	for i, j := range m.flowJobs {
+		if j == msg.job {
+			m.flowJobs = append(m.flowJobs[:i], m.flowJobs[i+1:]...)
+			break
+		}
+	}
+	if m.quitting {
+		return nil
+	}
+	m.note = flowDoneNote(msg)
+	m.minLoad = m.loadSeq + 1
+	return m.loadCmd()
+}
+
+func flowDoneNote(msg flowDoneMsg) note {
+	var errs flowfile.Errors
+	r := msg.run
+	switch {
+	case errors.As(msg.err, &errs):
+		n := note{kind: noteErr, lines: []string{"✗ " + msg.job.label + ": the flow file has errors"}}
+		for _, e := range errs {
+			n.lines = append(n.lines, "  "+e.Error())
+		}
+		return n
+	case errors.Is(msg.err, flows.ErrPaused) && r != nil:
+		return infoNote("‖ flow run " + r.ID + " paused before step " + r.Step)
+	case msg.err != nil:
+		if e, ok := model.AsError(msg.err); ok {
+			return refusalNote(e)
+		}
+		return errNote(msg.job.label + ": " + msg.err.Error())
+	case r == nil:
+		return infoNote(msg.job.label + ": done")
+	case r.Status == db.FlowCompleted:
+		return okNote(fmt.Sprintf("flow run %s completed (%d steps)", r.ID, r.StepsRun))
+	case r.Status == db.FlowFailed:
+		return errNote("flow run " + r.ID + " failed: " + r.Error)
+	case r.Status == db.FlowCancelled:
+		return infoNote("■ flow run " + r.ID + " cancelled")
+	}
+	return infoNote("flow run " + r.ID + ": " + r.Status)
+}
+
+// flowTarget is the run the flow keys act on: the one the pane shows.
+func (m *Model) flowTarget() (*flows.RunView, bool) {
+	if m.flowView == nil {
+		m.note = errNote("no flow run: :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
+		return nil, false
+	}
+	return m.flowView, true
+}
+
+// pauseFlow asks the process executing the shown run to stop after its
+// current step.
+func (m *Model) pauseFlow() tea.Cmd {
+	v, ok := m.flowTarget()
+	if !ok {
+		return nil
+	}
+	id := v.Run.ID
+	switch st := flowpane.Status(v); {
+	case db.FlowEnded(st):
+		m.note = errNote(id + " is " + st + ": nothing to pause")
+		return nil
+	case st == "paused" || st == "pausing":
+		m.note = infoNote(id + " is already " + st)
+		return nil
+	case !v.Executing:
+		m.note = errNote("no process executes " + id + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it)")
+		return nil
+	}
+	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*db.FlowRun, error) {
+		return flows.PauseRun(st, id, actor, now)
+	})
+}
+
+// resumeShownFlow resumes the shown run here, when no process executes it.
+func (m *Model) resumeShownFlow() tea.Cmd {
+	v, ok := m.flowTarget()
+	if !ok {
+		return nil
+	}
+	id := v.Run.ID
+	switch st := flowpane.Status(v); {
+	case db.FlowEnded(st):
+		m.note = errNote(id + " is " + st + ": nothing to resume")
+		return nil
+	case v.Executing:
+		m.note = errNote(id + " is running already (in this cockpit or another process)")
+		return nil
+	}
+	return m.resumeFlow(id)
+}
+
+// cancelFlow asks before cancelling the shown run.
+func (m *Model) cancelFlow() tea.Cmd {
+	v, ok := m.flowTarget()
+	if !ok {
+		return nil
+	}
+	id := v.Run.ID
+	if st := flowpane.Status(v); db.FlowEnded(st) {
+		m.note = errNote(id + " is " + st + ": nothing to cancel")
+		return nil
+	}
+	body := []string{"Stops its current command (whichever process executes it); the run is kept as cancelled."}
+	if v.Decision != nil && v.Decision.Status == db.DecisionPending {
+		body = append(body, "Its pending decision "+v.Decision.ID+" is cancelled too.")
+	}
+	m.openConfirmFunc("Cancel flow run "+id+"?", body, func() tea.Cmd {
+		return m.flowAct("cancel "+id, func(st *db.Store, actor string, now time.Time) (*db.FlowRun, error) {
+			return flows.CancelRun(st, id, actor, now)
+		})
+	})
+	return nil
+}
+
+func (m *Model) flowAct(label string, fn func(*db.Store, string, time.Time) (*db.FlowRun, error)) tea.Cmd {
+	st, actor, now := m.st, m.actor, m.now()
+	m.note = infoNote(label + "…")
+	return func() tea.Msg {
+		run, err := fn(st, actor, now)
+		return flowActMsg{label: label, run: run, err: err}
+	}
+}
+
+func (m *Model) onFlowAct(msg flowActMsg) tea.Cmd {
+	var ended db.ErrFlowRunEnded
+	switch {
+	case errors.As(msg.err, &ended):
+		m.note = errNote(msg.label + ": " + ended.Error())
+	case msg.err != nil:
+		m.note = errNote(msg.label + " failed: " + msg.err.Error())
+	case strings.HasPrefix(msg.label, "pause"):
+		m.note = okNote(msg.label + ": it stops after step " + msg.run.Step + " (" + m.keyName(keys.ResumeFlow) + " resumes)")
+	default:
+		m.note = okNote(msg.label + ": done")
+	}
+	m.minLoad = m.loadSeq + 1
+	return m.loadCmd()
+}
+
+// FlowJobs is the number of engine goroutines running. For tests.
+func (m *Model) FlowJobs() int { return len(m.flowJobs) }

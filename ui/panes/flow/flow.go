@@ -1,0 +1,599 @@
+// Package flow is the flow pane: one literate-flow run at a glance — its
+// status, its steps with the current one marked, the step's interpolated
+// prompt, the collected variables, and the live output of the step's exec
+// block or agent (an output pane of its own, fed by the root model).
+package flow
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"flowdeck/db"
+	"flowdeck/flows"
+	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/output"
+	"flowdeck/ui/styles"
+)
+
+// Notice kinds: how the line under the header is painted.
+const (
+	NoticeInfo = iota
+	NoticeAttention
+	NoticeError
+)
+
+// Data is what the root model hands the pane after each load.
+type Data struct {
+	View *flows.RunView
+	// Notice is the line under the header: what waits, why it failed, how
+	// to resume (the root knows the key names).
+	Notice     string
+	NoticeKind int
+	// OutLabel names the run whose output is shown ("" = none).
+	OutLabel string
+}
+
+// Model is the flow pane.
+type Model struct {
+	th   styles.Theme
+	out  *output.Model
+	d    Data
+	note string
+	w, h int
+
+	// Computed by fit from the data and the size, so View only paints.
+	wide      bool
+	stepsW    int // wide: the steps column's width
+	strip     []string
+	prompt    []string // wrapped
+	vars      []string
+	promptH   int // rows for the prompt (label included), 0 = hidden
+	varsH     int
+	outH      int
+	promptOff int
+}
+
+// New returns an empty pane drawing out as its live output.
+func New(th styles.Theme, out *output.Model) *Model {
+	return &Model{th: th, out: out, note: "no flow run yet"}
+}
+
+// SetTheme changes the paints.
+func (m *Model) SetTheme(th styles.Theme) {
+	m.th = th
+	m.out.SetTheme(th)
+	m.fit()
+}
+
+// SetNote is shown when there is no run.
+func (m *Model) SetNote(s string) { m.note = s }
+
+// Set shows a run (d.View nil: none).
+func (m *Model) Set(d Data) {
+	if d.View == nil || m.d.View == nil || d.View.Run.ID != m.d.View.Run.ID || d.View.Prompt != m.d.View.Prompt {
+		m.promptOff = 0
+	}
+	m.d = d
+	m.fit()
+}
+
+// Run is the id of the run shown ("" = none).
+func (m *Model) Run() string {
+	if m.d.View == nil {
+		return ""
+	}
+	return m.d.View.Run.ID
+}
+
+// SetSize sets the content area.
+func (m *Model) SetSize(w, h int) {
+	if w == m.w && h == m.h {
+		return
+	}
+	m.w, m.h = w, h
+	m.fit()
+}
+
+// Status is how a run reads: running, pausing, waiting, interrupted,
+// paused, completed, failed or cancelled. A run that says running while no
+// process executes it lost its process: it reads interrupted.
+func Status(v *flows.RunView) string {
+	r := v.Run
+	switch {
+	case r.Status == db.FlowInterrupted && r.PauseRequested:
+		return "paused"
+	case r.Status == db.FlowRunning && !v.Executing:
+		return db.FlowInterrupted
+	case r.Status == db.FlowRunning && r.PauseRequested:
+		return "pausing"
+	}
+	return r.Status
+}
+
+func glyph(status string) string {
+	switch status {
+	case db.FlowRunning, "pausing":
+		return "⟳"
+	case db.FlowWaiting:
+		return "⚑"
+	case db.FlowInterrupted, "paused":
+		return "‖"
+	case db.FlowCompleted:
+		return "✓"
+	case db.FlowFailed:
+		return "✗"
+	case db.FlowCancelled:
+		return "■"
+	}
+	return "·"
+}
+
+func (m *Model) hasOutput() bool { return m.out.Run() != "" }
+
+// fit wraps the prompt and shares the rows between the sections: the
+// output (when the step ran something) gets at least half, the variables a
+// few lines, the prompt the rest.
+func (m *Model) fit() {
+	v := m.d.View
+	if v == nil || m.w <= 0 || m.h <= 0 {
+		m.out.SetSize(max(0, m.w), 0)
+		return
+	}
+	m.wide = m.w >= 90 && m.h >= 8
+	rw := m.w
+	if m.wide {
+		m.stepsW = 12
+		for _, s := range v.Steps {
+			m.stepsW = max(m.stepsW, layout.Width(s.Name)+layout.Width(s.Kind)+6)
+		}
+		m.stepsW = min(m.stepsW, 34, m.w/3)
+		rw = m.w - m.stepsW - 1
+	}
+	fixed := 1
+	if m.d.Notice != "" {
+		fixed++
+	}
+	m.strip = nil
+	if !m.wide {
+		m.strip = m.stepStrip(rw, 2)
+		fixed += len(m.strip)
+	}
+	m.prompt = nil
+	if p := strings.TrimSpace(v.Prompt); p != "" {
+		m.prompt = strings.Split(ansi.Wrap(CleanText(p), max(10, rw-1), " -"), "\n")
+	}
+	m.vars = varLines(v.Run.Vars, rw-1)
+	avail := max(0, m.h-fixed)
+	varCap := 2
+	if m.wide {
+		varCap = 6
+	}
+	m.varsH = 0
+	if n := min(len(m.vars), varCap); n > 0 {
+		m.varsH = n + 1
+	}
+	m.outH = 0
+	if m.hasOutput() {
+		m.outH = max(4, avail/2)
+	}
+	m.promptH = 0
+	if len(m.prompt) > 0 {
+		m.promptH = min(len(m.prompt)+1, avail-m.varsH-m.outH)
+		if m.promptH < 2 {
+			m.varsH = 0 // the prompt matters more than the variables
+			m.promptH = min(len(m.prompt)+1, avail-m.outH)
+		}
+		if m.promptH < 2 {
+			m.promptH = 0
+		}
+		if len(m.prompt) >= m.promptH {
+			// It does not fit: paragraphs' blank lines cost rows.
+			m.prompt = slices.DeleteFunc(m.prompt, func(l string) bool { return strings.TrimSpace(l) == "" })
+			m.promptH = min(m.promptH, len(m.prompt)+1)
+		}
+	}
+	if m.hasOutput() {
+		m.outH = max(0, avail-m.promptH-m.varsH)
+	} else if m.varsH > 0 {
+		// No output: the variables may take what the prompt leaves.
+		m.varsH = min(len(m.vars)+1, max(m.varsH, avail-m.promptH))
+	}
+	m.out.SetSize(rw, max(0, m.outH-1))
+	m.clampPrompt()
+}
+
+func (m *Model) clampPrompt() {
+	m.promptOff = max(0, min(m.promptOff, len(m.prompt)-(m.promptH-1)))
+}
+
+// stepStrip lays the steps out as "✓ start  ▸ review  · done" in at most n
+// lines of width w, keeping the current step in view.
+func (m *Model) stepStrip(w, n int) []string {
+	v := m.d.View
+	if len(v.Steps) == 0 {
+		return nil
+	}
+	cur := 0
+	plain := make([]string, len(v.Steps))
+	for i, s := range v.Steps {
+		g := m.stepGlyph(s)
+		if s.Current || (!isCurrentKnown(v) && s.Name == v.Run.Step) {
+			cur = i
+		}
+		plain[i] = g + " " + s.Name
+	}
+	lo, hi := 0, len(plain)
+	for lo < hi-1 && stripLines(plain[lo:hi], w-1, lo > 0, hi < len(plain)) > n {
+		if cur-lo > hi-1-cur {
+			lo++
+		} else {
+			hi--
+		}
+	}
+	w-- // each line starts with a space, as the other sections do
+	var lines []string
+	line, used := "", 0
+	add := func(text, painted string) {
+		tw := layout.Width(text)
+		if used > 0 && used+2+tw > w {
+			lines = append(lines, line)
+			line, used = "", 0
+		}
+		if used > 0 {
+			line += "  "
+			used += 2
+		}
+		line += painted
+		used += tw
+	}
+	if lo > 0 {
+		add("…", m.th.Dim.Render("…"))
+	}
+	for i := lo; i < hi; i++ {
+		add(plain[i], m.paintStep(v.Steps[i], plain[i], i == cur))
+	}
+	if hi < len(plain) {
+		add("…", m.th.Dim.Render("…"))
+	}
+	if used > 0 {
+		lines = append(lines, line)
+	}
+	if len(lines) > n {
+		lines = lines[:n]
+	}
+	for i := range lines {
+		lines[i] = " " + lines[i]
+	}
+	return lines
+}
+
+// isCurrentKnown: an ended run marks no step current; its last step is
+// then the one it ended in.
+func isCurrentKnown(v *flows.RunView) bool {
+	for _, s := range v.Steps {
+		if s.Current {
+			return true
+		}
+	}
+	return false
+}
+
+func stripLines(tokens []string, w int, pre, post bool) int {
+	if pre {
+		tokens = append([]string{"…"}, tokens...)
+	}
+	if post {
+		tokens = append(tokens, "…")
+	}
+	lines, used := 1, 0
+	for _, t := range tokens {
+		tw := layout.Width(t)
+		if used > 0 && used+2+tw > w {
+			lines++
+			used = 0
+		}
+		if used > 0 {
+			used += 2
+		}
+		used += tw
+	}
+	return lines
+}
+
+func (m *Model) stepGlyph(s flows.StepView) string {
+	v := m.d.View
+	switch {
+	case s.Current:
+		return "▸"
+	case !isCurrentKnown(v) && s.Name == v.Run.Step && v.Run.Status != db.FlowCompleted:
+		return glyph(v.Run.Status)
+	case s.Visits > 0:
+		return "✓"
+	}
+	return "·"
+}
+
+func (m *Model) paintStep(s flows.StepView, text string, current bool) string {
+	switch {
+	case current && s.Current:
+		return m.th.Selected.Render(text)
+	case current:
+		return m.th.Bold.Render(text)
+	case s.Visits > 0:
+		return m.th.Text.Render(text)
+	}
+	return m.th.Dim.Render(text)
+}
+
+// CleanText makes text from a flow (prompts hold exec output) safe to draw:
+// no escape sequences or control characters, tabs as spaces.
+func CleanText(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		lines[i] = ansi.Strip(output.Sanitize(l))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// varLines shows the collected variables, one per line, values cut to w:
+// strings quoted, structures as compact JSON with long strings shortened.
+// The flow's own variables come first, then what flowdeck sets (the last
+// decision, exec block and agent); $ARGUMENTS is in the header already.
+func varLines(vars map[string]any, w int) []string {
+	names := make([]string, 0, len(vars))
+	for k := range vars {
+		if k != "ARGUMENTS" {
+			names = append(names, k)
+		}
+	}
+	builtin := func(k string) bool { return k == "decision" || k == "exec" || k == "agent" }
+	sort.Slice(names, func(i, j int) bool {
+		if bi, bj := builtin(names[i]), builtin(names[j]); bi != bj {
+			return bj
+		}
+		return names[i] < names[j]
+	})
+	out := make([]string, 0, len(names))
+	for _, k := range names {
+		out = append(out, layout.Cut(k+" = "+brief(vars[k]), max(1, w)))
+	}
+	return out
+}
+
+// brief renders a value on one line; strings inside are cut so that an
+// exec block's 64 KiB output costs nothing.
+func brief(v any) string {
+	raw, err := json.Marshal(shorten(v, 0))
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.NewReplacer("\\n", "⏎", "\\t", " ").Replace(string(raw))
+}
+
+func shorten(v any, depth int) any {
+	switch x := v.(type) {
+	case string:
+		if r := []rune(x); len(r) > 60 {
+			return string(r[:59]) + "…"
+		}
+		return x
+	case map[string]any:
+		if depth > 2 {
+			return "{…}"
+		}
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = shorten(e, depth+1)
+		}
+		return out
+	case []any:
+		if depth > 2 {
+			return "[…]"
+		}
+		n := min(len(x), 8)
+		out := make([]any, 0, n+1)
+		for _, e := range x[:n] {
+			out = append(out, shorten(e, depth+1))
+		}
+		if len(x) > n {
+			out = append(out, fmt.Sprintf("… %d more", len(x)-n))
+		}
+		return out
+	}
+	return v
+}
+
+// Movement scrolls the output when the step ran something, else the prompt.
+func (m *Model) Move(d int) {
+	if m.hasOutput() {
+		m.out.Move(d)
+		return
+	}
+	m.promptOff += d
+	m.clampPrompt()
+}
+
+// Page moves half a screen.
+func (m *Model) Page(dir int) { m.Move(dir * max(1, m.h/2)) }
+
+// Scroll is the mouse wheel.
+func (m *Model) Scroll(d int) { m.Move(d) }
+
+// Top goes to the start.
+func (m *Model) Top() {
+	if m.hasOutput() {
+		m.out.Top()
+		return
+	}
+	m.promptOff = 0
+}
+
+// Bottom goes to the end.
+func (m *Model) Bottom() {
+	if m.hasOutput() {
+		m.out.Bottom()
+		return
+	}
+	m.promptOff = len(m.prompt)
+	m.clampPrompt()
+}
+
+// Footer is the output's position and modes.
+func (m *Model) Footer() string {
+	if m.d.View == nil || m.outH < 2 {
+		return ""
+	}
+	return m.out.Footer()
+}
+
+// Title is what the frame says after the pane's name: the run and status.
+func (m *Model) Title() string {
+	v := m.d.View
+	if v == nil {
+		return ""
+	}
+	return v.Run.ID + " · " + Status(v)
+}
+
+// View returns exactly h lines of width w.
+func (m *Model) View() []string {
+	v := m.d.View
+	if v == nil {
+		return layout.PadLines([]string{m.th.Dim.Render(" " + m.note)}, m.w, m.h)
+	}
+	rw := m.w
+	if m.wide {
+		rw = m.w - m.stepsW - 1
+	}
+	var right []string
+	right = append(right, m.header(rw))
+	if m.d.Notice != "" {
+		p := m.th.Dim
+		switch m.d.NoticeKind {
+		case NoticeAttention:
+			p = m.th.Attention
+		case NoticeError:
+			p = m.th.Error
+		}
+		right = append(right, layout.Fit(p.Render(" "+m.d.Notice+" "), rw))
+	}
+	right = append(right, m.strip...)
+	if m.promptH > 0 {
+		body := m.promptH - 1
+		label := "prompt"
+		if v.PromptStep != "" && v.PromptStep != v.Run.Step {
+			label += " of step " + v.PromptStep
+		}
+		if len(m.prompt) > body {
+			label += fmt.Sprintf(" (%d–%d of %d lines)", m.promptOff+1, min(len(m.prompt), m.promptOff+body), len(m.prompt))
+		}
+		right = append(right, m.rule(label, rw))
+		for _, l := range m.prompt[m.promptOff:min(len(m.prompt), m.promptOff+body)] {
+			right = append(right, " "+l)
+		}
+	}
+	if m.varsH > 0 {
+		right = append(right, m.rule("variables", rw))
+		n := m.varsH - 1
+		for i, l := range m.vars {
+			if i == n-1 && len(m.vars) > n {
+				right = append(right, m.th.Dim.Render(fmt.Sprintf(" … %d more", len(m.vars)-i)))
+				break
+			}
+			if i >= n {
+				break
+			}
+			right = append(right, " "+l)
+		}
+	}
+	if m.outH > 0 {
+		right = append(right, m.rule("output · "+m.d.OutLabel, rw))
+		right = append(right, m.out.View()...)
+	}
+	right = layout.PadLines(right, rw, m.h)
+	if !m.wide {
+		return right
+	}
+	left := layout.PadLines(m.stepColumn(), m.stepsW, m.h)
+	bar := m.th.Border.Render("│")
+	out := make([]string, m.h)
+	for i := range out {
+		out[i] = left[i] + bar + right[i]
+	}
+	return out
+}
+
+func (m *Model) header(w int) string {
+	v := m.d.View
+	st := Status(v)
+	p := m.th.Accent
+	switch st {
+	case db.FlowCompleted:
+		p = m.th.OK
+	case db.FlowFailed:
+		p = m.th.Error
+	case db.FlowWaiting:
+		p = m.th.Attention
+	case db.FlowInterrupted, "paused", db.FlowCancelled:
+		p = m.th.Warn
+	}
+	text := " " + p.Render(glyph(st)+" "+st) + "  " + m.th.Bold.Render(v.Run.ID)
+	if v.Run.Flow != "" && !strings.HasPrefix(v.Run.ID, v.Run.Flow+"-") {
+		text += m.th.Dim.Render(" (" + v.Run.Flow + ")")
+	}
+	for i, s := range v.Steps {
+		if s.Name == v.Run.Step {
+			text += m.th.Dim.Render(fmt.Sprintf(" · step %d/%d ", i+1, len(v.Steps))) + s.Name + m.th.Dim.Render(" ("+s.Kind+")")
+			break
+		}
+	}
+	text += m.th.Dim.Render(fmt.Sprintf(" · steps run %d", v.Run.StepsRun))
+	if len(v.Run.Args) > 0 {
+		text += m.th.Dim.Render(" · args " + strings.Join(v.Run.Args, " "))
+	}
+	return layout.Fit(text, w)
+}
+
+func (m *Model) rule(label string, w int) string {
+	text := "─ " + label + " "
+	return m.th.Dim.Render(layout.Cut(text+strings.Repeat("─", max(0, w-layout.Width(text))), w))
+}
+
+// stepColumn is the wide layout's list of steps, one per line, scrolled so
+// that the current one shows.
+func (m *Model) stepColumn() []string {
+	v := m.d.View
+	lines := []string{m.th.Dim.Render(" steps")}
+	cur := 0
+	for i, s := range v.Steps {
+		if s.Current || (!isCurrentKnown(v) && s.Name == v.Run.Step) {
+			cur = i
+		}
+	}
+	from := 0
+	if room := m.h - 1; len(v.Steps) > room {
+		from = max(0, min(cur-room/2, len(v.Steps)-room))
+	}
+	for i := from; i < len(v.Steps); i++ {
+		s := v.Steps[i]
+		name := m.stepGlyph(s) + " " + s.Name
+		if s.Visits > 1 {
+			name += fmt.Sprintf(" ×%d", s.Visits)
+		}
+		kind := s.Kind
+		gap := m.stepsW - 1 - layout.Width(name) - layout.Width(kind)
+		if gap < 1 {
+			kind = layout.Cut(kind, max(0, m.stepsW-2-layout.Width(name)))
+			gap = max(1, m.stepsW-1-layout.Width(name)-layout.Width(kind))
+		}
+		line := " " + m.paintStep(s, name, i == cur) + strings.Repeat(" ", gap) + m.th.Dim.Render(kind)
+		lines = append(lines, layout.Fit(line, m.stepsW))
+	}
+	return lines
+}
