@@ -34,6 +34,7 @@ type decForm struct {
 	// answer itself when it has none (and no fields).
 	note  textinput.Model
 	focus int // a field's index, len(fields) for the note, focusOptions
+	off   int // the first prompt line shown (pgup/pgdown)
 	errs  []string
 	// sending: the answer is being stored; keys wait. refused: the store
 	// said no for good (resolved elsewhere); the prompt only reports it.
@@ -106,7 +107,7 @@ func (m *Model) openDecisionPrompt(d db.Decision, auto bool) tea.Cmd {
 	default:
 		f.focus = len(f.fields)
 	}
-	p := &prompt{kind: promptDecision, dec: f, waitKey: decisionKey(d.ID)}
+	p := &prompt{kind: promptDecision, dec: f, waitKey: decisionWaitKey(d.ID)}
 	if auto {
 		p.until = m.now().Add(m.grace)
 	}
@@ -215,6 +216,14 @@ func (m *Model) decisionKey(k tea.KeyPressMsg) tea.Cmd {
 		m.prompt = nil
 		m.note = infoNote("decision " + f.d.ID + " still waits · " + m.keyName(keys.Open) + " in the flow pane answers it")
 		return nil
+	case "pgdown", "pgup":
+		// A long prompt scrolls inside the box.
+		page := m.decisionPromptLines() - 1
+		if key == "pgup" {
+			page = -page
+		}
+		f.off = max(0, min(f.off+page, len(m.decisionText(f))-(m.decisionPromptLines()-1)))
+		return nil
 	case "tab", "down":
 		return f.move(1)
 	case "shift+tab", "up":
@@ -228,7 +237,6 @@ func (m *Model) decisionKey(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		return f.move(1) // on towards the options
-
 	case "left", "right":
 		if f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices != nil {
 			ff := &f.fields[f.focus]
@@ -246,7 +254,9 @@ func (m *Model) decisionKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	if !f.typing() {
-		if len(key) == 1 && key[0] >= '1' && key[0] <= '9' && len(f.d.Options) > 0 {
+		// Numbers choose only on the options row, so that a number meant
+		// for a field cannot answer the decision.
+		if len(key) == 1 && key[0] >= '1' && key[0] <= '9' && f.focus == focusOptions {
 			i := int(key[0] - '1')
 			if i < len(f.d.Options) {
 				return m.submitDecision(f.d.Options[i].ID)
@@ -398,11 +408,11 @@ func (m *Model) openDecisionFromPane() tea.Cmd {
 		m.note = infoNote("no decision waits for you")
 		return nil
 	}
-	delete(m.dismissed, decisionKey(d.ID))
+	delete(m.dismissed, decisionWaitKey(d.ID))
 	return m.openDecisionPrompt(*d, false)
 }
 
-func decisionKey(id string) string { return "decision:" + id }
+func decisionWaitKey(id string) string { return "decision:" + id }
 
 // decisionTitle names the prompt: what kind of question, of which run.
 func decisionTitle(d db.Decision) string {
@@ -427,13 +437,14 @@ func (m *Model) decisionView() (body []string, hint string) {
 	f := m.prompt.dec
 	th := m.th
 	w := max(10, m.w-4)
-	// The prompt text, cut to what a short screen can spare; the flow
-	// pane shows all of it.
-	text := strings.Split(wrapText(flowpane.CleanText(f.d.Prompt), w), "\n")
-	maxLines := min(12, max(2, (m.h-16)/2))
-	if len(text) > maxLines {
-		more := len(text) - maxLines + 1
-		text = append(text[:maxLines-1], th.Dim.Render(fmt.Sprintf("… %d more lines (the flow pane, %s, shows them all)", more, m.keyName(keys.Pane7))))
+	// The prompt text, as much as a short screen can spare; pgdown and
+	// pgup scroll the rest into view.
+	text := m.decisionText(f)
+	if n := m.decisionPromptLines(); len(text) > n {
+		page := n - 1
+		off := max(0, min(f.off, len(text)-page)) // a resize may have moved the end
+		shown := text[off : off+page]
+		text = append(shown, th.Dim.Render(fmt.Sprintf("… lines %d–%d of %d · pgdn/pgup scroll", off+1, off+page, len(text))))
 	}
 	body = append(body, text...)
 	for i, o := range f.d.Options {
@@ -493,6 +504,14 @@ func (m *Model) decisionView() (body []string, hint string) {
 	hint = m.decisionHint(f)
 	return body, hint
 }
+
+// decisionText is the decision's prompt wrapped to the box.
+func (m *Model) decisionText(f *decForm) []string {
+	return strings.Split(wrapText(flowpane.CleanText(f.d.Prompt), max(10, m.w-4)), "\n")
+}
+
+// decisionPromptLines is how many rows the prompt text may take in the box.
+func (m *Model) decisionPromptLines() int { return min(12, max(3, (m.h-16)/2)) }
 
 func (m *Model) decisionHint(f *decForm) string {
 	th := m.th

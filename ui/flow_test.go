@@ -95,7 +95,13 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 	if h.m.Focus() != 7-1 {
 		t.Fatalf("focus %d: the flow pane should show the decision's run", h.m.Focus())
 	}
-	h.mustSee("7 Flow", "ship-1 · waiting")
+	h.mustSee("7 Flow", "ship-1 · waiting", "⚑ 1 waiting: decision ship-1 ask")
+	if title := h.m.View().WindowTitle; title != "⚑ flowdeck: decision ship-1 ask" {
+		t.Fatalf("title %q", title)
+	}
+	if h.m.Bells() != 1 {
+		t.Fatalf("%d bells for one decision", h.m.Bells())
+	}
 
 	// A key in flight when the prompt appeared is ignored.
 	h.key("1")
@@ -264,7 +270,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.key("1")
 	h.pump(10*time.Second, "the pause", func() bool { return h.m.FlowJobs() == 0 })
 	// The answer is in; the run stops before it routes on.
-	h.waitScreen("the paused run", "ship-1 · paused", "paused before step ask")
+	h.waitScreen("the paused run", "ship-1 · paused", "paused at step ask")
 	if r := flowRun(t, st, "ship-1"); r.Status != db.FlowInterrupted || !r.PauseRequested {
 		t.Fatalf("run = %s at %s", r.Status, r.Step)
 	}
@@ -431,7 +437,7 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 		db.FlowEvent{Type: db.FlowEvStepFinished, Step: "build", StepIndex: 1, Outcome: "done", Next: one(2), NextStep: "approve"},
 		db.FlowEvent{Type: db.FlowEvPrompt, Step: "approve", StepIndex: 2, Prompt: "The build printed its checksums above."})
 	d := &db.Decision{FlowRun: id, Flow: "release", Step: "approve", Kind: db.DecisionChoice, Action: 1,
-		Prompt: "The build printed its checksums above.\n\nPublish 1.4.0?",
+		Prompt:  "The build printed its checksums above.\n\nPublish 1.4.0?",
 		Options: []db.DecisionOption{{ID: "publish", Description: "push the tag and upload the archives"}, {ID: "hold", Description: "keep it as a draft"}}}
 	if _, _, err := st.CreateDecision(d, "human", build.Add(time.Minute)); err != nil {
 		t.Fatal(err)
@@ -493,5 +499,23 @@ func TestFlowGoldenFrames(t *testing.T) {
 				golden.RequireEqual(t, h.screen())
 			})
 		}
+	}
+}
+
+// Quitting stops the engine goroutines: the run stays as it was (waiting
+// for its decision), with no process executing it.
+func TestQuitStopsFlows(t *testing.T) {
+	st := newStore(t)
+	h := newHarness(t, st, 80, 24, zeroConfig())
+	h.startFlow("/flow " + testFlow(t, "ship.md") + " it")
+	h.waitScreen("the decision prompt", "Decision · ship-1")
+	h.clk.Add(time.Second)
+	h.keyAsync("ctrl+c")
+	h.pump(10*time.Second, "the cockpit to quit", func() bool { return h.quit })
+	if flows.Executing(st, "ship-1") {
+		t.Fatal("the run is still executed after quitting")
+	}
+	if r := flowRun(t, st, "ship-1"); r.Status != db.FlowWaiting {
+		t.Fatalf("run = %s", r.Status)
 	}
 }

@@ -18,7 +18,7 @@ import (
 	"flowdeck/flows/flowfile"
 	"flowdeck/model"
 	"flowdeck/ops"
-	"flowdeck/patterns"
+	"flowdeck/runner"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	flowpane "flowdeck/ui/panes/flow"
@@ -74,8 +74,11 @@ type flowLoad struct {
 
 // readFlows reads the flow runs, the pending decisions and the run the flow
 // pane shows: pin (/flow-show), else prefer (the run whose decision prompt
-// is open), else the newest that has not ended, else the newest.
-func readFlows(st *db.Store, pin, prefer string, runs []db.RunRecord) (fl flowLoad) {
+// is open), else the newest that has not ended, else the newest. prev is
+// the view shown now: while its run has no new event it is reused (a long
+// run has thousands of events and output makes loads frequent), with
+// whether a process executes it read again.
+func readFlows(st *db.Store, pin, prefer string, prev *flows.RunView, runs []db.RunRecord) (fl flowLoad) {
 	if fl.runs, fl.err = st.FlowRuns(); fl.err != nil {
 		return fl
 	}
@@ -89,7 +92,11 @@ func readFlows(st *db.Store, pin, prefer string, runs []db.RunRecord) (fl flowLo
 	if id == "" {
 		return fl
 	}
-	if fl.view, fl.err = flows.View(st, id); fl.err != nil {
+	if prev != nil && prev.Run.ID == id && seqOf(fl.runs, id) == prev.Run.Seq {
+		v := *prev
+		v.Executing = flows.Executing(st, id)
+		fl.view = &v
+	} else if fl.view, fl.err = flows.View(st, id); fl.err != nil {
 		return fl
 	}
 	if rid := flowOutputRun(fl.view, runs); rid != "" {
@@ -105,6 +112,16 @@ func readFlows(st *db.Store, pin, prefer string, runs []db.RunRecord) (fl flowLo
 		}
 	}
 	return fl
+}
+
+// seqOf is a run's event sequence (0: not listed).
+func seqOf(runs []db.FlowRun, id string) uint64 {
+	for _, r := range runs {
+		if r.ID == id {
+			return r.Seq
+		}
+	}
+	return 0
 }
 
 func pickFlow(runs []db.FlowRun, pin string) string {
@@ -166,8 +183,10 @@ func (m *Model) setFlows(fl flowLoad) tea.Cmd {
 		return nil
 	}
 	m.flowRuns, m.flowView, m.flowOutRec, m.decisions = fl.runs, fl.view, fl.out, fl.decisions
+	// The output first: the pane's layout depends on whether it has one.
+	cmd := m.syncFlowOutput()
 	m.syncFlowPane()
-	return m.syncFlowOutput()
+	return cmd
 }
 
 // promptFlowRun is the flow run of the open decision prompt ("" = none).
@@ -188,8 +207,10 @@ func (m *Model) syncFlowPane() {
 			d.OutLabel = model.ShellJoin(rec.Argv)
 			if rec.Outcome == db.RunRunning {
 				d.OutLabel = "⟳ " + d.OutLabel
+			} else if rec.Outcome == string(runner.Exited) {
+				d.OutLabel += fmt.Sprintf(" · exit %d", rec.ExitCode)
 			} else {
-				d.OutLabel += fmt.Sprintf(" · %s %d", rec.Outcome, rec.ExitCode)
+				d.OutLabel += " · " + rec.Outcome
 			}
 		}
 	}
@@ -218,7 +239,7 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 	case st == db.FlowFailed:
 		return "✗ " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
 	case st == "paused":
-		return "‖ paused before step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
+		return "‖ paused at step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
 	case st == "pausing":
 		return "pausing after this step · " + m.keyName(keys.ResumeFlow) + " resumes it later", flowpane.NoticeInfo
 	case st == db.FlowInterrupted:
@@ -232,11 +253,17 @@ func (m *Model) syncFlowOutput() tea.Cmd {
 }
 
 // recoverCmd marks the runs whose process is gone as interrupted (a run cut
-// off inside an exec block or agent gets its retry/skip/cancel decision).
+// off inside an exec block or agent gets its retry/skip/cancel decision)
+// and settles the decisions whose time is up.
 func (m *Model) recoverCmd() tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	return func() tea.Msg {
 		runs, err := flows.Recover(st, actor, now)
+		if err == nil {
+			// Decisions past their deadline take their fallback (or fail
+			// their run) before the cockpit offers them.
+			err = flows.Settle(st, actor, now)
+		}
 		return recoveredMsg{runs, err}
 	}
 }
@@ -301,47 +328,19 @@ func (m *Model) engineConfig() engineConfig {
 	return engineConfig{st: m.st, root: m.root(), actor: m.actor, cfg: m.cfg, now: m.now, poll: m.poll}
 }
 
-// engine builds the flow engine as `flowdeck flows run` does: the config's
-// agents, the project's patterns and redaction, the output budget. It reads
-// pattern files, so it runs in the command, never in Update.
+// engine builds the flow engine as `flowdeck flows run` does (the config's
+// agents, the project's patterns and redaction, the output budget, this
+// flowdeck first on the flows' PATH). It reads pattern files, so it runs in
+// the command, never in Update.
 func (c engineConfig) engine() (*flows.Engine, error) {
-	redactor, err := patterns.NewRedactor(c.cfg.Run.Redact)
+	// Broken pattern files are reported by /run and v; a flow runs on with
+	// the patterns that load.
+	eng, err := ops.FlowEngine(c.st, c.root, c.actor, c.cfg, io.Discard)
 	if err != nil {
-		return nil, fmt.Errorf("config run.redact: %v", err)
+		return nil, err
 	}
-	eng := &flows.Engine{
-		Store: c.st, Root: c.root, Agents: c.cfg.Agents, Actor: c.actor, Wait: true, Poll: c.poll,
-		// Broken pattern files are reported by /run and v; a flow runs on
-		// with the patterns that load.
-		Patterns: ops.Patterns(c.st, io.Discard), Redactor: redactor,
-		RetainBytes: retainBytes(c.cfg.Run.Retain), Now: c.now,
-	}
-	// The built-in flows call `flowdeck`: the one next to flowdeck-cockpit
-	// comes first on their PATH.
-	if exe, err := os.Executable(); err == nil && strings.HasPrefix(filepath.Base(exe), "flowdeck") {
-		eng.Bin = filepath.Dir(exe)
-	}
+	eng.Wait, eng.Poll, eng.Now = true, c.poll, c.now
 	return eng, nil
-}
-
-// retainBytes is the output budget as `flowdeck run` computes it:
-// $FLOWDECK_RETAIN, else the config's run.retain ("0" = unbounded).
-func retainBytes(configured string) int64 {
-	v := os.Getenv("FLOWDECK_RETAIN")
-	if v == "" {
-		v = configured
-	}
-	switch v {
-	case "":
-		return 0
-	case "0":
-		return -1
-	}
-	n, err := config.ParseBytes(v)
-	if err != nil {
-		return 0
-	}
-	return n
 }
 
 // startFlow starts a flow by name or file in an engine goroutine and shows
@@ -350,15 +349,15 @@ func (m *Model) startFlow(ref string, args []string) tea.Cmd {
 	label := strings.TrimSpace("flow " + ref + " " + strings.Join(args, " "))
 	m.flowPin = "" // the new run is the newest: the pane follows it
 	ec := m.engineConfig()
-	path := ref
-	// A relative path names a file in the project, whatever the cockpit's
-	// working directory.
-	if strings.ContainsRune(ref, os.PathSeparator) && !filepath.IsAbs(ref) {
-		if p := filepath.Join(ec.root, ref); fileExists(p) {
-			path = p
-		}
-	}
 	return m.flowJob(label, func(ctx context.Context) (*db.FlowRun, error) {
+		path := ref
+		// A relative path names a file in the project, whatever the
+		// cockpit's working directory.
+		if strings.ContainsRune(ref, os.PathSeparator) && !filepath.IsAbs(ref) {
+			if p := filepath.Join(ec.root, ref); fileExists(p) {
+				path = p
+			}
+		}
 		f, source, err := flows.Load(ec.root, path)
 		if err != nil {
 			return nil, err
@@ -430,7 +429,7 @@ func flowDoneNote(msg flowDoneMsg) note {
 		}
 		return n
 	case errors.Is(msg.err, flows.ErrPaused) && r != nil:
-		return infoNote("‖ flow run " + r.ID + " paused before step " + r.Step)
+		return infoNote("‖ flow run " + r.ID + " paused at step " + r.Step)
 	case msg.err != nil:
 		if e, ok := model.AsError(msg.err); ok {
 			return refusalNote(e)
@@ -492,8 +491,10 @@ func (m *Model) resumeShownFlow() tea.Cmd {
 	case db.FlowEnded(st):
 		m.note = errNote(id + " is " + st + ": nothing to resume")
 		return nil
-	case v.Executing:
-		m.note = errNote(id + " is running already (in this cockpit or another process)")
+	case v.Executing && st != "paused" && st != db.FlowInterrupted:
+		// A paused run's process may still be letting go of it: the
+		// engine waits a moment for the lock, and says so if it stays.
+		m.note = errNote(id + " is " + st + " already (in this cockpit or another process)")
 		return nil
 	}
 	return m.resumeFlow(id)

@@ -33,12 +33,17 @@ func (m *Model) helpView(w, h int) []string {
 	}
 	// The decision prompt's keys are fixed: it holds text inputs, where
 	// letters must reach the text.
-	lines = append(lines, "", " "+th.Bold.Render("Decision prompt"),
-		"   "+th.KeyHint.Render("1–9")+"  choose an option",
-		"   "+th.KeyHint.Render("tab")+"  next field or the note",
-		"   "+th.KeyHint.Render("←/→")+"  pick a value of a choice field",
-		"   "+th.KeyHint.Render("enter")+"  send (with options: on to them)",
-		"   "+th.KeyHint.Render("esc")+"  later ("+m.keyName(keys.Open)+" in the flow pane reopens it)")
+	lines = append(lines, "", " "+th.Bold.Render("Decision prompt"))
+	for _, kd := range [][2]string{
+		{"1–9", "choose an option"},
+		{"tab", "next field or the note"},
+		{"←/→", "pick a value of a choice field"},
+		{"pgdn/pgup", "scroll a long question"},
+		{"enter", "send (with options: on to them)"},
+		{"esc", "later (" + m.keyName(keys.Open) + " in the flow pane reopens it)"},
+	} {
+		lines = append(lines, fmt.Sprintf("   %s  %s", th.KeyHint.Render(layout.Fit(kd[0], colW)), kd[1]))
+	}
 	source := " rebind keys in $XDG_CONFIG_HOME/flowdeck/config.toml, e.g. [keys] approve = [\"a\"]"
 	if m.cfg.Path != "" {
 		source = " keys from " + m.cfg.Path + " [keys]"

@@ -46,7 +46,7 @@ func (m *Model) pollCmd() tea.Cmd {
 func (m *Model) loadCmd() tea.Cmd {
 	m.loadSeq++
 	m.loading = true
-	seq, st, pin, prefer := m.loadSeq, m.st, m.flowPin, m.promptFlowRun()
+	seq, st, pin, prefer, prev := m.loadSeq, m.st, m.flowPin, m.promptFlowRun(), m.flowView
 	return func() tea.Msg {
 		stamp, _ := st.Stamp()
 		sess, err := st.Active()
@@ -61,7 +61,7 @@ func (m *Model) loadCmd() tea.Cmd {
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
-		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, flows: readFlows(st, pin, prefer, runs)}
+		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, flows: readFlows(st, pin, prefer, prev, runs)}
 	}
 }
 

@@ -207,7 +207,7 @@ func (m *Model) sessionBar() []string {
 		l1 := th.Bold.Render(" flowdeck") + th.Dim.Render(" · no active session")
 		l2 := " "
 		if w := m.waitingPart(); w != "" {
-			l2 += w + th.Dim.Render(" · ")
+			l2 = w + th.Dim.Render(" · ") // it starts with a space of its own
 		}
 		if r := m.runningPart(); r != "" {
 			l2 += r + th.Dim.Render(" · ")

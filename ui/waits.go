@@ -98,7 +98,7 @@ func blockedSince(s *model.Session) uint64 {
 func decisionWaits(ds []db.Decision) []wait {
 	out := make([]wait, 0, len(ds))
 	for i := range ds {
-		out = append(out, wait{kind: "decision", key: decisionKey(ds[i].ID), decision: &ds[i]})
+		out = append(out, wait{kind: "decision", key: decisionWaitKey(ds[i].ID), decision: &ds[i]})
 	}
 	return out
 }

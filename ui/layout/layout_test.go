@@ -40,3 +40,13 @@ func TestBoxIsExactSize(t *testing.T) {
 		}
 	}
 }
+
+func TestFitKeepsOneRow(t *testing.T) {
+	got := Fit("sh -c 'a\nb'\tc", 14)
+	if got != "sh -c 'a⏎b' c " {
+		t.Fatalf("Fit = %q", got)
+	}
+	if got := Cut("x\r\ny", 10); got != "x⏎y" {
+		t.Fatalf("Cut = %q", got)
+	}
+}

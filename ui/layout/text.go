@@ -6,11 +6,18 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
+// oneLine keeps s on one screen row: a command a flow runs (sh -c with a
+// script) holds newlines, which would break every frame it is drawn in.
+var oneLine = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "", "\t", " ")
+
 // Fit makes s exactly w cells wide: cut with "…" when longer, padded with
-// spaces when shorter. s may hold SGR sequences.
+// spaces when shorter. s may hold SGR sequences; newlines show as ⏎.
 func Fit(s string, w int) string {
 	if w <= 0 {
 		return ""
+	}
+	if strings.ContainsAny(s, "\n\r\t") {
+		s = oneLine.Replace(s)
 	}
 	sw := ansi.StringWidth(s)
 	if sw > w {
@@ -23,10 +30,14 @@ func Fit(s string, w int) string {
 	return s
 }
 
-// Cut shortens plain text s to w cells with "…"; shorter text is returned as is.
+// Cut shortens plain text s to w cells with "…"; shorter text is returned
+// as is (newlines as ⏎).
 func Cut(s string, w int) string {
 	if w <= 0 {
 		return ""
+	}
+	if strings.ContainsAny(s, "\n\r\t") {
+		s = oneLine.Replace(s)
 	}
 	if ansi.StringWidth(s) <= w {
 		return s

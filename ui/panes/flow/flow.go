@@ -135,9 +135,17 @@ func glyph(status string) string {
 
 func (m *Model) hasOutput() bool { return m.out.Run() != "" }
 
+// asking: the run waits for the person, so what it asks comes before the
+// output of the step before.
+func (m *Model) asking() bool {
+	v := m.d.View
+	return v != nil && v.Decision != nil && v.Decision.Status == db.DecisionPending
+}
+
 // fit wraps the prompt and shares the rows between the sections: the
-// output (when the step ran something) gets at least half, the variables a
-// few lines, the prompt the rest.
+// output (when the step ran something) gets at least half — a quarter when
+// the run waits for the person, whose question matters more —, the
+// variables a few lines, the prompt the rest.
 func (m *Model) fit() {
 	v := m.d.View
 	if v == nil || m.w <= 0 || m.h <= 0 {
@@ -178,7 +186,10 @@ func (m *Model) fit() {
 		m.varsH = n + 1
 	}
 	m.outH = 0
-	if m.hasOutput() {
+	switch {
+	case m.hasOutput() && m.asking():
+		m.outH = min(max(3, avail/4), max(3, avail-m.varsH-len(m.prompt)-1))
+	case m.hasOutput():
 		m.outH = max(4, avail/2)
 	}
 	m.promptH = 0
@@ -409,9 +420,13 @@ func shorten(v any, depth int) any {
 	return v
 }
 
-// Movement scrolls the output when the step ran something, else the prompt.
+// scrollsOutput: movement scrolls the output while the step runs
+// something, the prompt when there is none or the run waits for an answer.
+func (m *Model) scrollsOutput() bool { return m.hasOutput() && !m.asking() }
+
+// Move scrolls the output or the prompt (scrollsOutput).
 func (m *Model) Move(d int) {
-	if m.hasOutput() {
+	if m.scrollsOutput() {
 		m.out.Move(d)
 		return
 	}
@@ -427,7 +442,7 @@ func (m *Model) Scroll(d int) { m.Move(d) }
 
 // Top goes to the start.
 func (m *Model) Top() {
-	if m.hasOutput() {
+	if m.scrollsOutput() {
 		m.out.Top()
 		return
 	}
@@ -436,7 +451,7 @@ func (m *Model) Top() {
 
 // Bottom goes to the end.
 func (m *Model) Bottom() {
-	if m.hasOutput() {
+	if m.scrollsOutput() {
 		m.out.Bottom()
 		return
 	}
@@ -465,7 +480,11 @@ func (m *Model) Title() string {
 func (m *Model) View() []string {
 	v := m.d.View
 	if v == nil {
-		return layout.PadLines([]string{m.th.Dim.Render(" " + m.note)}, m.w, m.h)
+		var lines []string
+		for _, l := range strings.Split(ansi.Wrap(m.note, max(10, m.w-2), " "), "\n") {
+			lines = append(lines, m.th.Dim.Render(" "+l))
+		}
+		return layout.PadLines(lines, m.w, m.h)
 	}
 	rw := m.w
 	if m.wide {
