@@ -4,6 +4,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -48,10 +49,17 @@ func TestDemoAgentWorksThroughTheRealCLI(t *testing.T) {
 	}
 
 	agent := exec.Command(binary, "demo", "agent", "--dir", dir, "--tick", "50ms", "--delay", "0s", "--lines", "3")
+	// Its own process group, so that the flowdeck runs it started die with
+	// it and nothing writes into dir while the test cleans it up.
+	agent.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := agent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer func() { agent.Process.Kill(); agent.Wait() }()
+	defer func() {
+		syscall.Kill(-agent.Process.Pid, syscall.SIGKILL)
+		agent.Wait()
+		time.Sleep(50 * time.Millisecond) // let the killed runs' ptys close
+	}()
 	if _, errs, code := flowdeck(t, dir, "--actor", "person", "flow", "review", "callback-handler", "--decision", "approved"); code != 0 {
 		t.Fatal(errs)
 	}
