@@ -22,6 +22,11 @@ type RecallQuery struct {
 	RunID   string // only this run
 	Feature string // only runs made for this feature
 	Limit   int    // default 50
+	// LowMemory gives the memory map's pages back as the scan goes, so a
+	// search over a million lines does not add ~100 MB to the resident set
+	// of a long-lived process (the cockpit). It costs the page faults of
+	// reading them again: a one-shot CLI or MCP query leaves it off.
+	LowMemory bool
 }
 
 // Hit is one matching line.
@@ -57,7 +62,10 @@ func (s *Store) Recall(q RecallQuery) ([]Hit, error) {
 			return err
 		}
 		var chunks []recallChunk
-		mem := mappedOf(tx)
+		var mem mapped // empty: drop does nothing
+		if q.LowMemory {
+			mem = mappedOf(tx)
+		}
 		for ri, rec := range runs {
 			b := tx.Bucket(bucketIndex).Bucket([]byte(rec.ID))
 			if b == nil {

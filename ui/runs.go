@@ -226,7 +226,7 @@ func (m *Model) recallCmd(q string) tea.Cmd {
 	m.recallBusy, m.recallNext = true, ""
 	st := m.st
 	return func() tea.Msg {
-		hits, err := st.Recall(db.RecallQuery{Query: q, Limit: 200})
+		hits, err := st.Recall(db.RecallQuery{Query: q, Limit: 200, LowMemory: true})
 		return recallMsg{query: q, hits: hits, err: err}
 	}
 }
