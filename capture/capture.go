@@ -247,6 +247,10 @@ type sink struct {
 	free                chan *sinkBuf
 	done                sync.WaitGroup
 
+	mu   sync.Mutex // guards cur between Write and tick
+	cur  *sinkBuf   // the buffer being filled
+	stop chan struct{}
+
 	partial []byte
 	// continued is set while the rest of an over-long line is arriving.
 	continued bool
@@ -264,16 +268,20 @@ type sinkBuf struct {
 
 const sinkBuffers, sinkBufSize = 32, 64 << 10
 
+// sinkLinger is how long a partly filled buffer may wait for more output.
+const sinkLinger = 10 * time.Millisecond
+
 func newSink(store *db.RunWriter, c *patterns.Classifier, r *patterns.Redactor, live io.Writer) *sink {
 	s := &sink{store: store, classify: c, redact: r, live: live,
 		toClassify: make(chan *sinkBuf, sinkBuffers), toStore: make(chan *sinkBuf, sinkBuffers),
-		free: make(chan *sinkBuf, sinkBuffers)}
+		free: make(chan *sinkBuf, sinkBuffers), stop: make(chan struct{})}
 	for range sinkBuffers {
 		s.free <- &sinkBuf{data: make([]byte, 0, sinkBufSize)}
 	}
 	s.done.Add(2)
 	go s.worker(s.toClassify, func(b []byte) { s.classify.Write(b) }, nil)
 	go s.worker(s.toStore, s.process, s.finishLines)
+	go s.tick()
 	return s
 }
 
@@ -285,20 +293,60 @@ func (s *sink) Write(p []byte) (int, error) {
 	if s.live != nil {
 		s.live.Write(p)
 	}
+	// A pty read returns a few KiB at a time; filling whole buffers before
+	// handing them on keeps the per-buffer work (two hand-offs, a redaction
+	// check, a store call) from dominating a flood of output.
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for rest := p; len(rest) > 0; {
-		buf := <-s.free
-		n := min(len(rest), cap(buf.data))
-		buf.data = append(buf.data[:0], rest[:n]...)
+		if s.cur == nil {
+			s.cur = <-s.free
+			s.cur.data = s.cur.data[:0]
+		}
+		n := min(len(rest), cap(s.cur.data)-len(s.cur.data))
+		s.cur.data = append(s.cur.data, rest[:n]...)
 		rest = rest[n:]
-		buf.users.Store(2)
-		s.toClassify <- buf
-		s.toStore <- buf
+		if len(s.cur.data) == cap(s.cur.data) {
+			s.send()
+		}
 	}
 	return len(p), nil
 }
 
+// send hands the current buffer to both workers. Called with mu held.
+func (s *sink) send() {
+	if s.cur == nil || len(s.cur.data) == 0 {
+		return
+	}
+	s.cur.users.Store(2)
+	s.toClassify <- s.cur
+	s.toStore <- s.cur
+	s.cur = nil
+}
+
+// tick hands on a partly filled buffer when output pauses, so a slow
+// command's lines still reach the store (and other processes) promptly.
+func (s *sink) tick() {
+	t := time.NewTicker(sinkLinger)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+			s.mu.Lock()
+			s.send()
+			s.mu.Unlock()
+		}
+	}
+}
+
 // close waits until everything written has been processed.
 func (s *sink) close() {
+	close(s.stop)
+	s.mu.Lock()
+	s.send()
+	s.mu.Unlock()
 	close(s.toClassify)
 	close(s.toStore)
 	s.done.Wait()
