@@ -69,7 +69,41 @@ func (r *Redactor) Clone() *Redactor {
 // cutting it into lines, which is most of the cost of a flood of output.
 func (r *Redactor) Clean(text []byte) bool {
 	return !r.key.in && (r.rules == nil || len(r.rules.extra) == 0) &&
-		candidates(text) == 0 && !bytes.Contains(text, []byte("PRIVATE KEY"))
+		!mayTrigger(text) && !bytes.Contains(text, []byte("PRIVATE KEY"))
+}
+
+// triggerPairs marks the first two bytes of every built-in trigger
+// (case-folded; the AWS key prefixes only in upper case), so that mayTrigger
+// looks closer at a few positions instead of every common letter.
+var triggerPairs = func() (t [1 << 16]bool) {
+	pair := func(first, seconds string) {
+		for _, a := range first {
+			for _, b := range seconds {
+				t[uint16(a)<<8|uint16(b)] = true
+			}
+		}
+	}
+	pair("aA", "pPcCuU")   // api, access, auth_key, authorization
+	pair("A", "KSBCGIRNP") // AWS access key ids: AKIA, ASIA, ABIA, ...
+	pair("bB", "eE")       // bearer
+	pair("cC", "rR")       // credential
+	pair("gG", "hHiIlL")   // gh?_, github_pat_, glpat-
+	pair("pP", "aAwWrR")   // passw, pwd, private
+	pair("sS", "eE")       // secret
+	pair("tT", "oO")       // token
+	pair(":", "/")         // ://
+	return t
+}()
+
+// mayTrigger reports whether candidates would find anything in text, looking
+// closely only where a byte pair starts a trigger.
+func mayTrigger(text []byte) bool {
+	for i := 0; i+1 < len(text); i++ {
+		if triggerPairs[uint16(text[i])<<8|uint16(text[i+1])] && candidateAt(text[i:]) != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // Line returns line with its secrets replaced by [REDACTED]. The line must
@@ -201,50 +235,55 @@ var interesting = func() (t [256]bool) {
 func candidates(line []byte) uint8 {
 	var m uint8
 	for i := 0; i < len(line); i++ {
-		c := line[i]
-		if !interesting[c] {
-			continue
+		if interesting[line[i]] {
+			m |= candidateAt(line[i:])
 		}
-		rest := line[i:]
-		switch c | 0x20 {
-		case 'a':
-			if c == 'A' && len(rest) >= 20 && awsPrefix(rest) {
-				m |= mAWS
-			}
-			if hasFold(rest, "api") || hasFold(rest, "access") || hasFold(rest, "auth_key") || hasFold(rest, "auth-key") || hasFold(rest, "authkey") {
-				m |= mAssign
-			}
-			if hasFold(rest, "authorization") {
-				m |= mBasic
-			}
-		case 'b':
-			if hasFold(rest, "bearer") {
-				m |= mBearer
-			}
-		case 'c':
-			if hasFold(rest, "credential") {
-				m |= mAssign
-			}
-		case 'g':
-			if len(rest) >= 4 && rest[1] == 'h' && rest[3] == '_' || hasFold(rest, "github_pat_") || hasFold(rest, "glpat-") {
-				m |= mToken
-			}
-		case 'p':
-			if hasFold(rest, "passw") || hasFold(rest, "pwd") || hasFold(rest, "private") {
-				m |= mAssign
-			}
-		case 's':
-			if hasFold(rest, "secret") {
-				m |= mAssign
-			}
-		case 't':
-			if hasFold(rest, "token") {
-				m |= mAssign
-			}
-		case ':':
-			if len(rest) >= 3 && rest[1] == '/' && rest[2] == '/' {
-				m |= mURL
-			}
+	}
+	return m
+}
+
+// candidateAt says which rules a trigger starting at rest[0] calls for.
+func candidateAt(rest []byte) uint8 {
+	var m uint8
+	c := rest[0]
+	switch c | 0x20 {
+	case 'a':
+		if c == 'A' && len(rest) >= 20 && awsPrefix(rest) {
+			m |= mAWS
+		}
+		if hasFold(rest, "api") || hasFold(rest, "access") || hasFold(rest, "auth_key") || hasFold(rest, "auth-key") || hasFold(rest, "authkey") {
+			m |= mAssign
+		}
+		if hasFold(rest, "authorization") {
+			m |= mBasic
+		}
+	case 'b':
+		if hasFold(rest, "bearer") {
+			m |= mBearer
+		}
+	case 'c':
+		if hasFold(rest, "credential") {
+			m |= mAssign
+		}
+	case 'g':
+		if len(rest) >= 4 && rest[1] == 'h' && rest[3] == '_' || hasFold(rest, "github_pat_") || hasFold(rest, "glpat-") {
+			m |= mToken
+		}
+	case 'p':
+		if hasFold(rest, "passw") || hasFold(rest, "pwd") || hasFold(rest, "private") {
+			m |= mAssign
+		}
+	case 's':
+		if hasFold(rest, "secret") {
+			m |= mAssign
+		}
+	case 't':
+		if hasFold(rest, "token") {
+			m |= mAssign
+		}
+	case ':':
+		if len(rest) >= 3 && rest[1] == '/' && rest[2] == '/' {
+			m |= mURL
 		}
 	}
 	return m

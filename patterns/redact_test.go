@@ -1,6 +1,7 @@
 package patterns
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 )
@@ -225,5 +226,35 @@ func TestCleanAgreesWithLine(t *testing.T) {
 	withRule, _ := NewRedactor([]string{"internal-[0-9]+"})
 	if withRule.Clean(clean) {
 		t.Fatal("Clean must not vouch for text when user rules exist")
+	}
+}
+
+// mayTrigger agrees with candidates on every window that holds a trigger:
+// whatever candidates flags in a line, mayTrigger flags in the text.
+func TestMayTriggerCoversCandidates(t *testing.T) {
+	words := []string{"api", "Access", "AUTH_KEY", "auth-key", "authkey", "Authorization", "bearer", "Credential", "ghp_", "gho_x",
+		"github_pat_", "GLPAT-", "passw", "PWD", "private", "Secret", "TOKEN", "://", "AKIAIOSFODNN7EXAMPLE", "ASIA0123456789ABCDEF",
+		"plain", "text", "go test", "ok", "a", "", "tok", "sec", "pas"}
+	for i := range 5000 {
+		var b []byte
+		for j := range 1 + i%5 {
+			b = append(b, words[(i*7+j*11)%len(words)]...)
+			b = append(b, " _-=:/x"[(i+j)%7])
+		}
+		if (candidates(b) != 0) != mayTrigger(b) {
+			t.Fatalf("%q: candidates %d, mayTrigger %v", b, candidates(b), mayTrigger(b))
+		}
+	}
+}
+
+func BenchmarkClean(b *testing.B) {
+	line := []byte("--- PASS: TestHandler/case_1234 (0.01s)\nok  \tgithub.com/acme/app/pkg/web\t0.123s\n=== RUN   TestSessionStore/expired\n")
+	text := bytes.Repeat(line, 64<<10/len(line))
+	r, _ := NewRedactor(nil)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if !r.Clean(text) {
+			b.Fatal("not clean")
+		}
 	}
 }
