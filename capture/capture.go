@@ -411,7 +411,6 @@ func (s *sink) fastPath(data []byte) bool {
 		return false
 	}
 	complete := data[:last+1]
-	s.raw = append(append(s.raw, s.partial...), complete...)
 	if s.store.IndexFull() {
 		s.lines += bytes.Count(complete, []byte{'\n'})
 	} else {
@@ -426,6 +425,10 @@ func (s *sink) fastPath(data []byte) bool {
 			rest = rest[i+1:]
 		}
 	}
+	// Hand the bytes to the store as they are, without another copy here.
+	s.store.Append(s.partial, nil, 0)
+	s.store.Append(complete, s.text, s.lines)
+	s.text, s.lines = s.text[:0], 0
 	s.partial = append(s.partial[:0], data[last+1:]...)
 	return true
 }

@@ -124,7 +124,9 @@ type RunWriter struct {
 	pending   int
 	retain    int64
 	maxIndex  int64
-	spare     []byte // a flushed raw buffer, for reuse
+	spare     [][]byte // flushed raw buffers, for reuse
+	idxSpare  [][]byte // flushed index buffers, for reuse
+	zbuf      []byte   // compressed chunks of the last flush, for reuse
 	err       error
 	closed    bool
 
@@ -199,6 +201,9 @@ func (w *RunWriter) Append(raw, text []byte, lines int) error {
 		w.rec.IndexTruncated = true
 	}
 	if len(text) > 0 {
+		if w.idx == nil {
+			w.idx = w.take(&w.idxSpare)
+		}
 		w.idx = append(w.idx, text...)
 		w.rec.IndexedBytes += int64(len(text))
 		w.pending += len(text)
@@ -217,14 +222,35 @@ func (w *RunWriter) IndexFull() bool {
 
 func (w *RunWriter) appendRaw(p []byte) {
 	if w.raw == nil {
-		// Reuse the buffer the last flush gave back, so a flood of output
-		// does not allocate and grow a new slice every 100 ms.
-		w.raw, w.spare = w.spare[:0], nil
+		// Reuse a buffer an earlier flush gave back, so a flood of output
+		// does not allocate and grow a new slice for every commit.
+		w.raw = w.take(&w.spare)
 	}
 	w.raw = append(w.raw, p...)
 	w.rec.Bytes += int64(len(p))
 	w.pending += len(p)
 	w.maybeKick()
+}
+
+// Buffers kept for reuse: one is being filled while another is committed.
+const spareBuffers = 2
+
+// take returns a reused empty buffer from pool, or a new one sized for a
+// commit's worth of output. Called with mu held.
+func (w *RunWriter) take(pool *[][]byte) []byte {
+	if n := len(*pool); n > 0 {
+		b := (*pool)[n-1]
+		*pool = (*pool)[:n-1]
+		return b[:0]
+	}
+	return make([]byte, 0, flushAt+flushAt/4)
+}
+
+// give returns a committed buffer to pool. Called with mu held.
+func (w *RunWriter) give(pool *[][]byte, b []byte) {
+	if cap(b) > 0 && cap(b) <= 2*maxOutputChunk && len(*pool) < spareBuffers {
+		*pool = append(*pool, b)
+	}
 }
 
 // maybeKick asks the flush loop for an early commit. Called with mu held.
@@ -277,10 +303,21 @@ func (w *RunWriter) flush(final bool) error {
 	w.mu.Unlock()
 
 	enc, _ := codecs()
-	var chunks [][]byte
+	// Compress every chunk into one reused buffer; the chunks are cut out of
+	// it once it has stopped growing.
+	z := w.zbuf[:0]
+	var ends []int
 	for start := 0; start < len(raw); start += maxOutputChunk {
-		end := min(start+maxOutputChunk, len(raw))
-		chunks = append(chunks, enc.EncodeAll(raw[start:end], nil))
+		z = enc.EncodeAll(raw[min(start, len(raw)):min(start+maxOutputChunk, len(raw))], z)
+		ends = append(ends, len(z))
+	}
+	w.zbuf = z
+	chunks := make([][]byte, len(ends))
+	for i, end := range ends {
+		chunks[i] = z[:end:end]
+		if i > 0 {
+			chunks[i] = z[ends[i-1]:end:end]
+		}
 	}
 	err := w.st.update(func(tx *bolt.Tx) error {
 		if len(raw) > 0 {
@@ -319,9 +356,9 @@ func (w *RunWriter) flush(final bool) error {
 	})
 	w.mu.Lock()
 	w.pending -= len(raw) + len(idx)
-	if cap(raw) <= 2*maxOutputChunk {
-		w.spare = raw
-	}
+	// Give the buffers back for reuse: bbolt no longer refers to them.
+	w.give(&w.spare, raw)
+	w.give(&w.idxSpare, idx)
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("store output of run %s: %w", rec.ID, err)
 	}
