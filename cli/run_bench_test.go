@@ -111,21 +111,28 @@ func writeLog(b *testing.B, path string, size int) {
 	f.Close()
 }
 
-// BenchmarkRunMemory streams 1 GB through `flowdeck run --quiet` and reports
-// flowdeck's peak RSS. Target: under 100 MB.
+// BenchmarkRunMemory streams 1 GB through `flowdeck run --quiet` into a
+// fresh project and reports flowdeck's peak RSS (the worst iteration).
+// Target: under 100 MB.
 func BenchmarkRunMemory(b *testing.B) {
 	dir := b.TempDir()
-	for b.Loop() {
-		cmd := exec.Command(binary, "--dir", dir, "run", "--quiet", "--", "sh", "-c",
+	var worst float64
+	for i := 0; b.Loop(); i++ {
+		project := filepath.Join(dir, fmt.Sprint("p", i))
+		os.Mkdir(project, 0o755)
+		cmd := exec.Command(binary, "--dir", project, "run", "--quiet", "--", "sh", "-c",
 			"yes 'building target //pkg/server:server_test (1234 of 9999) [cached]' | head -c 1073741824")
 		start := time.Now()
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v\n%s", err, out)
 		}
-		rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KiB on Linux
-		b.ReportMetric(float64(rss)/1024, "peak-rss-MB")
+		// Maxrss covers flowdeck and the children it waited for (KiB on Linux).
+		rss := float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+		worst = max(worst, rss)
 		b.ReportMetric(1024/time.Since(start).Seconds(), "MB/s")
+		os.RemoveAll(project)
 	}
+	b.ReportMetric(worst, "peak-rss-MB")
 }
 
 // BenchmarkRecallProcess: the whole `flowdeck recall QUERY` process on a
