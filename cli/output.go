@@ -123,25 +123,6 @@ func describeEvent(ev model.Event) string {
 	return string(ev.Type)
 }
 
-// stateGlyph is a feature state's one-character mark.
-func stateGlyph(s model.FeatureState) string {
-	switch s {
-	case model.StateCompleted:
-		return "✓"
-	case model.StateInProgress:
-		return "▶"
-	case model.StateAwaitingReview:
-		return "?"
-	case model.StateNeedsFix:
-		return "✗"
-	case model.StateBlocked:
-		return "■"
-	case model.StateRunnable:
-		return "○"
-	}
-	return "·"
-}
-
 // printStatus writes the human view of a session.
 func printStatus(w io.Writer, s *model.Session) {
 	if s == nil {
@@ -161,7 +142,7 @@ func printStatus(w io.Writer, s *model.Session) {
 		for i := range s.Plan.Features {
 			f := &s.Plan.Features[i]
 			st := model.StateOf(s, f)
-			line := fmt.Sprintf("  %s %-24s %-16s", stateGlyph(st), f.ID, st)
+			line := fmt.Sprintf("  %s %-24s %-16s", st.Glyph(), f.ID, st)
 			if deps := append(append([]string{}, f.DependsOn...), f.BlockedBy...); len(deps) > 0 {
 				line += " ← " + strings.Join(deps, ", ")
 			}

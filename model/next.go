@@ -46,6 +46,26 @@ const (
 	StateCompleted      FeatureState = "completed"
 )
 
+// Glyph is the state's one-cell mark, so that it reads without colour; the
+// CLI, the diagrams' readers and the cockpit all use the same marks.
+func (s FeatureState) Glyph() string {
+	switch s {
+	case StateCompleted:
+		return "✓"
+	case StateInProgress:
+		return "▶"
+	case StateAwaitingReview:
+		return "?"
+	case StateNeedsFix:
+		return "✗"
+	case StateBlocked:
+		return "■"
+	case StateRunnable:
+		return "○"
+	}
+	return "·"
+}
+
 // StateOf derives the display state of feature f in session s.
 func StateOf(s *Session, f *Feature) FeatureState {
 	switch f.Status {

@@ -124,26 +124,6 @@ var (
 // State returns the paint of a feature state.
 func (t Theme) State(s model.FeatureState) Paint { return t.states[s] }
 
-// Glyph is a feature state's one-cell mark, the same as the CLI's, so that the
-// state reads without colour.
-func Glyph(s model.FeatureState) string {
-	switch s {
-	case model.StateCompleted:
-		return "✓"
-	case model.StateInProgress:
-		return "▶"
-	case model.StateAwaitingReview:
-		return "?"
-	case model.StateNeedsFix:
-		return "✗"
-	case model.StateBlocked:
-		return "■"
-	case model.StateRunnable:
-		return "○"
-	}
-	return "·"
-}
-
 // Label is a short word for a state, for narrow columns.
 func Label(s model.FeatureState) string {
 	switch s {

@@ -219,7 +219,7 @@ func (m *Model) renderLine(l line, focused bool) string {
 	sp := m.th.State(l.state)
 	var b strings.Builder
 	b.WriteString(mp.Render(mark))
-	b.WriteString(sp.Render(styles.Glyph(l.state) + " " + l.id))
+	b.WriteString(sp.Render(l.state.Glyph() + " " + l.id))
 	if len(l.deps) > 0 || len(l.blocks) > 0 {
 		b.WriteString(m.th.Dim.Render(" ←"))
 		for i, d := range l.deps {

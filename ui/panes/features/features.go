@@ -193,7 +193,7 @@ func (m *Model) renderRow(ri int, selected, focused bool) string {
 	}
 	sp := m.th.State(r.state)
 	b.WriteString(marker)
-	b.WriteString(sp.Render(styles.Glyph(r.state)))
+	b.WriteString(sp.Render(r.state.Glyph()))
 	b.WriteByte(' ')
 	b.WriteString(m.paintID(ri, layout.Fit(layout.Cut(r.id, idW), idW), sp))
 	rest := m.w - 3 - idW
