@@ -25,7 +25,6 @@ func Apply(s *Session, e Event) error {
 		}
 		return f, nil
 	}
-	summary := ""
 	switch e.Type {
 	case EventSessionStarted:
 		*s = Session{
@@ -34,7 +33,6 @@ func Apply(s *Session, e Event) error {
 			Execution:  Execution{History: []HistoryItem{}},
 			Timestamps: Timestamps{Created: e.At},
 		}
-		summary = "session started: " + e.Goal
 	case EventPlanApplied:
 		if e.Plan == nil {
 			return fmt.Errorf("session %s: event %d has no plan", s.ID, e.Seq)
@@ -44,7 +42,6 @@ func Apply(s *Session, e Event) error {
 		s.Status, s.Approval = StatusPlanning, ApprovalPending
 		s.Timestamps.Approved, s.Timestamps.Completed = nil, nil
 		s.Execution.ActiveFeature = ""
-		summary = fmt.Sprintf("plan applied: %d features", len(p.Features))
 	case EventPlanSelected:
 		if s.Plan == nil {
 			return fmt.Errorf("session %s: event %d selects features of no plan", s.ID, e.Seq)
@@ -59,12 +56,10 @@ func Apply(s *Session, e Event) error {
 			return !keep[f.ID]
 		})
 		s.Execution.forget(dropped)
-		summary = "plan narrowed to " + strings.Join(e.FeatureIDs, ", ")
 	case EventPlanApproved:
 		s.Approval, s.Status = ApprovalApproved, StatusReady
 		at := e.At
 		s.Timestamps.Approved = &at
-		summary = "plan approved"
 	case EventFeatureStarted:
 		f, err := feature()
 		if err != nil {
@@ -73,7 +68,6 @@ func Apply(s *Session, e Event) error {
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote = FeatureInProgress, e.Seq, "", ""
 		s.Execution.ActiveFeature = f.ID
 		s.Status = StatusRunning
-		summary = "started " + f.ID
 	case EventValidationRecorded:
 		f, err := feature()
 		if err != nil {
@@ -85,7 +79,6 @@ func Apply(s *Session, e Event) error {
 		ev := *e.Evidence
 		f.Validations = trimEvidence(append(f.Validations, ev))
 		s.Execution.LastValidation = &ev
-		summary = fmt.Sprintf("%s validation %s (%s, %s): %s", ev.Scope, ev.Status, ev.Source, f.ID, ev.Command)
 	case EventReviewRecorded:
 		if e.Review == nil {
 			return fmt.Errorf("session %s: event %d has no review", s.ID, e.Seq)
@@ -93,14 +86,12 @@ func Apply(s *Session, e Event) error {
 		r := *e.Review
 		if r.Final {
 			s.Execution.FinalReviews = lastN(append(s.Execution.FinalReviews, r), MaxEvidencePerItem)
-			summary = "final review: " + string(r.Decision)
 		} else {
 			f, err := feature()
 			if err != nil {
 				return err
 			}
 			f.Reviews = lastN(append(f.Reviews, r), MaxEvidencePerItem)
-			summary = fmt.Sprintf("review of %s: %s", f.ID, r.Decision)
 		}
 		s.Execution.LastReview = &r
 	case EventFeatureCompleted:
@@ -110,9 +101,8 @@ func Apply(s *Session, e Event) error {
 		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
 		s.finish(f.ID, OutcomeCompleted)
-		summary = "completed " + f.ID
 	case EventCompletionRejected:
-		summary = fmt.Sprintf("completion of %s rejected: %s", e.Feature, e.Code)
+		// Only history: a rejected completion changes nothing else.
 	case EventReplanRequired:
 		f, err := feature()
 		if err != nil {
@@ -121,7 +111,6 @@ func Apply(s *Session, e Event) error {
 		f.Status, f.Outcome, f.OutcomeNote = FeaturePending, OutcomeReplanRequired, e.Summary
 		s.finish(f.ID, OutcomeReplanRequired)
 		s.Status, s.Approval, s.Timestamps.Approved = StatusPlanning, ApprovalPending, nil
-		summary = "replan required by " + f.ID
 	case EventFeatureBlocked:
 		f, err := feature()
 		if err != nil {
@@ -130,15 +119,12 @@ func Apply(s *Session, e Event) error {
 		f.Status, f.Outcome, f.OutcomeNote = FeatureBlocked, e.Outcome, e.Summary
 		s.finish(f.ID, e.Outcome)
 		s.Status = StatusBlocked
-		summary = fmt.Sprintf("%s: %s", f.ID, e.Outcome)
 	case EventSessionCompleted:
 		s.Status = StatusCompleted
 		at := e.At
 		s.Timestamps.Completed = &at
-		summary = "session completed"
 	case EventSessionBlocked:
 		s.Status = StatusBlocked
-		summary = e.Summary
 	case EventFeaturesReset:
 		reset := map[string]bool{}
 		for _, id := range e.FeatureIDs {
@@ -161,17 +147,13 @@ func Apply(s *Session, e Event) error {
 		default:
 			s.Status = StatusPlanning
 		}
-		summary = "reset " + strings.Join(e.FeatureIDs, ", ")
 	case EventSessionArchived:
 		s.Archived = true
-		summary = "session archived"
 	case EventSessionActivated:
 		s.Archived = false
-		summary = "session activated"
 	case EventNoteAdded:
 		s.NotesTotal++
 		s.Notes = lastN(append(s.Notes, Note{Seq: e.Seq, At: e.At, Actor: e.Actor, Text: e.Text}), MaxNotes)
-		summary = "note: " + firstLine(e.Text, 120)
 	default:
 		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
 	}
@@ -179,7 +161,7 @@ func Apply(s *Session, e Event) error {
 	s.Timestamps.Updated = e.At
 	s.Execution.HistoryTotal++
 	s.Execution.History = lastN(append(s.Execution.History, HistoryItem{
-		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: summary,
+		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: Describe(e),
 	}), MaxHistory)
 	return nil
 }

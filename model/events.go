@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"fmt"
+	"strings"
+	"time"
+)
 
 // EventType names what happened. Events are the source of truth; the
 // materialized Session is what Apply makes of them.
@@ -46,4 +50,58 @@ type Event struct {
 	Code       string    `json:"code,omitempty"`
 	Summary    string    `json:"summary,omitempty"`
 	Text       string    `json:"text,omitempty"`
+}
+
+// Describe is an event's one line of history: what the docs' history shows
+// and what the cockpit says after an action.
+func Describe(e Event) string {
+	switch e.Type {
+	case EventSessionStarted:
+		return "session started: " + e.Goal
+	case EventPlanApplied:
+		n := 0
+		if e.Plan != nil {
+			n = len(e.Plan.Features)
+		}
+		return fmt.Sprintf("plan applied: %d features", n)
+	case EventPlanSelected:
+		return "plan narrowed to " + strings.Join(e.FeatureIDs, ", ")
+	case EventPlanApproved:
+		return "plan approved"
+	case EventFeatureStarted:
+		return "started " + e.Feature
+	case EventValidationRecorded:
+		if v := e.Evidence; v != nil {
+			return fmt.Sprintf("%s validation %s (%s, %s): %s", v.Scope, v.Status, v.Source, e.Feature, v.Command)
+		}
+	case EventReviewRecorded:
+		switch {
+		case e.Review == nil:
+		case e.Review.Final:
+			return "final review: " + string(e.Review.Decision)
+		default:
+			return fmt.Sprintf("review of %s: %s", e.Feature, e.Review.Decision)
+		}
+	case EventFeatureCompleted:
+		return "completed " + e.Feature
+	case EventCompletionRejected:
+		return fmt.Sprintf("completion of %s rejected: %s", e.Feature, e.Code)
+	case EventReplanRequired:
+		return "replan required by " + e.Feature
+	case EventFeatureBlocked:
+		return fmt.Sprintf("%s: %s", e.Feature, e.Outcome)
+	case EventSessionCompleted:
+		return "session completed"
+	case EventSessionBlocked:
+		return e.Summary
+	case EventFeaturesReset:
+		return "reset " + strings.Join(e.FeatureIDs, ", ")
+	case EventSessionArchived:
+		return "session archived"
+	case EventSessionActivated:
+		return "session activated"
+	case EventNoteAdded:
+		return "note: " + firstLine(e.Text, 120)
+	}
+	return string(e.Type)
 }

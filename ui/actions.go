@@ -131,50 +131,9 @@ func describeEvents(out *db.Outcome) string {
 	}
 	parts := make([]string, 0, len(out.Events))
 	for _, ev := range out.Events {
-		parts = append(parts, describeEvent(ev))
+		parts = append(parts, model.Describe(ev))
 	}
 	return strings.Join(parts, " · ")
-}
-
-func describeEvent(ev model.Event) string {
-	switch ev.Type {
-	case model.EventSessionStarted:
-		return "session " + ev.Session + " started"
-	case model.EventPlanApplied:
-		return "plan applied"
-	case model.EventPlanApproved:
-		return "plan approved"
-	case model.EventFeatureStarted:
-		return "started " + ev.Feature
-	case model.EventValidationRecorded:
-		return fmt.Sprintf("validation of %s: %s", ev.Feature, ev.Evidence.Status)
-	case model.EventReviewRecorded:
-		if ev.Review.Final {
-			return "final review: " + string(ev.Review.Decision)
-		}
-		return fmt.Sprintf("review of %s: %s", ev.Feature, ev.Review.Decision)
-	case model.EventFeatureCompleted:
-		return "completed " + ev.Feature
-	case model.EventCompletionRejected:
-		return "completion of " + ev.Feature + " rejected (" + ev.Code + ")"
-	case model.EventReplanRequired:
-		return ev.Feature + " requires a replan"
-	case model.EventFeatureBlocked:
-		return ev.Feature + " blocked"
-	case model.EventSessionCompleted:
-		return "session completed"
-	case model.EventSessionBlocked:
-		return "session blocked"
-	case model.EventFeaturesReset:
-		return fmt.Sprintf("reset %s", strings.Join(ev.FeatureIDs, ", "))
-	case model.EventSessionArchived:
-		return "session " + ev.Session + " archived"
-	case model.EventSessionActivated:
-		return "session " + ev.Session + " active"
-	case model.EventNoteAdded:
-		return "note added"
-	}
-	return string(ev.Type)
 }
 
 func runStart(id string) model.Action { return model.RunStart{Feature: id} }

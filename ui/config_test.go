@@ -104,7 +104,7 @@ func TestCommandLine(t *testing.T) {
 	h.key(":")
 	h.typeText("/flow-note checked the logs")
 	h.key("enter")
-	h.mustSee("✓ note added")
+	h.mustSee("✓ note: checked the logs")
 	if n := active(t, st).Notes; len(n) == 0 || n[len(n)-1].Text != "checked the logs" {
 		t.Fatalf("notes = %+v", n)
 	}
