@@ -2,7 +2,9 @@ package ui
 
 import (
 	"testing"
+	"time"
 
+	"flowdeck/db"
 	"flowdeck/model"
 )
 
@@ -48,4 +50,24 @@ func TestSessionBarShowsWhatRuns(t *testing.T) {
 	h.key("esc") // later: the review prompt
 	h.mustSee("⚑ 1 waiting: review reset-api  · ⟳ go test ./reset-api/... (agent)")
 	h.mustSee("›⟳ go test ./reset-api/... running 1 line so far · reset-api · agent")
+}
+
+// An agent whose harness reported it idle, and that has done nothing since,
+// shows as idle in the session bar; once it acts again the mark goes.
+func TestSessionBarShowsIdleAgent(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	clk := &clock{now: t0.Add(time.Hour)}
+	cfg := zeroConfig()
+	h := newHarness(t, st, 160, 48, cfg)
+	h.m.now = clk.Now
+	if err := st.RecordAgentEvent(db.AgentEvent{Agent: "opencode", Event: "idle", At: t0.Add(50 * time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	h.tick()
+	h.mustSee("☾ opencode idle 10m")
+	agent := &seeder{tb: t, st: st, now: t0.Add(55 * time.Minute)}
+	agent.do(model.AddNote{Text: "back at work"})
+	h.tick()
+	h.mustNotSee("opencode idle")
 }

@@ -22,6 +22,7 @@ type loadedMsg struct {
 	sess     *model.Session
 	sessions []db.SessionInfo
 	runs     []db.RunRecord
+	agents   []db.AgentEvent
 	flows    flowLoad
 	err      error
 }
@@ -61,7 +62,12 @@ func (m *Model) loadCmd() tea.Cmd {
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
-		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, flows: readFlows(st, pin, prefer, prev, runs)}
+		agents, err := st.AgentEvents()
+		if err != nil {
+			return loadedMsg{seq: seq, err: err}
+		}
+		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, agents: agents,
+			flows: readFlows(st, pin, prefer, prev, runs)}
 	}
 }
 
@@ -88,6 +94,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	m.stamp = msg.stamp
 	m.sessions = msg.sessions
+	m.agents = msg.agents
 	// Flows first: what waits (setSession) includes their decisions.
 	flowCmd := m.setFlows(msg.flows)
 	return tea.Batch(flowCmd, m.setSession(msg.sess), m.setRuns(msg.runs))

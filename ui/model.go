@@ -84,6 +84,7 @@ type Model struct {
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session
 	sessions []db.SessionInfo
+	agents   []db.AgentEvent // each agent's last lifecycle event (e.g. idle)
 	loaded   bool
 	stamp    string
 	loading  bool

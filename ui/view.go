@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -246,6 +247,9 @@ func (m *Model) sessionBar() []string {
 	if r := m.runningPart(); r != "" {
 		parts = append(parts, r)
 	}
+	if a := m.idlePart(); a != "" {
+		parts = append(parts, a)
+	}
 	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
 	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
 	return []string{l1, layout.Fit(l2, m.w)}
@@ -281,6 +285,40 @@ func (m *Model) runningPart() string {
 		text = fmt.Sprintf("⟳ %d running: %s, …", len(running), layout.Cut(model.ShellJoin(r.Argv), 24))
 	}
 	return m.th.State(model.StateInProgress).Render(text)
+}
+
+// idlePart names the agents whose harness said they went idle (opencode's
+// session.idle, through `flowdeck agent-event idle`) and that have not acted
+// since: nothing in the session changed and no run started after it.
+func (m *Model) idlePart() string {
+	var since time.Time
+	if m.sess != nil {
+		since = m.sess.Timestamps.Updated
+	}
+	if t := m.runList.Newest(); t.After(since) {
+		since = t
+	}
+	var idle []string
+	for _, a := range m.agents {
+		if a.Event == "idle" && a.At.After(since) {
+			idle = append(idle, fmt.Sprintf("%s idle %s", a.Agent, ago(m.now().Sub(a.At))))
+		}
+	}
+	if len(idle) == 0 {
+		return ""
+	}
+	return m.th.Dim.Render("☾ " + strings.Join(idle, ", "))
+}
+
+// ago is a short, coarse duration: "40s", "3m", "2h".
+func ago(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	}
+	return fmt.Sprintf("%dh", int(d.Hours()))
 }
 
 func (m *Model) progressBar(done, total, w int) string {

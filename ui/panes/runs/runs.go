@@ -94,6 +94,17 @@ func (m *Model) Running() []*db.RunRecord {
 	return out
 }
 
+// Newest is the start of the newest run shown (zero when there is none).
+func (m *Model) Newest() time.Time {
+	var t time.Time
+	for i := range m.recs {
+		if m.recs[i].Start.After(t) {
+			t = m.recs[i].Start
+		}
+	}
+	return t
+}
+
 // Len is the number of runs.
 func (m *Model) Len() int { return len(m.recs) }
 
