@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"flowdeck/db"
+	"flowdeck/internal/testbin"
 	"flowdeck/model"
 	"flowdeck/runner"
 )
@@ -22,19 +23,13 @@ var binary string
 
 func TestMain(m *testing.M) {
 	runner.Reexec() // in-process captures re-execute this test binary to join cgroups
-	dir, err := os.MkdirTemp("", "flowdeck-bin-")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "flowdeck")
-	build := exec.Command("go", "build", "-o", binary, "flowdeck")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build flowdeck:", err)
+	var err error
+	if binary, err = testbin.Build(testbin.Flowdeck); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 

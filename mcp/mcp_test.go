@@ -19,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"flowdeck/db"
+	"flowdeck/internal/testbin"
 	"flowdeck/model"
 	"flowdeck/runner"
 )
@@ -29,19 +30,13 @@ var bin string
 
 func TestMain(m *testing.M) {
 	runner.Reexec() // in-process runs re-execute this test binary to join cgroups
-	dir, err := os.MkdirTemp("", "flowdeck-mcp-bin-")
-	if err != nil {
-		panic(err)
-	}
-	build := exec.Command("go", "build", "-o", dir+string(os.PathSeparator), "flowdeck", "flowdeck/cmd/flowdeck-mcp")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build:", err)
+	var err error
+	if bin, err = testbin.Build(testbin.Flowdeck, testbin.MCP); err != nil {
+		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "flowdeck")
 	code := m.Run()
-	os.RemoveAll(dir)
+	testbin.Cleanup()
 	os.Exit(code)
 }
 

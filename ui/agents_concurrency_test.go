@@ -3,7 +3,6 @@ package ui
 import (
 	"context"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -25,12 +24,7 @@ func TestMCPCLIAndCockpitShareOneProject(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and spawns flowdeck; skipped with -short")
 	}
-	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", bin+string(os.PathSeparator), "flowdeck", "flowdeck/cmd/flowdeck-mcp")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	flowdeck := filepath.Join(bin, "flowdeck")
+	flowdeck := filepath.Join(binaries(t), "flowdeck")
 	dir := t.TempDir()
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
 	if err != nil {

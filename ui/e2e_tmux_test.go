@@ -8,42 +8,24 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"flowdeck/db"
+	"flowdeck/internal/testbin"
 	"flowdeck/model"
 )
 
-// binaries builds flowdeck and flowdeck-cockpit once into one directory
-// (flowdeck starts flowdeck-cockpit from its own directory); TestMain removes
-// it.
+// binaries builds flowdeck, flowdeck-cockpit and flowdeck-mcp once into one
+// directory (flowdeck starts its companions from its own directory).
 func binaries(t *testing.T) string {
 	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "flowdeck-ui-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binDir = dir
-		out, err := exec.Command("go", "build", "-o", dir+"/", "flowdeck", "flowdeck/cmd/flowdeck-cockpit").CombinedOutput()
-		if err != nil {
-			binErr = fmt.Errorf("build: %v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatal(binErr)
+	bin, err := testbin.Build(testbin.Flowdeck, testbin.Cockpit, testbin.MCP)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return binDir
+	return filepath.Dir(bin)
 }
-
-var (
-	binOnce sync.Once
-	binDir  string
-	binErr  error
-)
 
 // tmuxSession runs cmd in a detached tmux session of w×h on its own socket.
 type tmuxSession struct {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"flowdeck/internal/testbin"
 	"flowdeck/runner"
 )
 
@@ -12,8 +13,6 @@ func TestMain(m *testing.M) {
 	// join their cgroups (cgroup v1), as flowdeck-cockpit does.
 	runner.Reexec()
 	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
+	testbin.Cleanup()
 	os.Exit(code)
 }

@@ -1,0 +1,47 @@
+// Package testbin builds flowdeck's own binaries for the tests that run them
+// as real processes: once per test binary, into one directory, because
+// flowdeck finds flowdeck-cockpit and flowdeck-mcp next to itself.
+package testbin
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+)
+
+// The binaries and their packages.
+const (
+	Flowdeck = "flowdeck"
+	Cockpit  = "flowdeck/cmd/flowdeck-cockpit"
+	MCP      = "flowdeck/cmd/flowdeck-mcp"
+)
+
+var (
+	once sync.Once
+	dir  string
+	err  error
+)
+
+// Build compiles pkgs (on the first call; later calls return the same
+// directory) and returns the path of the flowdeck binary among them.
+func Build(pkgs ...string) (string, error) {
+	once.Do(func() {
+		if dir, err = os.MkdirTemp("", "flowdeck-test-bin-"); err != nil {
+			return
+		}
+		args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
+		if out, berr := exec.Command("go", args...).CombinedOutput(); berr != nil {
+			err = fmt.Errorf("go build %v: %v\n%s", pkgs, berr, out)
+		}
+	})
+	return filepath.Join(dir, "flowdeck"), err
+}
+
+// Cleanup removes what Build made; TestMain calls it after the tests.
+func Cleanup() {
+	if dir != "" {
+		os.RemoveAll(dir)
+	}
+}
