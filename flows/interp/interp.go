@@ -10,25 +10,10 @@ package interp
 import (
 	"bytes"
 	"encoding/json"
-	"sort"
 	"strconv"
 	"strings"
 )
 
-// Lookup resolves a dotted path (user.name, items.0) in vars.
-func Lookup(vars map[string]any, path string) (any, bool) {
-	parts := strings.Split(path, ".")
-	v, ok := vars[parts[0]]
-	if !ok {
-		return nil, false
-	}
-	for _, p := range parts[1:] {
-		if v, ok = child(v, p); !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
 
 func child(v any, key string) (any, bool) {
 	switch x := v.(type) {
@@ -138,12 +123,3 @@ func Text(src string, vars map[string]any) string {
 	return b.String()
 }
 
-// Names lists the top-level names of vars, sorted.
-func Names(vars map[string]any) []string {
-	out := make([]string, 0, len(vars))
-	for k := range vars {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
