@@ -38,16 +38,10 @@ func (s *Store) WriteDocs(sess *model.Session) error {
 		return err
 	}
 	keep := map[string]bool{}
-	if sess.Plan != nil {
-		for i := range sess.Plan.Features {
-			f := &sess.Plan.Features[i]
-			if !model.ValidFeatureID(f.ID) {
-				continue
-			}
-			keep[f.ID+".md"] = true
-			if err := writeAtomic(filepath.Join(featDir, f.ID+".md"), model.RenderFeature(sess, f)); err != nil {
-				return err
-			}
+	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
+		keep[id+".md"] = true
+		if err := writeAtomic(filepath.Join(featDir, id+".md"), model.RenderFeature(sess, sess.Plan.Feature(id))); err != nil {
+			return err
 		}
 	}
 	entries, err := os.ReadDir(featDir)

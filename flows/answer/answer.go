@@ -210,9 +210,3 @@ func quoteAll(xs []string) []string {
 func Retry(prompt string, fields []flowfile.Var, problem error) string {
 	return prompt + "\n\nYour previous answer could not be used: " + problem.Error() + ".\n" + Instruction(fields)
 }
-
-// JSON encodes v for messages and tests.
-func JSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}

@@ -1,6 +1,7 @@
 package answer
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -57,4 +58,10 @@ func TestFromText(t *testing.T) {
 			t.Errorf("FromText(%q, %s) = %v, %v; want %s", tc.text, tc.typ, got, err, tc.want)
 		}
 	}
+}
+
+// JSON encodes v so that tests compare values, not Go types.
+func JSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
 }

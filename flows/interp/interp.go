@@ -14,7 +14,6 @@ import (
 	"strings"
 )
 
-
 func child(v any, key string) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -122,4 +121,3 @@ func Text(src string, vars map[string]any) string {
 	}
 	return b.String()
 }
-
