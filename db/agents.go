@@ -41,17 +41,23 @@ func (s *Store) RecordAgentEvent(ev AgentEvent) error {
 // AgentEvents returns every agent's latest event, by agent name.
 func (s *Store) AgentEvents() ([]AgentEvent, error) {
 	var out []AgentEvent
-	err := s.view(func(tx *bolt.Tx) error {
-		c := tx.Bucket(bucketMeta).Cursor()
-		for k, v := c.Seek(agentKeyPrefix); k != nil && bytes.HasPrefix(k, agentKeyPrefix); k, v = c.Next() {
-			var ev AgentEvent
-			if err := json.Unmarshal(v, &ev); err != nil {
-				return fmt.Errorf("agent event %s: decode: %w", k, err)
-			}
-			out = append(out, ev)
-		}
-		return nil
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		out, err = agentEventsTx(tx)
+		return err
 	})
-	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
 	return out, err
+}
+
+func agentEventsTx(tx *bolt.Tx) ([]AgentEvent, error) {
+	var out []AgentEvent
+	c := tx.Bucket(bucketMeta).Cursor()
+	for k, v := c.Seek(agentKeyPrefix); k != nil && bytes.HasPrefix(k, agentKeyPrefix); k, v = c.Next() {
+		var ev AgentEvent
+		if err := json.Unmarshal(v, &ev); err != nil {
+			return nil, fmt.Errorf("agent event %s: decode: %w", k, err)
+		}
+		out = append(out, ev)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Agent < out[j].Agent })
+	return out, nil
 }

@@ -174,21 +174,28 @@ func (s *Store) Decision(id string) (*Decision, error) {
 // Decisions lists decisions, oldest first; pendingOnly keeps the pending.
 func (s *Store) Decisions(pendingOnly bool) ([]Decision, error) {
 	var out []Decision
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketDecisions)
-		if b == nil {
-			return nil
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		out, err = decisionsTx(tx, pendingOnly)
+		return err
+	})
+	return out, err
+}
+
+func decisionsTx(tx *bolt.Tx, pendingOnly bool) ([]Decision, error) {
+	var out []Decision
+	b := tx.Bucket(bucketDecisions)
+	if b == nil {
+		return nil, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		var d Decision
+		if err := json.Unmarshal(v, &d); err != nil {
+			return fmt.Errorf("decision %s: decode: %w", k, err)
 		}
-		return b.ForEach(func(k, v []byte) error {
-			var d Decision
-			if err := json.Unmarshal(v, &d); err != nil {
-				return fmt.Errorf("decision %s: decode: %w", k, err)
-			}
-			if !pendingOnly || d.Status == DecisionPending {
-				out = append(out, d)
-			}
-			return nil
-		})
+		if !pendingOnly || d.Status == DecisionPending {
+			out = append(out, d)
+		}
+		return nil
 	})
 	sort.SliceStable(out, func(i, j int) bool {
 		a, _ := strconv.Atoi(strings.TrimPrefix(out[i].ID, "d"))

@@ -404,20 +404,27 @@ func (s *Store) FlowRun(id string) (*FlowRun, error) {
 // FlowRuns lists every run, newest first, without the flow text.
 func (s *Store) FlowRuns() ([]FlowRun, error) {
 	var out []FlowRun
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketFlowRuns)
-		if b == nil {
-			return nil
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		out, err = flowRunsTx(tx)
+		return err
+	})
+	return out, err
+}
+
+func flowRunsTx(tx *bolt.Tx) ([]FlowRun, error) {
+	var out []FlowRun
+	b := tx.Bucket(bucketFlowRuns)
+	if b == nil {
+		return nil, nil
+	}
+	err := b.ForEach(func(k, v []byte) error {
+		var r FlowRun
+		if err := json.Unmarshal(v, &r); err != nil {
+			return fmt.Errorf("flow run %s: decode: %w", k, err)
 		}
-		return b.ForEach(func(k, v []byte) error {
-			var r FlowRun
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("flow run %s: decode: %w", k, err)
-			}
-			r.Text = ""
-			out = append(out, r)
-			return nil
-		})
+		r.Text = ""
+		out = append(out, r)
+		return nil
 	})
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
 	return out, err

@@ -510,25 +510,31 @@ func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
 // Runs lists up to limit runs (0 = all), newest first.
 func (s *Store) Runs(limit int) ([]RunRecord, error) {
 	var out []RunRecord
-	err := s.view(func(tx *bolt.Tx) error {
-		b := tx.Bucket(bucketRuns)
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, v := c.Last(); k != nil; k, v = c.Prev() {
-			var rec RunRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("run %s: decode: %w", k, err)
-			}
-			out = append(out, rec)
-			if limit > 0 && len(out) >= limit {
-				break
-			}
-		}
-		return nil
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		out, err = runsTx(tx, limit)
+		return err
 	})
 	return out, err
+}
+
+func runsTx(tx *bolt.Tx, limit int) ([]RunRecord, error) {
+	var out []RunRecord
+	b := tx.Bucket(bucketRuns)
+	if b == nil {
+		return nil, nil
+	}
+	c := b.Cursor()
+	for k, v := c.Last(); k != nil; k, v = c.Prev() {
+		var rec RunRecord
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return nil, fmt.Errorf("run %s: decode: %w", k, err)
+		}
+		out = append(out, rec)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
 }
 
 // Run returns one run record, or nil.

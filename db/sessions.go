@@ -266,24 +266,31 @@ type SessionInfo struct {
 // Sessions lists every stored session, newest first.
 func (s *Store) Sessions() ([]SessionInfo, error) {
 	var out []SessionInfo
-	err := s.view(func(tx *bolt.Tx) error {
-		active := string(tx.Bucket(bucketMeta).Get(keyActive))
-		return tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
-			var sess model.Session
-			if err := json.Unmarshal(v, &sess); err != nil {
-				return fmt.Errorf("session %s: decode: %w", k, err)
-			}
-			info := SessionInfo{
-				ID: sess.ID, Goal: sess.Goal, Status: sess.Status, Approval: sess.Approval,
-				Active: sess.ID == active, Archived: sess.Archived, Events: sess.Seq,
-				Created: sess.Timestamps.Created, Updated: sess.Timestamps.Updated,
-			}
-			if sess.Plan != nil {
-				info.Completed, info.Features = sess.Plan.CompletedCount(), len(sess.Plan.Features)
-			}
-			out = append(out, info)
-			return nil
-		})
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		out, err = sessionsTx(tx)
+		return err
+	})
+	return out, err
+}
+
+func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
+	var out []SessionInfo
+	active := string(tx.Bucket(bucketMeta).Get(keyActive))
+	err := tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
+		var sess model.Session
+		if err := json.Unmarshal(v, &sess); err != nil {
+			return fmt.Errorf("session %s: decode: %w", k, err)
+		}
+		info := SessionInfo{
+			ID: sess.ID, Goal: sess.Goal, Status: sess.Status, Approval: sess.Approval,
+			Active: sess.ID == active, Archived: sess.Archived, Events: sess.Seq,
+			Created: sess.Timestamps.Created, Updated: sess.Timestamps.Updated,
+		}
+		if sess.Plan != nil {
+			info.Completed, info.Features = sess.Plan.CompletedCount(), len(sess.Plan.Features)
+		}
+		out = append(out, info)
+		return nil
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Created.After(out[j].Created) })
 	return out, err

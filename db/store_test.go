@@ -276,3 +276,28 @@ func TestDocsCannotEscapeFlowDir(t *testing.T) {
 		t.Fatal("a file was written outside .flow")
 	}
 }
+
+// A snapshot holds what the separate reads return, from one transaction.
+func TestSnapshotMatchesSeparateReads(t *testing.T) {
+	st := newStore(t)
+	mustDo(t, st, model.PlanStart{Goal: "snap"})
+	mustDo(t, st, model.PlanApply{Plan: twoFeaturePlan()})
+	writeRun(t, st, []string{"a"}, "", []string{"one"})
+	writeRun(t, st, []string{"b"}, "", []string{"two"})
+	if err := st.RecordAgentEvent(AgentEvent{Agent: "opencode", Event: "idle", At: t0}); err != nil {
+		t.Fatal(err)
+	}
+	snap, err := st.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	active, _ := st.Active()
+	sessions, _ := st.Sessions()
+	runs, _ := st.Runs(1)
+	agents, _ := st.AgentEvents()
+	got, _ := json.Marshal([]any{snap.Active, snap.Sessions, snap.Runs, snap.Agents})
+	want, _ := json.Marshal([]any{active, sessions, runs, agents})
+	if string(got) != string(want) || len(snap.Runs) != 1 || snap.Runs[0].Argv[0] != "b" {
+		t.Fatalf("snapshot %s\nreads    %s", got, want)
+	}
+}

@@ -72,19 +72,15 @@ type flowLoad struct {
 	err       error
 }
 
-// readFlows reads the flow runs, the pending decisions and the run the flow
-// pane shows: pin (/flow-show), else prefer (the run whose decision prompt
+// readFlows takes the flow runs and pending decisions from snap and reads
+// the run the flow pane shows: pin (/flow-show), else prefer (the run whose decision prompt
 // is open), else the newest that has not ended, else the newest. prev is
 // the view shown now: while its run has no new event it is reused (a long
 // run has thousands of events and output makes loads frequent), with
 // whether a process executes it read again.
-func readFlows(st *db.Store, pin, prefer string, prev *flows.RunView, runs []db.RunRecord) (fl flowLoad) {
-	if fl.runs, fl.err = st.FlowRuns(); fl.err != nil {
-		return fl
-	}
-	if fl.decisions, fl.err = st.Decisions(true); fl.err != nil {
-		return fl
-	}
+func readFlows(st *db.Store, snap *db.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
+	fl.runs, fl.decisions = snap.FlowRuns, snap.Decisions
+	runs := snap.Runs
 	if pin == "" {
 		pin = prefer
 	}

@@ -50,24 +50,12 @@ func (m *Model) loadCmd() tea.Cmd {
 	seq, st, pin, prefer, prev := m.loadSeq, m.st, m.flowPin, m.promptFlowRun(), m.flowView
 	return func() tea.Msg {
 		stamp, _ := st.Stamp()
-		sess, err := st.Active()
+		snap, err := st.Snapshot(runsShown) // one transaction for every list
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
-		list, err := st.Sessions()
-		if err != nil {
-			return loadedMsg{seq: seq, err: err}
-		}
-		runs, err := st.Runs(runsShown)
-		if err != nil {
-			return loadedMsg{seq: seq, err: err}
-		}
-		agents, err := st.AgentEvents()
-		if err != nil {
-			return loadedMsg{seq: seq, err: err}
-		}
-		return loadedMsg{seq: seq, stamp: stamp, sess: sess, sessions: list, runs: runs, agents: agents,
-			flows: readFlows(st, pin, prefer, prev, runs)}
+		return loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
+			agents: snap.Agents, flows: readFlows(st, snap, pin, prefer, prev)}
 	}
 }
 

@@ -1,0 +1,48 @@
+package db
+
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"flowdeck/model"
+)
+
+// Snapshot is everything a watcher (the cockpit) redraws from.
+type Snapshot struct {
+	Active    *model.Session
+	Sessions  []SessionInfo
+	Runs      []RunRecord // newest first
+	Agents    []AgentEvent
+	FlowRuns  []FlowRun
+	Decisions []Decision // pending only
+}
+
+// Snapshot reads the active session, the session list, the newest runs
+// (at most runs of them), the agents' events, the flow runs and the pending
+// decisions in one read transaction: one open and one shared lock instead of
+// one per list, and the lists agree with each other.
+func (s *Store) Snapshot(runs int) (*Snapshot, error) {
+	snap := &Snapshot{}
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		if snap.Active, err = loadActive(tx); err != nil {
+			return err
+		}
+		if snap.Sessions, err = sessionsTx(tx); err != nil {
+			return err
+		}
+		if snap.Runs, err = runsTx(tx, runs); err != nil {
+			return err
+		}
+		if snap.Agents, err = agentEventsTx(tx); err != nil {
+			return err
+		}
+		if snap.FlowRuns, err = flowRunsTx(tx); err != nil {
+			return err
+		}
+		snap.Decisions, err = decisionsTx(tx, true)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
