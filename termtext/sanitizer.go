@@ -1,0 +1,240 @@
+package termtext
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
+)
+
+const replacement = "\uFFFD"
+
+// sanitizer feeds bytes through x/ansi's parser and appends what survives
+// to out. State carries over between feeds, so sequences and UTF-8
+// characters may be split anywhere. Memory is bounded: the parser keeps at
+// most one byte of string data and a fixed number of parameters.
+type sanitizer struct {
+	p      *ansi.Parser
+	o      Options
+	out    []byte
+	pendC1 byte // a C1 control seen in its UTF-8 form, fed on as the raw byte
+}
+
+func newSanitizer() *sanitizer {
+	z := &sanitizer{p: ansi.NewParser()}
+	// The data of strings (OSC, DCS …) is never used: keep one byte of it.
+	z.p.SetDataSize(1)
+	z.p.SetHandler(ansi.Handler{
+		Print:     z.print,
+		Execute:   z.execute,
+		HandleCsi: z.csi,
+	})
+	return z
+}
+
+func (z *sanitizer) reset(o Options) {
+	z.o = o
+	z.out = z.out[:0]
+	z.pendC1 = 0
+	z.p.Reset()
+}
+
+// feed consumes all of b.
+func (z *sanitizer) feed(b []byte) {
+	for i := 0; i < len(b); {
+		switch z.p.State() {
+		case parser.GroundState:
+			if n := z.safeRun(b[i:]); n > 0 {
+				z.out = append(z.out, b[i:i+n]...)
+				i += n
+				continue
+			}
+		case parser.OscStringState, parser.DcsStringState:
+			// Skip a string's payload without the parser: only these
+			// bytes can end it.
+			j := i
+			for j < len(b) && !stringEnd(b[j]) {
+				j++
+			}
+			if i = j; i == len(b) {
+				return
+			}
+		case parser.Utf8State:
+			if c := b[i]; c < 0x80 || c >= 0xc0 {
+				// A broken UTF-8 sequence: show it, and let this byte
+				// (which may be ESC) start afresh.
+				z.out = append(z.out, replacement...)
+				z.p.Reset()
+			}
+		}
+		z.advance(b[i])
+		i++
+	}
+}
+
+func stringEnd(c byte) bool {
+	switch c {
+	case 0x07, '\n', 0x18, 0x1a, 0x1b, 0x9c:
+		return true
+	}
+	return false
+}
+
+func (z *sanitizer) advance(c byte) {
+	if c == '\n' {
+		switch z.p.State() {
+		case parser.OscStringState, parser.DcsStringState, parser.SosStringState,
+			parser.PmStringState, parser.ApcStringState:
+			// An unterminated string ends at the line end, so one stray
+			// OSC cannot swallow the rest of a command's output.
+			z.p.Reset()
+		}
+	}
+	z.p.Advance(c)
+	if z.pendC1 != 0 {
+		c1 := z.pendC1
+		z.pendC1 = 0
+		z.p.Advance(c1)
+	}
+}
+
+// safeRun is the length of the run at the start of b that is printable
+// ASCII or complete UTF-8 runes that are neither C1 nor bidi controls.
+func (z *sanitizer) safeRun(b []byte) int {
+	i := 0
+	for i < len(b) {
+		c := b[i]
+		if c >= 0x20 && c < 0x7f {
+			i++
+			continue
+		}
+		if c < 0xc0 {
+			break
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 || isC1(r) || IsBidi(r) {
+			break
+		}
+		if z.o.OneLine && (r == 0x2028 || r == 0x2029) {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// print handles a rune the parser printed: only runes safeRun refused, or
+// ones that came through the parser byte by byte.
+func (z *sanitizer) print(r rune) {
+	switch {
+	case r == utf8.RuneError:
+		z.out = append(z.out, replacement...)
+	case isC1(r):
+		z.pendC1 = byte(r)
+	case IsBidi(r):
+	case r < 0x20 || r == 0x7f:
+	case z.o.OneLine && (r == 0x2028 || r == 0x2029):
+		z.out = append(z.out, ' ')
+	default:
+		z.out = utf8.AppendRune(z.out, r)
+	}
+}
+
+func (z *sanitizer) execute(c byte) {
+	switch c {
+	case '\n', '\t':
+		if z.o.OneLine {
+			c = ' '
+		}
+		z.out = append(z.out, c)
+	case '\r':
+		if z.o.KeepCR && !z.o.OneLine {
+			z.out = append(z.out, c)
+		}
+	}
+}
+
+func (z *sanitizer) csi(cmd ansi.Cmd, params ansi.Params) {
+	if !z.o.KeepSGR || cmd.Final() != 'm' || cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
+		return
+	}
+	z.out = appendSGR(z.out, params)
+}
+
+// flush ends the input: a cut UTF-8 character shows as U+FFFD, and an
+// unfinished sequence is dropped.
+func (z *sanitizer) flush() {
+	if z.p.State() == parser.Utf8State {
+		z.out = append(z.out, replacement...)
+	}
+	z.p.Reset()
+	z.pendC1 = 0
+}
+
+// appendSGR writes an SGR sequence with params minus blink (5, 6) and
+// conceal (8). Extended colours (38/48/58 with ;5;n, ;2;r;g;b or colon
+// sub-parameters) are kept whole so their numbers are not read as
+// attributes.
+func appendSGR(out []byte, params ansi.Params) []byte {
+	kept := make([]byte, 0, 16)
+	sep := func(b byte) {
+		if len(kept) > 0 {
+			kept = append(kept, b)
+		}
+	}
+	for i := 0; i < len(params); i++ {
+		p := params[i]
+		n := p.Param(0)
+		if p.HasMore() { // n:sub:sub…: a colour or an underline style
+			group := []int{n}
+			for params[i].HasMore() && i+1 < len(params) {
+				i++
+				group = append(group, params[i].Param(0))
+			}
+			if n == 38 || n == 48 || n == 58 || n == 4 {
+				sep(';')
+				for k, v := range group {
+					if k > 0 {
+						kept = append(kept, ':')
+					}
+					kept = strconv.AppendInt(kept, int64(v), 10)
+				}
+			}
+			continue
+		}
+		switch n {
+		case 5, 6, 8:
+			continue
+		case 38, 48, 58:
+			take := 0
+			if i+1 < len(params) {
+				switch params[i+1].Param(0) {
+				case 5:
+					take = 2
+				case 2:
+					take = 4
+				}
+			}
+			if i+take >= len(params) {
+				return append(out, "\x1b[m"...) // malformed: reset rather than guess
+			}
+			sep(';')
+			kept = strconv.AppendInt(kept, int64(n), 10)
+			for k := 1; k <= take; k++ {
+				kept = append(kept, ';')
+				kept = strconv.AppendInt(kept, int64(params[i+k].Param(0)), 10)
+			}
+			i += take
+			continue
+		}
+		sep(';')
+		kept = strconv.AppendInt(kept, int64(n), 10)
+	}
+	if len(kept) == 0 && len(params) > 0 {
+		return out // only blink or conceal: nothing left to say
+	}
+	out = append(out, "\x1b["...)
+	out = append(out, kept...)
+	return append(out, 'm')
+}

@@ -1,0 +1,153 @@
+// Package termtext makes text that flowdeck did not write safe for a
+// terminal: escape sequences, control characters and bidi overrides are
+// removed before the text can retitle the terminal, write the clipboard,
+// hide itself, draw links or reorder what the person reads.
+//
+// Parsing is charmbracelet/x/ansi's VT500 state machine; this package only
+// decides what survives. Nothing survives but printable text, newlines and
+// tabs, plus — where the caller asks for it — SGR colour and emphasis
+// (never blink or conceal) and carriage returns.
+package termtext
+
+import (
+	"bytes"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// Options say what, beyond printable text, survives.
+type Options struct {
+	// KeepSGR keeps SGR sequences (colour, bold, underline …) minus blink
+	// and conceal, rewritten from their parsed parameters.
+	KeepSGR bool
+	// KeepCR keeps carriage returns (a command's progress redraws); else
+	// they are dropped, so "safe\rEVIL" shows both halves.
+	KeepCR bool
+	// OneLine turns newlines, tabs and line/paragraph separators into
+	// spaces, for a title, a table cell or a one-line row.
+	OneLine bool
+}
+
+// IsBidi reports whether r is a bidirectional formatting character, which
+// can make a terminal show text in an order other than the bytes' order.
+func IsBidi(r rune) bool {
+	switch {
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}
+
+// isC1 reports whether r is a C1 control (U+0080–U+009F). Terminals in
+// UTF-8 mode may act on their UTF-8 form (U+009B is CSI).
+func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
+
+// plain reports whether s needs no change under o: printable ASCII, plus
+// tabs and newlines when o allows them, and no other byte.
+func plain[T string | []byte](s T, o Options) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f {
+			continue
+		}
+		if (c == '\n' || c == '\t') && !o.OneLine {
+			continue
+		}
+		if c >= 0x80 {
+			return safeUTF8(s[i:], o)
+		}
+		return false
+	}
+	return true
+}
+
+// safeUTF8 is plain's slow half, for text with non-ASCII runes.
+func safeUTF8[T string | []byte](s T, o Options) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			if (c < 0x20 || c == 0x7f) && (o.OneLine || (c != '\n' && c != '\t')) {
+				return false
+			}
+			i++
+			continue
+		}
+		var r rune
+		var n int
+		switch v := any(s).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, n = utf8.DecodeRune(v[i:])
+		}
+		if r == utf8.RuneError && n <= 1 || isC1(r) || IsBidi(r) {
+			return false
+		}
+		if o.OneLine && (r == 0x2028 || r == 0x2029) {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+var pool = sync.Pool{New: func() any { return newSanitizer() }}
+
+// With returns s made safe under o.
+func With(s string, o Options) string {
+	if plain(s, o) {
+		return s
+	}
+	z := pool.Get().(*sanitizer)
+	defer pool.Put(z)
+	z.reset(o)
+	z.feed([]byte(s))
+	z.flush()
+	return string(z.out)
+}
+
+// String is foreign text for a terminal: printable text, newlines and tabs.
+func String(s string) string { return With(s, Options{}) }
+
+// Line is foreign text as one line: newlines and tabs become spaces.
+func Line(s string) string { return With(s, Options{OneLine: true}) }
+
+// Bytes is String for a byte slice; b itself is returned when it is safe.
+func Bytes(b []byte) []byte {
+	if plain(b, Options{}) {
+		return b
+	}
+	z := pool.Get().(*sanitizer)
+	defer pool.Put(z)
+	z.reset(Options{})
+	z.feed(b)
+	z.flush()
+	return bytes.Clone(z.out)
+}
+
+// Frame is the backstop for a screen flowdeck drew itself: its own SGR
+// styling stays (minus blink and conceal); every other sequence, control
+// and bidi character that slipped into it is dropped.
+func Frame(s string) string { return With(s, Options{KeepSGR: true}) }
+
+// Strings applies String to each element, in place, and returns ss.
+func Strings(ss []string) []string {
+	for i, s := range ss {
+		ss[i] = String(s)
+	}
+	return ss
+}
+
+// Lines applies Line to each element, in place, and returns ss.
+func Lines(ss []string) []string {
+	for i, s := range ss {
+		ss[i] = Line(s)
+	}
+	return ss
+}
+
+// Safe reports whether s holds nothing String would remove.
+func Safe(s string) bool { return plain(s, Options{}) && !strings.Contains(s, "\r") }
