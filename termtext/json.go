@@ -18,7 +18,7 @@ func JSON(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if isC1(r) || IsBidi(r) {
+		if IsC1(r) || IsBidi(r) {
 			break
 		}
 		i += n
@@ -35,7 +35,7 @@ func JSON(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if isC1(r) || IsBidi(r) {
+		if IsC1(r) || IsBidi(r) {
 			out = append(out, `\u`...)
 			h := strconv.FormatInt(int64(r), 16)
 			for k := len(h); k < 4; k++ {

@@ -82,14 +82,10 @@ func stringEnd(c byte) bool {
 }
 
 func (z *sanitizer) advance(c byte) {
-	if c == '\n' {
-		switch z.p.State() {
-		case parser.OscStringState, parser.DcsStringState, parser.SosStringState,
-			parser.PmStringState, parser.ApcStringState:
-			// An unterminated string ends at the line end, so one stray
-			// OSC cannot swallow the rest of a command's output.
-			z.p.Reset()
-		}
+	if c == '\n' && z.p.State() != parser.GroundState {
+		// A line end ends any unfinished sequence, so one stray OSC, DCS
+		// or CSI cannot swallow the rest of a command's output.
+		z.p.Reset()
 	}
 	z.p.Advance(c)
 	if z.pendC1 != 0 {
@@ -99,9 +95,22 @@ func (z *sanitizer) advance(c byte) {
 	}
 }
 
-// safeRun is the length of the run at the start of b that is printable
-// ASCII or complete UTF-8 runes that are neither C1 nor bidi controls.
+// safeRun is SafeRun, with line separators refused on one line.
 func (z *sanitizer) safeRun(b []byte) int {
+	n := SafeRun(b)
+	if z.o.OneLine {
+		if i := indexSeparator(b[:n]); i >= 0 {
+			return i
+		}
+	}
+	return n
+}
+
+// SafeRun is the length of the run at the start of b that can go to a
+// terminal as it is: printable ASCII and complete UTF-8 runes that are
+// neither controls nor bidi characters. A parser of its own can copy that
+// much and hand only the byte after it to the escape-sequence parser.
+func SafeRun(b []byte) int {
 	i := 0
 	for i < len(b) {
 		c := b[i]
@@ -113,15 +122,22 @@ func (z *sanitizer) safeRun(b []byte) int {
 			break
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n <= 1 || isC1(r) || IsBidi(r) {
-			break
-		}
-		if z.o.OneLine && (r == 0x2028 || r == 0x2029) {
+		if r == utf8.RuneError && n <= 1 || IsC1(r) || IsBidi(r) {
 			break
 		}
 		i += n
 	}
 	return i
+}
+
+// indexSeparator finds U+2028 or U+2029 (E2 80 A8/A9) in b.
+func indexSeparator(b []byte) int {
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == 0xe2 && b[i+1] == 0x80 && (b[i+2] == 0xa8 || b[i+2] == 0xa9) {
+			return i
+		}
+	}
+	return -1
 }
 
 // print handles a rune the parser printed: only runes safeRun refused, or
@@ -130,7 +146,7 @@ func (z *sanitizer) print(r rune) {
 	switch {
 	case r == utf8.RuneError:
 		z.out = append(z.out, replacement...)
-	case isC1(r):
+	case IsC1(r):
 		z.pendC1 = byte(r)
 	case IsBidi(r):
 	case r < 0x20 || r == 0x7f:
@@ -159,7 +175,7 @@ func (z *sanitizer) csi(cmd ansi.Cmd, params ansi.Params) {
 	if !z.o.KeepSGR || cmd.Final() != 'm' || cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
 		return
 	}
-	z.out = appendSGR(z.out, params)
+	z.out = AppendSGR(z.out, params)
 }
 
 // flush ends the input: a cut UTF-8 character shows as U+FFFD, and an
@@ -172,11 +188,11 @@ func (z *sanitizer) flush() {
 	z.pendC1 = 0
 }
 
-// appendSGR writes an SGR sequence with params minus blink (5, 6) and
+// AppendSGR writes an SGR sequence with params minus blink (5, 6) and
 // conceal (8). Extended colours (38/48/58 with ;5;n, ;2;r;g;b or colon
 // sub-parameters) are kept whole so their numbers are not read as
 // attributes.
-func appendSGR(out []byte, params ansi.Params) []byte {
+func AppendSGR(out []byte, params ansi.Params) []byte {
 	kept := make([]byte, 0, 16)
 	sep := func(b byte) {
 		if len(kept) > 0 {

@@ -41,9 +41,9 @@ func IsBidi(r rune) bool {
 	return false
 }
 
-// isC1 reports whether r is a C1 control (U+0080–U+009F). Terminals in
+// IsC1 reports whether r is a C1 control (U+0080–U+009F). Terminals in
 // UTF-8 mode may act on their UTF-8 form (U+009B is CSI).
-func isC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
+func IsC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
 // plain reports whether s needs no change under o: printable ASCII, plus
 // tabs and newlines when o allows them, and no other byte.
@@ -83,7 +83,7 @@ func safeUTF8[T string | []byte](s T, o Options) bool {
 		case []byte:
 			r, n = utf8.DecodeRune(v[i:])
 		}
-		if r == utf8.RuneError && n <= 1 || isC1(r) || IsBidi(r) {
+		if r == utf8.RuneError && n <= 1 || IsC1(r) || IsBidi(r) {
 			return false
 		}
 		if o.OneLine && (r == 0x2028 || r == 0x2029) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/vt"
+
+	"flowdeck/termtext"
 )
 
 // Screen is a terminal emulator for output that moves the cursor: an agent's
@@ -35,25 +37,26 @@ func (s *Screen) Close() { _ = s.emu.Close() }
 // A full-screen program (alternate screen) shows its screen only.
 func (s *Screen) Snapshot() []Line {
 	var out []Line
+	var p Parser // one parser, reset per row
 	if !s.emu.IsAltScreen() {
 		for _, l := range s.emu.Scrollback().Lines() {
-			out = append(out, sanitize(l.Render()))
+			out = append(out, p.sanitize(l.Render()))
 		}
 	}
 	rows := strings.Split(s.emu.Render(), "\n")
 	// Trailing blank rows of the screen are not output.
-	for len(rows) > 0 && strings.TrimSpace(stripSGR(rows[len(rows)-1])) == "" {
+	for len(rows) > 0 && strings.TrimSpace(p.sanitize(rows[len(rows)-1]).Plain) == "" {
 		rows = rows[:len(rows)-1]
 	}
 	for _, r := range rows {
-		out = append(out, sanitize(strings.TrimRight(r, "\r")))
+		out = append(out, p.sanitize(strings.TrimRight(r, "\r")))
 	}
 	return out
 }
 
-// sanitize keeps SGR and text, nothing else.
-func sanitize(s string) Line {
-	var p Parser
+// sanitize keeps the SGR and text of one rendered row, nothing else.
+func (p *Parser) sanitize(s string) Line {
+	p.state().clear()
 	ls := p.Feed([]byte(s))
 	if l, ok := p.Flush(); ok {
 		ls = append(ls, l)
@@ -67,20 +70,13 @@ func sanitize(s string) Line {
 	return l
 }
 
-func stripSGR(s string) string {
-	var p Parser
-	p.Feed([]byte(s))
-	l, _ := p.Flush()
-	return l.Plain
-}
-
 // Sanitize keeps the text and SGR sequences of s and drops every other
 // escape sequence and control character: for text rendered elsewhere
 // (glamour's hyperlinks) that must not reach the terminal as is.
 func Sanitize(s string) string {
-	if !strings.ContainsAny(s, "\x1b\a\r\b") {
+	if termtext.Safe(s) {
 		return s
 	}
-	l := sanitize(s)
-	return l.Text
+	var p Parser
+	return p.sanitize(s).Text
 }
