@@ -91,7 +91,7 @@ MCP client's name from the initialize handshake.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := MCPServer(ctx, st, actor, e.stdin, e.stdout, e.stderr); err != nil && ctx.Err() == nil {
+			if err := MCPServer(ctx, st, actor, e.stdin, e.rawOut, e.rawErr); err != nil && ctx.Err() == nil {
 				return internalErr(fmt.Errorf("mcp: %w", err))
 			}
 			return nil

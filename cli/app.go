@@ -15,7 +15,12 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ops"
+	"flowdeck/termtext"
 )
+
+// colorOn reports whether flowdeck colours what it writes to w: a terminal,
+// and NO_COLOR unset.
+func colorOn(w io.Writer) bool { return isTerminal(w) && os.Getenv("NO_COLOR") == "" }
 
 // Exit codes, documented in the README.
 const (
@@ -27,8 +32,13 @@ const (
 
 // env is what every command shares: I/O streams and global flags.
 type env struct {
-	stdin          io.Reader
+	stdin io.Reader
+	// stdout and stderr sanitise what is printed for people: no escape
+	// sequence, control or bidi character that did not come from flowdeck
+	// reaches the terminal (termtext). rawOut and rawErr are the streams
+	// themselves, for JSON, the MCP protocol, the cockpit and show --raw.
 	stdout, stderr io.Writer
+	rawOut, rawErr io.Writer
 	dir            string
 	actor          string
 	json           bool
@@ -60,13 +70,21 @@ func (s silent) Error() string { return fmt.Sprintf("exit %d", int(s)) }
 // process exit code. cockpit opens the cockpit in process; nil starts the
 // flowdeck-cockpit binary for it.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockpit) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, now: time.Now, cockpitFn: cockpit}
+	// flowdeck's human output has no styling of its own (recall's
+	// highlight and run's live output write through writers of their own),
+	// so every SGR on these streams came from foreign text and goes.
+	out := termtext.NewWriter(stdout, termtext.Options{})
+	errw := termtext.NewWriter(stderr, termtext.Options{})
+	defer out.Flush()
+	defer errw.Flush()
+	e := &env{stdin: stdin, stdout: out, stderr: errw, rawOut: stdout, rawErr: stderr, now: time.Now, cockpitFn: cockpit}
 	root := e.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
-	root.SetErr(stderr)
+	root.SetOut(out)
+	root.SetErr(errw)
 	err := root.Execute()
+	stderr = errw
 	if err == nil {
 		return ExitOK
 	}

@@ -29,7 +29,7 @@ const CockpitBinary = "flowdeck-cockpit"
 // escape sequences into a file.
 func (e *env) cockpit() error {
 	in, inOK := e.stdin.(*os.File)
-	out, outOK := e.stdout.(*os.File)
+	out, outOK := e.rawOut.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return usageErr("the cockpit needs a terminal; for scripts use the subcommands (flowdeck help)")
 	}
@@ -84,7 +84,7 @@ func (e *env) execCockpit(st *db.Store, actor string, replace bool) error {
 		return syscall.Exec(bin, args, os.Environ())
 	}
 	cmd := exec.Command(bin, args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.stdout, e.stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = e.stdin, e.rawOut, e.rawErr
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(sigs)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,13 +9,21 @@ import (
 
 	"flowdeck/model"
 	"flowdeck/ops"
+	"flowdeck/termtext"
 )
 
+// writeJSON prints v for agents. encoding/json escapes C0 controls but not
+// C1 or bidi characters, which a terminal showing the JSON would act on:
+// termtext.JSON escapes those too.
 func (e *env) writeJSON(v any) error {
-	enc := json.NewEncoder(e.stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(v); err != nil {
+		return internalErr(err)
+	}
+	if _, err := e.rawOut.Write(termtext.JSON(b.Bytes())); err != nil {
 		return internalErr(err)
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ops"
+	"flowdeck/termtext"
 	"flowdeck/patterns"
 )
 
@@ -82,13 +83,17 @@ failure, partial when a timeout or the user cut it short.`,
 			// Output streams through in bounded buffers; a soft memory limit
 			// keeps the garbage collector from letting the heap double.
 			debug.SetMemoryLimit(48 << 20)
-			tty := isTerminal(e.stdout)
-			if f, ok := e.stdout.(*os.File); ok && tty {
+			tty := isTerminal(e.rawOut)
+			var live *termtext.Writer
+			if f, ok := e.rawOut.(*os.File); ok && tty {
 				if w, h, err := term.GetSize(int(f.Fd())); err == nil {
 					opts.Cols, opts.Rows = uint16(w), uint16(h)
 				}
 				if !quiet && !e.json {
-					opts.Live = e.stdout
+					// The command's output is foreign: its colours and
+					// progress redraws pass, nothing else.
+					live = termtext.NewWriter(f, termtext.Options{KeepSGR: colorOn(f), KeepCR: true})
+					opts.Live = live
 				}
 			}
 			if tty && !quiet && !e.json {
@@ -105,6 +110,9 @@ failure, partial when a timeout or the user cut it short.`,
 			opts.Interrupt = sigs
 
 			res, err := ops.Run(context.Background(), st, opts)
+			if live != nil {
+				live.Flush()
+			}
 			if err != nil {
 				return internalErr(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"flowdeck/ops"
 	"flowdeck/patterns"
 	"flowdeck/runner"
+	"flowdeck/termtext"
 )
 
 func (e *env) recallCmd() *cobra.Command {
@@ -37,9 +38,12 @@ func (e *env) recallCmd() *cobra.Command {
 				return e.writeJSON(res)
 			}
 			hits := res.Hits
-			color := isTerminal(e.stdout) && os.Getenv("NO_COLOR") == ""
+			color := colorOn(e.rawOut)
+			// highlight leaves no control in the text: only its own SGR
+			// reaches this writer.
+			out := termtext.NewWriter(e.rawOut, termtext.Options{KeepSGR: color})
 			for _, h := range hits {
-				fmt.Fprintf(e.stdout, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
+				fmt.Fprintf(out, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
 			}
 			if len(hits) == 0 {
 				fmt.Fprintln(e.stderr, "no match")
@@ -63,7 +67,7 @@ func highlight(text string, matched []int, color bool) string {
 	}
 	var b strings.Builder
 	for i, r := range text {
-		if r == utf8.RuneError || r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
+		if r == utf8.RuneError || r < 0x20 || r == 0x7f || termtext.IsC1(r) || termtext.IsBidi(r) {
 			r = '·'
 		}
 		if color && marks[i] {
@@ -118,17 +122,7 @@ func (e *env) runsCmd() *cobra.Command {
 }
 
 // sanitize drops control characters from text meant for a terminal.
-func sanitize(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '\t' || r == '\n' {
-			return r
-		}
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return -1
-		}
-		return r
-	}, s)
-}
+func sanitize(s string) string { return termtext.String(s) }
 
 func (e *env) showCmd() *cobra.Command {
 	var raw bool
@@ -164,7 +158,7 @@ func (e *env) showCmd() *cobra.Command {
 				}
 				off = next
 				if raw && !e.json {
-					e.stdout.Write(data)
+					e.rawOut.Write(data)
 					continue
 				}
 				all = append(all, data...)
