@@ -17,8 +17,8 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ops"
-	"flowdeck/termtext"
 	"flowdeck/patterns"
+	"flowdeck/termtext"
 )
 
 func (e *env) runCmd() *cobra.Command {
