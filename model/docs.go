@@ -7,6 +7,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // The session docs (.flow/sessions/<id>/docs/) are rendered here as strings;
@@ -563,7 +565,9 @@ func cleanText(s string, keepNewlines bool) string {
 	if !needsCleaning(s) {
 		return s
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
+	// x/ansi's parser removes escape sequences; what it leaves as
+	// controls (C0, raw C1 bytes) the loop below drops.
+	s = strings.ToValidUTF8(ansi.Strip(s), "\uFFFD")
 	var b strings.Builder
 	b.Grow(len(s))
 	newline := func() {
@@ -576,9 +580,6 @@ func cleanText(s string, keepNewlines bool) string {
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
-		case r == 0x1b || r == 0x9b || r == 0x9d || r == 0x90:
-			i += escapeSequenceLen(s[i:])
-			continue
 		case r == '\n':
 			newline()
 		case r == '\r':
@@ -588,7 +589,7 @@ func cleanText(s string, keepNewlines bool) string {
 		case r == '\t':
 			b.WriteByte(' ')
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
 		default:
 			b.WriteString(s[i : i+size])
 		}
@@ -605,66 +606,6 @@ func needsCleaning(s string) bool {
 		}
 	}
 	return false
-}
-
-// escapeSequenceLen returns the length in bytes of the escape sequence at the
-// start of s (which starts with ESC or a C1 introducer), so that a sequence
-// like "\x1b[31m" disappears whole instead of leaving "[31m" behind.
-func escapeSequenceLen(s string) int {
-	r, n := utf8.DecodeRuneInString(s)
-	kind := rune(0)
-	switch r {
-	case 0x9b:
-		kind = '['
-	case 0x9d:
-		kind = ']'
-	case 0x90:
-		kind = 'P'
-	default: // ESC
-		if n >= len(s) {
-			return n
-		}
-		kind = rune(s[n])
-		n++
-	}
-	switch kind {
-	case '[': // CSI: parameter and intermediate bytes, then one final byte
-		for n < len(s) {
-			c := s[n]
-			switch {
-			case c >= 0x40 && c <= 0x7e:
-				return n + 1
-			case c >= 0x20 && c <= 0x3f:
-				n++
-			default: // malformed: drop what was read, keep the rest
-				return n
-			}
-		}
-		return n
-	case ']', 'P', '_', '^', 'X': // strings, ended by BEL or ST (ESC \)
-		for n < len(s) {
-			if s[n] == 0x07 {
-				return n + 1
-			}
-			if s[n] == 0x1b {
-				if n+1 < len(s) && s[n+1] == '\\' {
-					return n + 2
-				}
-				return n
-			}
-			n++
-		}
-		return n
-	}
-	// Other sequences: intermediate bytes, then one final byte ("\x1b(B").
-	n--
-	for n < len(s) && s[n] >= 0x20 && s[n] <= 0x2f {
-		n++
-	}
-	if n < len(s) && s[n] >= 0x30 && s[n] <= 0x7e {
-		n++
-	}
-	return n
 }
 
 // mdText renders user text on one line, shown literally.

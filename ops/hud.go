@@ -4,12 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"flowdeck/db"
 	"flowdeck/model"
-	"flowdeck/patterns"
+	"flowdeck/termtext"
 )
 
 // HUD limits: the block goes in front of every prompt of an agent, so it
@@ -188,20 +187,14 @@ func clipList(items []string, n int) []string {
 }
 
 // clip makes s one line of at most n runes, without escape sequences or
-// control characters.
+// control characters (termtext: a \r cannot hide what precedes it).
 func clip(s string, n int) string {
-	if strings.IndexByte(s, 0x1b) >= 0 {
-		s = string(patterns.StripANSI([]byte(s)))
-	}
 	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' || r == '\t' || r == '\r' || r == '\u2028' || r == '\u2029':
-			return ' '
-		case unicode.IsControl(r) || r == utf8.RuneError:
+		if r == utf8.RuneError {
 			return -1
 		}
 		return r
-	}, s)
+	}, termtext.Line(s))
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
