@@ -54,8 +54,12 @@ func (m *Model) loadCmd() tea.Cmd {
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
+		cleanText(snap) // foreign text is made safe once, here
+		fl := readFlows(st, snap, pin, prefer, prev)
+		cleanText(fl.view)
+		cleanText(fl.out)
 		return loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
-			agents: snap.Agents, flows: readFlows(st, snap, pin, prefer, prev)}
+			agents: snap.Agents, flows: fl}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"flowdeck/model"
+	"flowdeck/termtext"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
@@ -96,7 +97,7 @@ func (m *Model) relayout() tea.Cmd {
 func (m *Model) View() tea.View {
 	var v tea.View
 	v.AltScreen = true
-	v.WindowTitle = m.title()
+	v.WindowTitle = termtext.Line(m.title()) // a step name must not retitle the terminal
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
@@ -125,7 +126,9 @@ func (m *Model) View() tea.View {
 		foot := m.footerLines()
 		c.Put(0, m.h-len(foot), foot)
 	}
-	v.SetContent(strings.Join(c.Lines(), "\n"))
+	// The backstop: whatever foreign text a pane drew without cleaning
+	// loses every sequence but SGR on its way to the terminal.
+	v.SetContent(termtext.Frame(strings.Join(c.Lines(), "\n")))
 	return v
 }
 

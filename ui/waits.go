@@ -9,6 +9,7 @@ import (
 	"flowdeck/config"
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/termtext"
 )
 
 // wait is something that waits for the person: a feature review, the final
@@ -179,14 +180,15 @@ func (m *Model) bell(w wait) tea.Cmd {
 	return tea.Raw(seq)
 }
 
-// oscSafe drops what could end or break an OSC string.
+// oscSafe drops what could end or break an OSC string: every sequence,
+// control and bidi character (termtext), then the separator.
 func oscSafe(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f || r == ';' {
 			return ' '
 		}
 		return r
-	}, s)
+	}, termtext.Line(s))
 }
 
 // title is the terminal title: what waits first, else progress.
