@@ -1,6 +1,7 @@
 package db
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +69,20 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 		}
 	}
 	return nil, fmt.Errorf("open %s: %w", s.path, err)
+}
+
+// stored classifies the error of a transaction: a value in the file that
+// does not decode is damage to the file (every function run in a
+// transaction of this package decodes only what it reads from it).
+func (s *Store) stored(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		if _, ok := model.AsFault(err); !ok {
+			return s.corrupt(err)
+		}
+	}
+	return err
 }
 
 func (s *Store) closeBolt(b *bolt.DB) error {

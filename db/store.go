@@ -256,6 +256,7 @@ func (s *Store) updateRoot(fn func(r *os.Root, tx *bolt.Tx) error, after func())
 			return nil
 		})
 	})
+	err = s.stored(err)
 	if cerr := s.closeBolt(b); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -288,6 +289,7 @@ func (s *Store) view(fn func(tx *bolt.Tx) error) error {
 			return fn(tx)
 		})
 	})
+	err = s.stored(err)
 	if cerr := s.closeBolt(b); err == nil && cerr != nil {
 		err = cerr
 	}
