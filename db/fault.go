@@ -148,6 +148,11 @@ func (s *Store) create(r *os.Root) error {
 		return err
 	}
 	defer l.release()
+	return s.createLocked(r)
+}
+
+// createLocked is create for a caller that holds the exclusive lock.
+func (s *Store) createLocked(r *os.Root) error {
 	if _, err := r.Stat(s.dbRel); err == nil {
 		return nil // another process made it while we waited
 	} else if !errors.Is(err, fs.ErrNotExist) {

@@ -47,6 +47,9 @@ type Options struct {
 	// NoSync skips fsync; only for benchmarks and tests that measure other
 	// things.
 	NoSync bool
+	// Existing opens only a database that is already there, as it is: no
+	// file is created and no schema migrated (export, doctor).
+	Existing bool
 }
 
 // Store is a handle on a project's database file. It holds no open file and
@@ -71,6 +74,25 @@ type Store struct {
 // A file that exists but is empty or not a flowdeck database is refused
 // with a database_corrupt fault, never re-initialised.
 func Open(path string, opts Options) (*Store, error) {
+	s, err := configure(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The project directory itself is the person's choice (--dir); all
+	// below it goes through the root.
+	if !opts.Existing {
+		if err := os.MkdirAll(s.project, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", s.project, err)
+		}
+	}
+	if err := s.prepare(opts.Existing); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// configure makes the Store for path without touching the file.
+func configure(path string, opts Options) (*Store, error) {
 	timeout := opts.LockTimeout
 	if timeout == 0 {
 		timeout = DefaultLockTimeout
@@ -93,14 +115,6 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	s.dbRel = filepath.Join(s.flowRel, filepath.Base(abs))
 	s.lockRel = s.dbRel + ".lock"
-	// The project directory itself is the person's choice (--dir); all
-	// below it goes through the root.
-	if err := os.MkdirAll(s.project, 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", s.project, err)
-	}
-	if err := s.prepare(); err != nil {
-		return nil, err
-	}
 	return s, nil
 }
 
@@ -116,13 +130,13 @@ func (s *Store) Project() string { return s.project }
 
 // prepare checks the schema with a shared lock and only takes the write lock
 // when the file is new or older than this code.
-func (s *Store) prepare() error {
+func (s *Store) prepare(existing bool) error {
 	r, err := contain.Open(s.project)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if _, err := r.Stat(s.flowRel); errors.Is(err, fs.ErrNotExist) {
+	if _, err := r.Stat(s.flowRel); errors.Is(err, fs.ErrNotExist) && !existing {
 		if err := r.MkdirAll(s.flowRel, 0o755); err != nil {
 			return contain.Fault(s.project, err)
 		}
@@ -131,6 +145,9 @@ func (s *Store) prepare() error {
 	}
 	fi, err := r.Stat(s.dbRel)
 	if errors.Is(err, fs.ErrNotExist) {
+		if existing {
+			return fmt.Errorf("no flowdeck database at %s: %w", s.path, err)
+		}
 		return s.create(r)
 	}
 	if err != nil {
@@ -143,7 +160,7 @@ func (s *Store) prepare() error {
 	if err := s.view(func(tx *bolt.Tx) error { version = schemaOf(tx); return nil }); err != nil {
 		return err
 	}
-	if version == SchemaVersion {
+	if version == SchemaVersion || existing && version < SchemaVersion {
 		return nil
 	}
 	if version > SchemaVersion {
