@@ -73,4 +73,3 @@ func (s *Store) integrity() ([]string, error) {
 	})
 	return problems, err
 }
-
