@@ -39,12 +39,16 @@ func (s *Store) corrupt(cause error) *model.Fault {
 // empty file silently, so an empty file is refused unless fresh says this
 // process just made it.
 func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options) (b *bolt.DB, err error) {
+	var size int64
 	opts.OpenFile = func(_ string, flag int, mode os.FileMode) (*os.File, error) {
 		f, err := r.OpenFile(rel, flag&^os.O_CREATE, mode)
 		if err != nil {
 			return nil, contain.Fault(s.project, err)
 		}
-		if fi, err := f.Stat(); err == nil && fi.Size() == 0 && !fresh {
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		if size == 0 && !fresh {
 			f.Close()
 			return nil, s.corrupt(errEmpty)
 		}
@@ -54,6 +58,9 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 		b, err = bolt.Open(filepath.Join(s.project, rel), 0o644, opts)
 		return err
 	})
+	if err == nil && !fresh {
+		err = s.checkSize(b, size)
+	}
 	if err == nil {
 		return b, nil
 	}
@@ -81,6 +88,23 @@ func (s *Store) stored(err error) error {
 		if _, ok := model.AsFault(err); !ok {
 			return s.corrupt(err)
 		}
+	}
+	return err
+}
+
+// checkSize refuses a file shorter than the pages its meta page counts: it
+// was truncated, and reading the missing pages would fault.
+func (s *Store) checkSize(b *bolt.DB, size int64) error {
+	err := s.guard(func() error {
+		return b.View(func(tx *bolt.Tx) error {
+			if size < tx.Size() {
+				return s.corrupt(fmt.Errorf("the file has %d bytes but its pages need %d: it was truncated", size, tx.Size()))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		s.closeBolt(b)
 	}
 	return err
 }
