@@ -182,3 +182,43 @@ func readOnlyRunner(t *testing.T, dir string) func(args ...string) (string, stri
 		return runProcess(t, exec.Command(unshare, argv...))
 	}
 }
+
+// init and the database through links out of the project, via the binary:
+// exit 3, the link named, nothing written outside.
+func TestLinksOutRefusedByTheBinary(t *testing.T) {
+	cases := []struct {
+		link string
+		args []string
+		file bool
+	}{
+		{".claude", []string{"init", "--agent", "claude"}, false},
+		{"AGENTS.md", []string{"init"}, true},
+		{".flow/flowdeck.db", []string{"flow", "status"}, false},
+		{".flow/flowdeck.db", []string{"flow", "plan", "start", "x"}, true},
+		{".flow", []string{"flow", "plan", "start", "x"}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.link+"/"+strings.Join(c.args, "_"), func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			target := filepath.Join(outside, "dangling")
+			if c.file {
+				target = filepath.Join(outside, "file")
+				os.WriteFile(target, []byte("mine"), 0o644)
+			}
+			link := filepath.Join(dir, c.link)
+			os.MkdirAll(filepath.Dir(link), 0o755)
+			if err := os.Symlink(target, link); err != nil {
+				t.Fatal(err)
+			}
+			_, errs, code := flowdeck(t, dir, c.args...)
+			if code != ExitInternal || !strings.Contains(errs, "path_escapes_project") || !strings.Contains(errs, link) {
+				t.Fatalf("exit %d\n%s", code, errs)
+			}
+			entries, _ := os.ReadDir(outside)
+			data, _ := os.ReadFile(target)
+			if c.file && (len(entries) != 1 || string(data) != "mine") || !c.file && len(entries) != 0 {
+				t.Fatalf("outside changed: %v %q", entries, data)
+			}
+		})
+	}
+}

@@ -61,7 +61,7 @@ func Escape(dir, rel string, cause error) *model.Fault {
 		Code:    model.CodePathEscapes,
 		Path:    path,
 		Message: fmt.Sprintf("%s leads outside the project directory %s; flowdeck writes nothing through it", path, dir),
-		Hint:    "remove the symlink (or point it inside the project) and try again",
+		Hint:    "remove the symlink, or make it a relative link that stays inside the project (an absolute link to a directory counts as leaving it), and try again",
 		Err:     cause,
 	}
 }
@@ -103,8 +103,9 @@ func WriteAtomic(r *os.Root, name string, data []byte, perm fs.FileMode) error {
 		return err
 	}
 	_, werr := f.Write(data)
+	merr := f.Chmod(perm) // exactly perm, whatever the umask
 	cerr := f.Close()
-	if err := errors.Join(werr, cerr); err != nil {
+	if err := errors.Join(werr, merr, cerr); err != nil {
 		r.Remove(tmp)
 		return err
 	}
@@ -118,9 +119,13 @@ func WriteAtomic(r *os.Root, name string, data []byte, perm fs.FileMode) error {
 // ResolveLinks follows symlinks at name (relative to r) to the name of the
 // file they lead to, still relative to r. A link that leads outside the root
 // is a path_escapes_project fault; a name that is not a link is returned as
-// it is. real is the root directory with its own symlinks resolved, against
-// which absolute link targets are judged.
-func ResolveLinks(r *os.Root, real, name string) (string, error) {
+// it is. An absolute link target is judged against the root's name, as
+// given and with its own symlinks resolved.
+func ResolveLinks(r *os.Root, name string) (string, error) {
+	bases := []string{r.Name()}
+	if real, err := filepath.EvalSymlinks(r.Name()); err == nil && real != r.Name() {
+		bases = append(bases, real)
+	}
 	for range 40 { // the kernel's own limit on a chain of links
 		fi, err := r.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -136,20 +141,24 @@ func ResolveLinks(r *os.Root, real, name string) (string, error) {
 		if err != nil {
 			return "", Fault(r.Name(), err)
 		}
-		next := target
+		next := filepath.Join(filepath.Dir(name), target)
 		if filepath.IsAbs(target) {
-			rel, err := filepath.Rel(real, target)
-			if err != nil {
-				return "", Escape(r.Name(), name, err)
+			next = ".."
+			for _, base := range bases {
+				if rel, err := filepath.Rel(base, target); err == nil && !outside(rel) {
+					next = rel
+					break
+				}
 			}
-			next = rel
-		} else {
-			next = filepath.Join(filepath.Dir(name), target)
 		}
-		if next == ".." || strings.HasPrefix(next, ".."+string(filepath.Separator)) {
+		if outside(next) {
 			return "", Escape(r.Name(), name, errors.New(escapeText))
 		}
 		name = next
 	}
 	return "", fmt.Errorf("%s: too many levels of symbolic links", filepath.Join(r.Name(), name))
+}
+
+func outside(rel string) bool {
+	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
