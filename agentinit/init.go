@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff"
+
+	"flowdeck/internal/contain"
 )
 
 // The agents init knows.
@@ -33,6 +35,9 @@ type Change struct {
 	Old, New string // contents; Old is "" for a new file
 	Exists   bool
 	Dir      bool // a directory to create
+	// Target is the file written when Path is a symlink: the file it leads
+	// to, relative to the root. Empty when Path is not a link.
+	Target string
 }
 
 // Plan is what init would do.
@@ -43,7 +48,10 @@ type Plan struct {
 	Notes []string
 }
 
-// Prepare works out the changes for root without writing anything. Without
+// Prepare works out the changes for root without writing anything. Every
+// file is read through an os.Root on root: a target that is a symlink into
+// the repository is edited where it leads; one leading out of it refuses
+// init with a path_escapes_project fault, before anything is written. Without
 // agents it takes every agent whose files are already there (.mcp.json,
 // .claude/, CLAUDE.md for Claude Code; opencode.json, .opencode/ for
 // opencode), and always the generic AGENTS.md section.
@@ -65,8 +73,15 @@ func Prepare(root string, agents []string) (*Plan, error) {
 			p.Agents = append(p.Agents, a)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(root, ".flow")); errors.Is(err, fs.ErrNotExist) {
+	r, err := contain.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	if _, err := r.Stat(".flow"); errors.Is(err, fs.ErrNotExist) {
 		p.Changes = append(p.Changes, Change{Path: ".flow/", Dir: true})
+	} else if err != nil {
+		return nil, contain.Fault(root, err)
 	}
 	steps := []struct {
 		agent, path string
@@ -83,17 +98,26 @@ func Prepare(root string, agents []string) (*Plan, error) {
 		if s.agent != "" && !slices.Contains(p.Agents, s.agent) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(s.path)))
+		target, err := contain.ResolveLinks(r, filepath.FromSlash(s.path))
+		if err != nil {
+			return nil, err
+		}
+		data, err := r.ReadFile(target)
 		exists := err == nil
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, err
+			return nil, contain.Fault(root, err)
 		}
 		next, err := s.edit(string(data), exists)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.path, err)
 		}
 		if next != string(data) || !exists {
-			p.Changes = append(p.Changes, Change{Path: s.path, Old: string(data), New: next, Exists: exists})
+			c := Change{Path: s.path, Old: string(data), New: next, Exists: exists}
+			if target != filepath.FromSlash(s.path) {
+				c.Target = filepath.ToSlash(target)
+				p.Notes = append(p.Notes, fmt.Sprintf("%s is a symlink: its target %s is edited, the link stays", s.path, c.Target))
+			}
+			p.Changes = append(p.Changes, c)
 		}
 	}
 	return p, nil
@@ -130,35 +154,34 @@ func opencodeConfig(root string) string {
 }
 
 // Apply writes the changes under root; each file is written to a temporary
-// file and renamed, so an interrupted init leaves no half file.
+// file and renamed, so an interrupted init leaves no half file. Paths are
+// resolved again, beneath root: a symlink is never replaced by a file, and
+// nothing is written outside root.
 func Apply(root string, changes []Change) error {
+	r, err := contain.Open(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
 	for _, c := range changes {
-		path := filepath.Join(root, filepath.FromSlash(c.Path))
 		if c.Dir {
-			if err := os.MkdirAll(path, 0o755); err != nil {
-				return err
+			if err := r.MkdirAll(filepath.FromSlash(c.Path), 0o755); err != nil {
+				return contain.Fault(root, err)
 			}
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return err
-		}
-		mode := fs.FileMode(0o644)
-		if fi, err := os.Stat(path); err == nil {
-			mode = fi.Mode().Perm()
-		}
-		tmp, err := os.CreateTemp(filepath.Dir(path), ".flowdeck-init-*")
+		target, err := contain.ResolveLinks(r, filepath.FromSlash(c.Path))
 		if err != nil {
 			return err
 		}
-		_, werr := tmp.WriteString(c.New)
-		cerr := tmp.Close()
-		if err := errors.Join(werr, cerr, os.Chmod(tmp.Name(), mode)); err != nil {
-			os.Remove(tmp.Name())
-			return err
+		if err := r.MkdirAll(filepath.Dir(target), 0o755); err != nil {
+			return contain.Fault(root, err)
 		}
-		if err := os.Rename(tmp.Name(), path); err != nil {
-			os.Remove(tmp.Name())
+		mode := fs.FileMode(0o644)
+		if fi, err := r.Stat(target); err == nil {
+			mode = fi.Mode().Perm()
+		}
+		if err := contain.WriteAtomic(r, target, []byte(c.New), mode); err != nil {
 			return err
 		}
 	}

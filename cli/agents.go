@@ -13,6 +13,7 @@ import (
 
 	"flowdeck/agentinit"
 	"flowdeck/db"
+	"flowdeck/model"
 	"flowdeck/ops"
 )
 
@@ -139,12 +140,14 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 				return err
 			}
 			plan, err := agentinit.Prepare(root, agents)
-			if err != nil {
+			if _, fault := model.AsFault(err); fault {
+				return e.fail(err)
+			} else if err != nil {
 				return usageErr("init: %v", err)
 			}
 			if !dryRun {
 				if err := agentinit.Apply(root, plan.Changes); err != nil {
-					return internalErr(err)
+					return e.fail(err)
 				}
 			}
 			return e.printInit(plan, dryRun)

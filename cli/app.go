@@ -97,7 +97,14 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if errors.As(err, &x) {
 		code = x.code
 	}
+	fault, isFault := model.AsFault(err)
+	if isFault {
+		code = ExitInternal // the project's files refused: never a usage error
+	}
 	fmt.Fprintf(stderr, "flowdeck: %v\n", err)
+	if isFault && fault.Hint != "" {
+		fmt.Fprintf(stderr, "  hint: %s\n", fault.Hint)
+	}
 	if code == ExitUsage {
 		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
 	}
@@ -125,7 +132,8 @@ func (e *env) rootCommand() *cobra.Command {
 		return usageErr("%v", err)
 	})
 	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(),
-		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd())
+		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd(),
+		e.exportCmd(), e.importCmd())
 	root.AddCommand(e.agentCommands()...)
 	root.AddCommand(e.flowsCommands()...)
 	return root
@@ -139,7 +147,7 @@ func (e *env) store() (*db.Store, error) {
 	}
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
 	if err != nil {
-		return nil, internalErr(err)
+		return nil, e.fail(err)
 	}
 	return st, nil
 }

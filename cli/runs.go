@@ -296,14 +296,25 @@ func (e *env) patternsCmd() *cobra.Command {
 func (e *env) doctorCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "doctor",
-		Short: "Say what isolation this machine supports, and why",
+		Short: "Say what isolation this machine supports, and check the project's database",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			caps := runner.Probe()
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "isolation": caps})
+			dbRep, err := e.doctorDatabase()
+			if err != nil {
+				return err
 			}
-			printCapabilities(e.stdout, caps)
+			if e.json {
+				if err := e.writeJSON(map[string]any{"ok": dbRep == nil || dbRep.OK, "isolation": caps, "database": dbRep}); err != nil {
+					return err
+				}
+			} else {
+				printCapabilities(e.stdout, caps)
+				e.printDoctorDatabase(dbRep)
+			}
+			if dbRep != nil && !dbRep.OK {
+				return silent(ExitInternal)
+			}
 			return nil
 		},
 	}

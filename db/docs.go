@@ -1,18 +1,35 @@
 package db
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"flowdeck/internal/contain"
 	"flowdeck/model"
 )
+
+// manifestName lists, one per line, the feature docs flowdeck wrote into a
+// session's docs/features directory and the digest of each. Cleanup removes
+// only those, so whatever else a person or an agent puts there (or links
+// there) is never deleted.
+const manifestName = ".flowdeck-written"
 
 // DocsDir is where a session's rendered markdown lives. Ids are validated
 // kebab-case, so the path cannot leave .flow/.
 func (s *Store) DocsDir(sessionID string) string {
 	return filepath.Join(s.Dir(), "sessions", sessionID, "docs")
+}
+
+// docsRel is DocsDir relative to the project root.
+func (s *Store) docsRel(sessionID string) string {
+	return filepath.Join(s.flowRel, "sessions", sessionID, "docs")
 }
 
 // refreshDocs renders a session's docs. They are derived, never read back as
@@ -23,59 +40,97 @@ func (s *Store) refreshDocs(sess *model.Session) {
 	}
 }
 
-// WriteDocs writes index.md and one file per feature, atomically, and removes
-// the docs of features that left the plan.
-func (s *Store) WriteDocs(sess *model.Session) error {
-	if !model.ValidSessionID(sess.ID) {
-		return fmt.Errorf("refusing to write docs for session id %q", sess.ID)
-	}
-	dir := s.DocsDir(sess.ID)
-	featDir := filepath.Join(dir, "features")
-	if err := os.MkdirAll(featDir, 0o755); err != nil {
-		return err
-	}
-	if err := writeAtomic(filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
-		return err
-	}
-	keep := map[string]bool{}
-	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
-		keep[id+".md"] = true
-		if err := writeAtomic(filepath.Join(featDir, id+".md"), model.RenderFeature(sess, sess.Plan.Feature(id))); err != nil {
-			return err
+// checkDocsDirs makes the docs directories of the sessions an action
+// touched, inside the transaction and before it commits: a directory that
+// leads out of the project (a symlink at .flow/sessions, docs or features)
+// refuses the action with nothing stored and nothing written.
+func (s *Store) checkDocsDirs(r *os.Root, sessions []*model.Session) error {
+	for _, sess := range sessions {
+		if !model.ValidSessionID(sess.ID) {
+			continue // WriteDocs refuses it and says so
 		}
-	}
-	entries, err := os.ReadDir(featDir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		if name := e.Name(); strings.HasSuffix(name, ".md") && !keep[name] {
-			if err := os.Remove(filepath.Join(featDir, name)); err != nil && !os.IsNotExist(err) {
-				return err
-			}
+		if err := r.MkdirAll(filepath.Join(s.docsRel(sess.ID), "features"), 0o755); err != nil {
+			return contain.Fault(s.project, err)
 		}
 	}
 	return nil
 }
 
-// writeAtomic writes a temp file in the same directory and renames it over
-// path, so a reader never sees half a file. Unchanged content is not
-// rewritten, which keeps file watchers quiet.
-func writeAtomic(path, content string) error {
-	if old, err := os.ReadFile(path); err == nil && string(old) == content {
-		return nil
+// WriteDocs writes index.md and one file per feature, atomically, and removes
+// the docs of features that left the plan: only those flowdeck recorded
+// writing. Every path is resolved beneath the project directory.
+func (s *Store) WriteDocs(sess *model.Session) error {
+	if !model.ValidSessionID(sess.ID) {
+		return fmt.Errorf("refusing to write docs for session id %q", sess.ID)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	r, err := contain.Open(s.project)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(content); err != nil {
-		tmp.Close()
+	defer r.Close()
+	dir := s.docsRel(sess.ID)
+	featDir := filepath.Join(dir, "features")
+	if err := r.MkdirAll(featDir, 0o755); err != nil {
+		return contain.Fault(s.project, err)
+	}
+	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return err
+	written := map[string]string{}                 // feature id -> digest of its doc
+	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
+		doc := model.RenderFeature(sess, sess.Plan.Feature(id))
+		if err := writeDoc(r, filepath.Join(featDir, id+".md"), doc); err != nil {
+			return err
+		}
+		written[id] = digest(doc)
 	}
-	return os.Rename(tmp.Name(), path)
+	return removeStale(r, featDir, written)
+}
+
+// removeStale deletes the docs the manifest lists that are not in keep, then
+// records what was written as the new manifest. A listed doc is removed only
+// while it is still the regular file flowdeck wrote (same SHA-256): an edited
+// doc, a link, or a name added to the manifest by someone else stays.
+func removeStale(r *os.Root, featDir string, written map[string]string) error {
+	manifest := filepath.Join(featDir, manifestName)
+	old, err := r.ReadFile(manifest)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return contain.Fault(r.Name(), err)
+	}
+	for _, line := range strings.Split(string(old), "\n") {
+		id, sum, _ := strings.Cut(line, " ")
+		if _, kept := written[id]; kept || !model.ValidFeatureID(id) {
+			continue
+		}
+		name := filepath.Join(featDir, id+".md")
+		if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if data, err := r.ReadFile(name); err != nil || digest(string(data)) != sum {
+			continue
+		}
+		if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return contain.Fault(r.Name(), err)
+		}
+	}
+	lines := make([]string, 0, len(written))
+	for id, sum := range written {
+		lines = append(lines, id+" "+sum)
+	}
+	slices.Sort(lines)
+	return writeDoc(r, manifest, strings.Join(lines, "\n")+"\n")
+}
+
+func digest(content string) string {
+	sum := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(sum[:])
+}
+
+// writeDoc writes name below r atomically. Unchanged content is not
+// rewritten, which keeps file watchers quiet.
+func writeDoc(r *os.Root, name, content string) error {
+	if old, err := r.ReadFile(name); err == nil && string(old) == content {
+		return nil
+	}
+	return contain.WriteAtomic(r, name, []byte(content), 0o644)
 }

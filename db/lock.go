@@ -1,21 +1,36 @@
 package db
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"syscall"
 	"time"
+
+	"flowdeck/internal/contain"
 )
 
 // fileLock is an flock(2) on a side file. bbolt's own lock polls every 50 ms,
 // which makes a queue of writers crawl; a blocking flock wakes the next waiter
-// the moment the holder releases, and lets readers share.
+// the moment the holder releases, and lets readers share. A nil *fileLock is
+// a reader on a read-only project, which relies on bbolt's own shared lock.
 type fileLock struct{ f *os.File }
 
-func acquire(path string, exclusive bool, timeout time.Duration) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+// acquire takes the lock file rel below r (path is its full name, for
+// messages). A reader that may not create or write the lock file (a
+// read-only project) opens it read-only, or goes without: bbolt's shared
+// lock on the database still keeps writers out while it reads.
+func acquire(r *os.Root, rel, path string, exclusive bool, timeout time.Duration) (*fileLock, error) {
+	f, err := r.OpenFile(rel, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil && !exclusive && readOnlyFS(err) {
+		f, err = r.OpenFile(rel, os.O_RDONLY, 0)
+		if err != nil && (readOnlyFS(err) || errors.Is(err, fs.ErrNotExist)) {
+			return nil, nil
+		}
+	}
 	if err != nil {
-		return nil, fmt.Errorf("open lock file: %w", err)
+		return nil, contain.Fault(r.Name(), fmt.Errorf("open lock file: %w", err))
 	}
 	how := syscall.LOCK_SH
 	if exclusive {
@@ -44,6 +59,12 @@ func acquire(path string, exclusive bool, timeout time.Duration) (*fileLock, err
 	}
 }
 
+// readOnlyFS reports whether err says the file may not be created or
+// written: a read-only mount or a directory without write permission.
+func readOnlyFS(err error) bool {
+	return errors.Is(err, syscall.EROFS) || errors.Is(err, fs.ErrPermission)
+}
+
 func flockRetry(f *os.File, how int) error {
 	for {
 		err := syscall.Flock(int(f.Fd()), how)
@@ -54,6 +75,9 @@ func flockRetry(f *os.File, how int) error {
 }
 
 func (l *fileLock) release() {
+	if l == nil {
+		return
+	}
 	syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 	l.f.Close()
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +44,7 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 	var out *Outcome
 	var refusal error
 	var touched []*model.Session
-	err := s.updateThen(func(tx *bolt.Tx) error {
+	err := s.updateRoot(func(r *os.Root, tx *bolt.Tx) error {
 		out, refusal, touched = nil, nil, nil
 		active, err := loadActive(tx)
 		if err != nil {
@@ -100,7 +101,7 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 		if out.Session != nil && out.Session.Archived {
 			out.Session = nil
 		}
-		return nil
+		return s.checkDocsDirs(r, touched)
 	}, func() {
 		for _, sess := range touched {
 			s.refreshDocs(sess)

@@ -12,12 +12,15 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"flowdeck/internal/contain"
 )
 
 // SchemaVersion is the layout of the buckets this code reads and writes.
@@ -44,20 +47,52 @@ type Options struct {
 	// NoSync skips fsync; only for benchmarks and tests that measure other
 	// things.
 	NoSync bool
+	// Existing opens only a database that is already there, as it is: no
+	// file is created and no schema migrated (export, doctor).
+	Existing bool
 }
 
 // Store is a handle on a project's database file. It holds no open file and
 // no lock between calls, so it is cheap to keep and safe to share.
+//
+// Every file it touches is reached through an os.Root on the project
+// directory (the parent of .flow), so no write, rename or delete can follow
+// a symlink out of the project.
 type Store struct {
-	path    string
-	lock    string
+	path    string // the database file, absolute
+	lock    string // the side lock file, absolute
+	project string // the directory that holds .flow
+	flowRel string // .flow, relative to project
+	dbRel   string // .flow/flowdeck.db, relative to project
+	lockRel string
 	timeout time.Duration
 	noSync  bool
 }
 
 // Open prepares the database at path (creating its directory, the file and
 // the buckets if needed, migrating an older schema) and returns a Store.
+// A file that exists but is empty or not a flowdeck database is refused
+// with a database_corrupt fault, never re-initialised.
 func Open(path string, opts Options) (*Store, error) {
+	s, err := configure(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	// The project directory itself is the person's choice (--dir); all
+	// below it goes through the root.
+	if !opts.Existing {
+		if err := os.MkdirAll(s.project, 0o755); err != nil {
+			return nil, fmt.Errorf("create %s: %w", s.project, err)
+		}
+	}
+	if err := s.prepare(opts.Existing); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// configure makes the Store for path without touching the file.
+func configure(path string, opts Options) (*Store, error) {
 	timeout := opts.LockTimeout
 	if timeout == 0 {
 		timeout = DefaultLockTimeout
@@ -69,13 +104,17 @@ func Open(path string, opts Options) (*Store, error) {
 			timeout = d
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
-	}
-	s := &Store{path: path, lock: path + ".lock", timeout: timeout, noSync: opts.NoSync}
-	if err := s.prepare(); err != nil {
+	abs, err := filepath.Abs(path)
+	if err != nil {
 		return nil, err
 	}
+	flowDir := filepath.Dir(abs)
+	s := &Store{
+		path: abs, lock: abs + ".lock", project: filepath.Dir(flowDir),
+		flowRel: filepath.Base(flowDir), timeout: timeout, noSync: opts.NoSync,
+	}
+	s.dbRel = filepath.Join(s.flowRel, filepath.Base(abs))
+	s.lockRel = s.dbRel + ".lock"
 	return s, nil
 }
 
@@ -85,24 +124,47 @@ func (s *Store) Path() string { return s.path }
 // Dir is the .flow directory that holds the database and the docs.
 func (s *Store) Dir() string { return filepath.Dir(s.path) }
 
+// Project is the directory that holds .flow: the root beneath which every
+// file flowdeck writes must stay.
+func (s *Store) Project() string { return s.project }
+
 // prepare checks the schema with a shared lock and only takes the write lock
 // when the file is new or older than this code.
-func (s *Store) prepare() error {
-	if fi, err := os.Stat(s.path); err == nil && fi.Size() > 0 {
-		var version int
-		err := s.view(func(tx *bolt.Tx) error {
-			version = schemaOf(tx)
-			return nil
-		})
-		if err != nil {
-			return err
+func (s *Store) prepare(existing bool) error {
+	r, err := contain.Open(s.project)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if _, err := r.Stat(s.flowRel); errors.Is(err, fs.ErrNotExist) && !existing {
+		if err := r.MkdirAll(s.flowRel, 0o755); err != nil {
+			return contain.Fault(s.project, err)
 		}
-		if version == SchemaVersion {
-			return nil
+	} else if err != nil {
+		return contain.Fault(s.project, err)
+	}
+	fi, err := r.Stat(s.dbRel)
+	if errors.Is(err, fs.ErrNotExist) {
+		if existing {
+			return fmt.Errorf("no flowdeck database at %s: %w", s.path, err)
 		}
-		if version > SchemaVersion {
-			return s.tooNew(version)
-		}
+		return s.create(r)
+	}
+	if err != nil {
+		return contain.Fault(s.project, err)
+	}
+	if fi.Size() == 0 {
+		return s.corrupt(errEmpty)
+	}
+	var version int
+	if err := s.view(func(tx *bolt.Tx) error { version = schemaOf(tx); return nil }); err != nil {
+		return err
+	}
+	if version == SchemaVersion || existing && version < SchemaVersion {
+		return nil
+	}
+	if version > SchemaVersion {
+		return s.tooNew(version)
 	}
 	return s.update(func(tx *bolt.Tx) error { return s.migrate(tx) })
 }
@@ -121,11 +183,15 @@ func schemaOf(tx *bolt.Tx) int {
 }
 
 // migrate brings the buckets from any older schema to SchemaVersion. Version
-// 0 is an empty file.
+// 0 is a new file. A bbolt file with buckets but no meta bucket belongs to
+// some other program: it is refused, not adopted.
 func (s *Store) migrate(tx *bolt.Tx) error {
 	version := schemaOf(tx)
 	if version > SchemaVersion {
 		return s.tooNew(version)
+	}
+	if tx.Bucket(bucketMeta) == nil && tx.ForEach(func([]byte, *bolt.Bucket) error { return errForeign }) != nil {
+		return s.corrupt(errForeign)
 	}
 	for _, name := range [][]byte{bucketMeta, bucketSessions, bucketEvents} {
 		if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -150,24 +216,23 @@ func createExtraBuckets(tx *bolt.Tx) error {
 	return nil
 }
 
-func (s *Store) openBolt(readOnly bool) (*bolt.DB, *fileLock, error) {
-	l, err := acquire(s.lock, !readOnly, s.timeout)
+// openBolt opens the database through r under the side lock. The file must
+// exist and be non-empty: bbolt would silently initialise an empty one.
+func (s *Store) openBolt(r *os.Root, readOnly bool) (*bolt.DB, *fileLock, error) {
+	l, err := acquire(r, s.lockRel, s.lock, !readOnly, s.timeout)
 	if err != nil {
 		return nil, nil, err
 	}
 	// The side lock serializes us, so bbolt's own flock never waits; the
 	// timeout only guards against a process that does not use the side lock.
-	b, err := bolt.Open(s.path, 0o644, &bolt.Options{
+	b, err := s.boltOpen(r, s.dbRel, false, &bolt.Options{
 		Timeout:  s.timeout,
 		ReadOnly: readOnly,
 		NoSync:   s.noSync,
 	})
 	if err != nil {
 		l.release()
-		if errors.Is(err, bolt.ErrTimeout) {
-			return nil, nil, ErrBusy{Path: s.path, Waited: s.timeout}
-		}
-		return nil, nil, fmt.Errorf("open %s: %w", s.path, err)
+		return nil, nil, err
 	}
 	return b, l, nil
 }
@@ -181,22 +246,36 @@ func (s *Store) update(fn func(tx *bolt.Tx) error) error {
 // still under the exclusive lock, runs after. Derived files are written there
 // so that two processes cannot write them out of order.
 func (s *Store) updateThen(fn func(tx *bolt.Tx) error, after func()) error {
-	b, l, err := s.openBolt(false)
+	return s.updateRoot(func(_ *os.Root, tx *bolt.Tx) error { return fn(tx) }, after)
+}
+
+// updateRoot is updateThen with the project root at hand, for transactions
+// that must check a path before they commit.
+func (s *Store) updateRoot(fn func(r *os.Root, tx *bolt.Tx) error, after func()) error {
+	r, err := contain.Open(s.project)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	b, l, err := s.openBolt(r, false)
 	if err != nil {
 		return err
 	}
 	defer l.release()
-	err = b.Update(func(tx *bolt.Tx) error {
-		if err := fn(tx); err != nil {
-			return err
-		}
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			return meta.Put(keyChanges, u64(getU64(meta.Get(keyChanges))+1))
-		}
-		return nil
+	err = s.guard(func() error {
+		return b.Update(func(tx *bolt.Tx) error {
+			if err := fn(r, tx); err != nil {
+				return err
+			}
+			if meta := tx.Bucket(bucketMeta); meta != nil {
+				return meta.Put(keyChanges, u64(getU64(meta.Get(keyChanges))+1))
+			}
+			return nil
+		})
 	})
-	if cerr := b.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("close %s: %w", s.path, cerr)
+	err = s.stored(err)
+	if cerr := s.closeBolt(b); err == nil && cerr != nil {
+		err = cerr
 	}
 	if err == nil && after != nil {
 		after()
@@ -206,21 +285,29 @@ func (s *Store) updateThen(fn func(tx *bolt.Tx) error, after func()) error {
 
 // view runs fn in one read transaction under a shared lock.
 func (s *Store) view(fn func(tx *bolt.Tx) error) error {
-	if _, err := os.Stat(s.path); err != nil {
-		return fmt.Errorf("open %s: %w", s.path, err)
+	r, err := contain.Open(s.project)
+	if err != nil {
+		return err
 	}
-	b, l, err := s.openBolt(true)
+	defer r.Close()
+	if _, err := r.Stat(s.dbRel); err != nil {
+		return contain.Fault(s.project, fmt.Errorf("open %s: %w", s.path, err))
+	}
+	b, l, err := s.openBolt(r, true)
 	if err != nil {
 		return err
 	}
 	defer l.release()
-	err = b.View(func(tx *bolt.Tx) error {
-		if v := schemaOf(tx); v > SchemaVersion {
-			return s.tooNew(v)
-		}
-		return fn(tx)
+	err = s.guard(func() error {
+		return b.View(func(tx *bolt.Tx) error {
+			if v := schemaOf(tx); v > SchemaVersion {
+				return s.tooNew(v)
+			}
+			return fn(tx)
+		})
 	})
-	if cerr := b.Close(); err == nil && cerr != nil {
+	err = s.stored(err)
+	if cerr := s.closeBolt(b); err == nil && cerr != nil {
 		err = cerr
 	}
 	return err

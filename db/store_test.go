@@ -213,7 +213,12 @@ func TestNewerSchemaIsRefusedOlderIsMigrated(t *testing.T) {
 func TestBusyDatabaseTimesOutClearly(t *testing.T) {
 	st := newStore(t)
 	st.timeout = 150 * time.Millisecond
-	held, err := acquire(st.lock, true, time.Second)
+	r, err := os.OpenRoot(st.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	held, err := acquire(r, st.lockRel, st.lock, true, time.Second)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,14 +69,21 @@ type Failure struct {
 	Error FailureError `json:"error"`
 }
 
-// FailureError says what failed; code is "internal".
+// FailureError says what failed: "internal", or the code of a fault in the
+// project's files (path_escapes_project, database_corrupt), with the path at
+// fault and what to do.
 type FailureError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	Path    string `json:"path,omitempty"`
+	Hint    string `json:"hint,omitempty"`
 }
 
 // Failed wraps err as a Failure.
 func Failed(err error) *Failure {
+	if f, ok := model.AsFault(err); ok {
+		return &Failure{Error: FailureError{Code: f.Code, Message: f.Message, Path: f.Path, Hint: f.Hint}}
+	}
 	return &Failure{Error: FailureError{Code: "internal", Message: err.Error()}}
 }
 

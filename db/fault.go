@@ -1,0 +1,212 @@
+package db
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"flowdeck/internal/contain"
+	"flowdeck/model"
+)
+
+var (
+	errEmpty   = errors.New("the file is empty (zero bytes); flowdeck does not re-initialise it, since an empty database is a damaged one")
+	errForeign = errors.New("the file is a bbolt database of some other program")
+)
+
+// corrupt is the database_corrupt fault for this store's file.
+func (s *Store) corrupt(cause error) *model.Fault {
+	return &model.Fault{
+		Code:    model.CodeDatabaseCorrupt,
+		Path:    s.path,
+		Message: fmt.Sprintf("%s is not a readable flowdeck database: %v", s.path, cause),
+		Hint:    "run 'flowdeck doctor' to check it; if an export exists, move the file aside and 'flowdeck import' it; else move it aside to start afresh",
+		Err:     cause,
+	}
+}
+
+// boltOpen opens the bbolt file rel below r. The file is opened through r
+// (no symlink out of the project) and never created: bbolt initialises an
+// empty file silently, so an empty file is refused unless fresh says this
+// process just made it.
+func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options) (b *bolt.DB, err error) {
+	var size int64
+	opts.OpenFile = func(_ string, flag int, mode os.FileMode) (*os.File, error) {
+		f, err := r.OpenFile(rel, flag&^os.O_CREATE, mode)
+		if err != nil {
+			return nil, contain.Fault(s.project, err)
+		}
+		if fi, err := f.Stat(); err == nil {
+			size = fi.Size()
+		}
+		if size == 0 && !fresh {
+			f.Close()
+			return nil, s.corrupt(errEmpty)
+		}
+		return f, nil
+	}
+	err = s.guard(func() error {
+		b, err = bolt.Open(filepath.Join(s.project, rel), 0o644, opts)
+		return err
+	})
+	if err == nil && !fresh {
+		err = s.checkSize(b, size)
+	}
+	if err == nil {
+		return b, nil
+	}
+	if _, ok := model.AsFault(err); ok {
+		return nil, err
+	}
+	if errors.Is(err, bolt.ErrTimeout) {
+		return nil, ErrBusy{Path: s.path, Waited: s.timeout}
+	}
+	for _, bad := range []error{berrors.ErrInvalid, berrors.ErrVersionMismatch, berrors.ErrChecksum, berrors.ErrInvalidMapping} {
+		if errors.Is(err, bad) {
+			return nil, s.corrupt(err)
+		}
+	}
+	return nil, fmt.Errorf("open %s: %w", s.path, err)
+}
+
+// stored classifies the error of a transaction: a value in the file that
+// does not decode is damage to the file (every function run in a
+// transaction of this package decodes only what it reads from it).
+func (s *Store) stored(err error) error {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		if _, ok := model.AsFault(err); !ok {
+			return s.corrupt(err)
+		}
+	}
+	return err
+}
+
+// checkSize refuses a file shorter than the pages its meta page counts: it
+// was truncated, and reading the missing pages would fault.
+func (s *Store) checkSize(b *bolt.DB, size int64) error {
+	err := s.guard(func() error {
+		return b.View(func(tx *bolt.Tx) error {
+			if size < tx.Size() {
+				return s.corrupt(fmt.Errorf("the file has %d bytes but its pages need %d: it was truncated", size, tx.Size()))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		s.closeBolt(b)
+	}
+	return err
+}
+
+func (s *Store) closeBolt(b *bolt.DB) error {
+	err := s.guard(b.Close)
+	if _, ok := model.AsFault(err); err != nil && !ok {
+		err = fmt.Errorf("close %s: %w", s.path, err)
+	}
+	return err
+}
+
+// guard runs fn and turns a panic or a memory fault inside bbolt (its
+// assertions on a damaged page, a read past the end of a truncated file)
+// into a database_corrupt fault. A panic from flowdeck's own code is a bug
+// and stays a panic.
+func (s *Store) guard(fn func() error) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
+		}
+		if !fromBolt(r) {
+			panic(r)
+		}
+		err = s.corrupt(fmt.Errorf("bbolt failed reading it: %v", r))
+	}()
+	return fn()
+}
+
+// fromBolt reports whether the panic being recovered was raised in bbolt, or
+// is a fault on mapped memory (an address far from nil), which only bbolt's
+// map of the file can cause here. Called from the deferred function, while
+// the panicking frames are still on the stack.
+func fromBolt(r any) bool {
+	if re, ok := r.(runtime.Error); ok {
+		if a, ok := re.(interface{ Addr() uintptr }); ok && a.Addr() > 64<<10 {
+			return true
+		}
+	}
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(0, pcs)])
+	panicking := false
+	for {
+		f, more := frames.Next()
+		if f.Function == "runtime.gopanic" {
+			panicking = true
+		} else if panicking && !strings.HasPrefix(f.Function, "runtime.") {
+			return strings.HasPrefix(f.Function, "go.etcd.io/bbolt")
+		}
+		if !more {
+			return false
+		}
+	}
+}
+
+// create makes a new database: bbolt initialises and migrates a temporary
+// file, which is then renamed into place, so the database file never exists
+// half-made (and an empty one can be refused as damaged).
+func (s *Store) create(r *os.Root) error {
+	l, err := acquire(r, s.lockRel, s.lock, true, s.timeout)
+	if err != nil {
+		return err
+	}
+	defer l.release()
+	return s.createLocked(r)
+}
+
+// createLocked is create for a caller that holds the exclusive lock.
+func (s *Store) createLocked(r *os.Root) error {
+	if _, err := r.Stat(s.dbRel); err == nil {
+		return nil // another process made it while we waited
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return contain.Fault(s.project, err)
+	}
+	f, tmp, err := contain.CreateTemp(r, s.flowRel, ".flowdeck.db-new-", 0o644)
+	if err != nil {
+		return err
+	}
+	f.Close()
+	defer r.Remove(tmp) // gone after the rename; left behind only on failure
+	b, err := s.boltOpen(r, tmp, true, &bolt.Options{Timeout: s.timeout, NoSync: s.noSync})
+	if err != nil {
+		return err
+	}
+	err = s.guard(func() error { return b.Update(s.migrate) })
+	if cerr := s.closeBolt(b); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := r.Rename(tmp, s.dbRel); err != nil {
+		return contain.Fault(s.project, err)
+	}
+	if d, err := r.Open(s.flowRel); err == nil { // make the rename durable
+		if !s.noSync {
+			d.Sync()
+		}
+		d.Close()
+	}
+	return nil
+}
