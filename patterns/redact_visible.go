@@ -146,3 +146,15 @@ func screenText(line []byte) []byte {
 	}
 	return []byte(string(cells))
 }
+
+// Text returns a copy of text, any number of lines, with each line redacted
+// as Line does, by a fresh stream state (a private key block may span its
+// lines). r itself is not changed.
+func (r *Redactor) Text(text []byte) []byte {
+	c := r.Clone()
+	lines := bytes.Split(text, []byte("\n"))
+	for i, l := range lines {
+		lines[i] = c.Line(l)
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
