@@ -106,11 +106,9 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	}
 	dir, _ = filepath.Abs(dir)
 	start := now()
-	// The command line is stored and shown too: redact it like output.
-	argvShown := make([]string, len(o.Argv))
-	for i, a := range o.Argv {
-		argvShown[i] = string(red.Clone().Line([]byte(a)))
-	}
+	// The command line is stored and shown too: redact it like output,
+	// and the values of options such as --password.
+	argvShown := red.Argv(o.Argv)
 	id := o.ID
 	if id == "" {
 		id = db.NewRunID(start)
@@ -406,8 +404,7 @@ func (s *sink) process(data []byte) {
 // counted. It declines buffers the slow path must see line by line.
 func (s *sink) fastPath(data []byte) bool {
 	last := bytes.LastIndexByte(data, '\n')
-	if last < 0 || s.continued || !s.redact.Clean(data) || !s.redact.Clean(s.partial) ||
-		!s.redact.Clean(joinWindow(s.partial, data, &s.scratch)) {
+	if last < 0 || s.continued || !s.redact.Clean(data) || !s.seamClean(data) {
 		return false
 	}
 	complete := data[:last+1]
@@ -433,14 +430,16 @@ func (s *sink) fastPath(data []byte) bool {
 	return true
 }
 
-// joinWindow is the text around the seam of a pending partial line and the
-// next buffer, where a secret's trigger could straddle the two.
-func joinWindow(partial, data []byte, buf *[]byte) []byte {
-	const w = 64
-	head := partial[max(0, len(partial)-w):]
-	tail := data[:min(len(data), w)]
-	*buf = append(append((*buf)[:0], head...), tail...)
-	return *buf
+// seamClean reports whether the line that a pending partial line and the
+// next buffer make together needs no redaction: a secret, or an escape
+// sequence inside one, may straddle the two.
+func (s *sink) seamClean(data []byte) bool {
+	if len(s.partial) == 0 {
+		return true
+	}
+	first := bytes.IndexByte(data, '\n')
+	s.scratch = append(append(s.scratch[:0], s.partial...), data[:first]...)
+	return s.redact.Clean(s.scratch)
 }
 
 // index adds one line's text to the batch for the recall index.

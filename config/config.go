@@ -2,7 +2,9 @@
 // $XDG_CONFIG_HOME/flowdeck/config.toml: the cockpit's keys, bell and theme,
 // and the defaults of every run (limits, timeout, retention, redaction). A
 // broken file never stops flowdeck: Load returns defaults plus errors that
-// name the file and line.
+// name the file and line. The one exception fails closed: a redaction rule
+// that is not a valid regex, or that matches the empty string, stops every
+// run (Run.RedactErr) rather than letting secrets through unredacted.
 package config
 
 import (
@@ -65,6 +67,9 @@ type Run struct {
 	CPU     float64  `toml:"cpu"`
 	Retain  string   `toml:"retain"`
 	Redact  []string `toml:"redact"`
+	// RedactErr names the file, line and rule when a redact entry is
+	// broken; every run must then refuse to start.
+	RedactErr error `toml:"-"`
 }
 
 // Default is the configuration without a file.
@@ -152,17 +157,28 @@ func Load(path string) (Config, []error) {
 			*sz.val = ""
 		}
 	}
-	var redact []string
-	for _, expr := range parsed.Run.Redact {
-		if _, err := regexp.Compile(expr); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: run.redact %q: %v", path, LineOf(data, "redact"), expr, err))
-			continue
-		}
-		redact = append(redact, expr)
+	if err := checkRedact(parsed.Run.Redact); err != nil {
+		parsed.Run.RedactErr = fmt.Errorf("%s:%d: run.redact: %v; runs are refused until it is fixed", path, LineOf(data, "redact"), err)
+		errs = append(errs, parsed.Run.RedactErr)
 	}
-	parsed.Run.Redact = redact
 	errs = append(errs, checkAgents(&parsed, path, data)...)
 	return parsed, errs
+}
+
+// checkRedact finds the first redaction rule that cannot work: one that
+// does not compile, or one that matches the empty string (it would match
+// everywhere, or nothing useful).
+func checkRedact(rules []string) error {
+	for _, expr := range rules {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return fmt.Errorf("%q is not a valid regex: %v", expr, err)
+		}
+		if re.MatchString("") {
+			return fmt.Errorf("%q matches the empty string", expr)
+		}
+	}
+	return nil
 }
 
 // ParseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.

@@ -619,7 +619,13 @@ func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, en
 	if err != nil {
 		return nil, "", err
 	}
-	return res, strings.TrimSpace(string(patterns.StripANSI(buf.bytes()))), nil
+	// The output becomes flow variables and events, stored: redact it as
+	// the run's stored output is.
+	red := e.Redactor
+	if red == nil {
+		red, _ = patterns.NewRedactor(nil)
+	}
+	return res, strings.TrimSpace(string(red.Text(patterns.StripANSI(buf.bytes())))), nil
 }
 
 // tail keeps the last max bytes written to it.

@@ -38,7 +38,7 @@ func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 // Do executes one action. A refusal is in the result; the error is for
 // storage and internal failures only.
 func Do(st *db.Store, a model.Action, actor string, now time.Time) (*ActionResult, error) {
-	out, err := st.Do(a, actor, now)
+	out, err := st.Do(redactAction(a), actor, now)
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err

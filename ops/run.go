@@ -60,15 +60,17 @@ type RunRequest struct {
 	CPU         float64
 	NoNetwork   bool
 	NoIsolation bool
-	// Retain and Redact come from the config's [run] table.
-	Retain string
-	Redact []string
+	// Retain and Redact come from the config's [run] table; RedactErr
+	// says why its redaction rules are unusable.
+	Retain    string
+	Redact    []string
+	RedactErr error
 }
 
 // RunDefaults is a request with the config's [run] defaults.
 func RunDefaults(cfg config.Run) RunRequest {
 	r := RunRequest{Scope: model.ScopeTargeted, Memory: cfg.Memory, Pids: cfg.Pids, CPU: cfg.CPU,
-		Retain: cfg.Retain, Redact: cfg.Redact}
+		Retain: cfg.Retain, Redact: cfg.Redact, RedactErr: cfg.RedactErr}
 	if cfg.Timeout != "" {
 		r.Timeout, _ = time.ParseDuration(cfg.Timeout) // validated by config.Load
 	}
@@ -99,7 +101,7 @@ func (r RunRequest) Options(st *db.Store, warn io.Writer) (capture.Options, erro
 		}
 		limits.MemoryBytes = n
 	}
-	opts, err := CaptureSettings(st, config.Run{Redact: r.Redact, Retain: r.Retain}, warn)
+	opts, err := CaptureSettings(st, config.Run{Redact: r.Redact, RedactErr: r.RedactErr, Retain: r.Retain}, warn)
 	if err != nil {
 		return capture.Options{}, err
 	}
@@ -111,8 +113,11 @@ func (r RunRequest) Options(st *db.Store, warn io.Writer) (capture.Options, erro
 // CaptureSettings are the capture options that the config's [run] table
 // gives every command of the project, whoever runs it: the project's
 // patterns, the redaction rules and the output budget. Bad redaction rules
-// are an *ArgError.
+// are an *ArgError naming the config file and line: runs fail closed.
 func CaptureSettings(st *db.Store, run config.Run, warn io.Writer) (capture.Options, error) {
+	if run.RedactErr != nil {
+		return capture.Options{}, ArgErrorf("config %v", run.RedactErr)
+	}
 	redactor, err := patterns.NewRedactor(run.Redact)
 	if err != nil {
 		return capture.Options{}, ArgErrorf("config run.redact: %v", err)

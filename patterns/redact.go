@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"unicode/utf8"
 )
 
 // Redacted replaces every secret.
@@ -14,14 +15,19 @@ const Redacted = "[REDACTED]"
 // lines: use one Redactor (or one Clone) per stream, line by line, in order.
 //
 // Built in: AWS access key ids (AKIA, ASIA, ...), GitHub tokens (ghp_, gho_,
-// ghu_, ghs_, ghr_, github_pat_), GitLab tokens (glpat-), Bearer tokens,
-// HTTP basic credentials, passwords in URLs, -----BEGIN ... PRIVATE KEY-----
-// blocks through their END line, and assignments whose key ends in
-// password, passwd, pwd, token, secret, api_key, access_key, auth_key,
-// private_key or credential(s) — with = or :, quoted or not, any case (AWS
-// secret keys are written as such assignments). Assignments keep the key:
-// `DB_PASSWORD=[REDACTED]`. User regexes replace their whole match, or only
-// the group named "secret" when the regex has one.
+// ghu_, ghs_, ghr_, github_pat_), GitLab tokens (glpat-), Slack tokens
+// (xoxb-, xoxp-, ...) and webhook URLs, JWTs, Anthropic and OpenAI keys
+// (sk-ant-, sk-), Stripe keys (sk_live_, rk_test_, pk_live_, ...), Bearer
+// tokens, HTTP basic credentials, passwords in URLs, -----BEGIN ... PRIVATE
+// KEY----- blocks through their END line, and assignments whose key ends in
+// password, passwd, pwd, token, secret, secret_key, api_key, access_key,
+// auth_key, private_key or credential(s) — with = or :, quoted or not, any
+// case (AWS secret keys are written as such assignments). Assignments keep
+// the key: `DB_PASSWORD=[REDACTED]`. User regexes replace their whole match,
+// or only the group named "secret" when the regex has one.
+//
+// Secrets are looked for on the text a reader sees (see Line), so colour
+// codes inside a token do not hide it.
 type Redactor struct {
 	rules *ruleSet
 	key   keyBlock
@@ -65,11 +71,38 @@ func (r *Redactor) Clone() *Redactor {
 
 // Clean reports whether Line would return every line of text unchanged: no
 // private key block is open, no user rule is set, and no built-in rule has a
-// trigger anywhere in text. A caller can then keep text as it is without
-// cutting it into lines, which is most of the cost of a flood of output.
+// trigger anywhere in text, neither in its bytes nor in the text each line
+// shows once escape sequences are removed. A caller can then keep text as it
+// is without cutting it into lines, which is most of the cost of a flood of
+// output. Text that moves the cursor back (\r, \b) or is not UTF-8 is
+// never clean: only Line looks at what the screen shows of it.
 func (r *Redactor) Clean(text []byte) bool {
-	return !r.key.in && (r.rules == nil || len(r.rules.extra) == 0) &&
-		!mayTrigger(text) && !bytes.Contains(text, []byte("PRIVATE KEY"))
+	if r.key.in || (r.rules != nil && len(r.rules.extra) > 0) || !noTrigger(text) {
+		return false
+	}
+	if plain(text) {
+		return true
+	}
+	if overwrites(text) || !utf8.Valid(text) {
+		return false
+	}
+	var flat []byte
+	for rest := text; len(rest) > 0; {
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = nil
+		}
+		if flat = flatText(flat[:0], line); !noTrigger(flat) {
+			return false
+		}
+	}
+	return true
+}
+
+func noTrigger(text []byte) bool {
+	return !mayTrigger(text) && !bytes.Contains(text, []byte("PRIVATE KEY"))
 }
 
 // triggerPairs marks the first two bytes of every built-in trigger
@@ -88,8 +121,14 @@ var triggerPairs = func() (t [1 << 16]bool) {
 	pair("bB", "eE")       // bearer
 	pair("cC", "rR")       // credential
 	pair("gG", "hHiIlL")   // gh?_, github_pat_, glpat-
+	pair("e", "y")         // eyJ (JWT)
+	pair("hH", "oO")       // hooks.slack.com
 	pair("pP", "aAwWrR")   // passw, pwd, private
+	pair("p", "k")         // pk_live_, pk_test_
+	pair("r", "k")         // rk_live_, rk_test_
 	pair("sS", "eE")       // secret
+	pair("s", "k")         // sk-, sk_live_, sk_test_
+	pair("x", "o")         // xoxb-, xoxp-, ...
 	pair("tT", "oO")       // token
 	pair(":", "/")         // ://
 	return t
@@ -104,14 +143,6 @@ func mayTrigger(text []byte) bool {
 		}
 	}
 	return false
-}
-
-// Line returns line with its secrets replaced by [REDACTED]. The line must
-// not contain its newline. When nothing is redacted the input slice itself
-// is returned, so the common case costs no allocation.
-func (r *Redactor) Line(line []byte) []byte {
-	line = r.key.apply(line)
-	return r.rules.stateless(line)
 }
 
 // stateless applies every rule that does not depend on earlier lines.
@@ -135,16 +166,19 @@ func (rs *ruleSet) stateless(line []byte) []byte {
 // pass over the line so that lines without any trigger (nearly all of
 // them) skip every regular expression.
 const (
-	mAWS uint8 = 1 << iota
+	mAWS uint16 = 1 << iota
 	mToken
 	mBearer
 	mAssign
 	mURL
 	mBasic
+	mSlack
+	mJWT
+	mKey // sk-…, sk-ant-…, and Stripe's sk_/rk_/pk_ live and test keys
 )
 
 type builtinRule struct {
-	mask       uint8
+	mask       uint16
 	re         *regexp.Regexp
 	group      int
 	keepQuotes bool
@@ -156,11 +190,17 @@ func (br builtinRule) apply(line []byte) []byte {
 }
 
 // assignKeys are the key endings that make `key = value` a secret.
-const assignKeys = `password|passwd|pwd|token|secret|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?`
+const assignKeys = `password|passwd|pwd|token|secret|secret[_-]?key|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?`
 
 var builtinRules = []builtinRule{
 	{mask: mAWS, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
 	{mask: mToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})`)},
+	{mask: mSlack, re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
+	{mask: mSlack, re: regexp.MustCompile(`(?i)\bhooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]+)`), group: 1},
+	// Header and payload of a JWT are base64url JSON objects: both start
+	// with eyJ ('{"'). The signature is empty for unsigned tokens.
+	{mask: mJWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)},
+	{mask: mKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}|\b[srp]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
 	{mask: mBearer, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]+)`), group: 1, accept: tokenLike},
 	{mask: mBasic, re: regexp.MustCompile(`(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]+)`), group: 1},
 	{mask: mURL, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
@@ -226,14 +266,14 @@ func replaceGroup(line []byte, re *regexp.Regexp, g int, keepQuotes bool, accept
 
 // interesting marks the bytes at which candidates looks closer.
 var interesting = func() (t [256]bool) {
-	for _, c := range "AaBbCcGgPpSsTt:" {
+	for _, c := range "AaBbCcEeGgHhPpRrSsTtXx:" {
 		t[c] = true
 	}
 	return t
 }()
 
-func candidates(line []byte) uint8 {
-	var m uint8
+func candidates(line []byte) uint16 {
+	var m uint16
 	for i := 0; i < len(line); i++ {
 		if interesting[line[i]] {
 			m |= candidateAt(line[i:])
@@ -243,8 +283,8 @@ func candidates(line []byte) uint8 {
 }
 
 // candidateAt says which rules a trigger starting at rest[0] calls for.
-func candidateAt(rest []byte) uint8 {
-	var m uint8
+func candidateAt(rest []byte) uint16 {
+	var m uint16
 	c := rest[0]
 	switch c | 0x20 {
 	case 'a':
@@ -269,13 +309,35 @@ func candidateAt(rest []byte) uint8 {
 		if len(rest) >= 4 && rest[1] == 'h' && rest[3] == '_' || hasFold(rest, "github_pat_") || hasFold(rest, "glpat-") {
 			m |= mToken
 		}
+	case 'e':
+		if hasPrefix(rest, "eyJ") {
+			m |= mJWT
+		}
+	case 'h':
+		if hasFold(rest, "hooks.slack.com/") {
+			m |= mSlack
+		}
 	case 'p':
 		if hasFold(rest, "passw") || hasFold(rest, "pwd") || hasFold(rest, "private") {
 			m |= mAssign
 		}
+		if stripeKey(rest) {
+			m |= mKey
+		}
+	case 'r':
+		if stripeKey(rest) {
+			m |= mKey
+		}
 	case 's':
 		if hasFold(rest, "secret") {
 			m |= mAssign
+		}
+		if hasPrefix(rest, "sk-") || stripeKey(rest) {
+			m |= mKey
+		}
+	case 'x':
+		if len(rest) >= 5 && hasPrefix(rest, "xox") && rest[4] == '-' {
+			m |= mSlack
 		}
 	case 't':
 		if hasFold(rest, "token") {
@@ -296,6 +358,14 @@ func awsPrefix(b []byte) bool {
 	}
 	return false
 }
+
+// stripeKey reports whether b starts like a Stripe key: sk_, rk_ or pk_
+// followed by live_ or test_.
+func stripeKey(b []byte) bool {
+	return len(b) >= 8 && (b[0] == 's' || b[0] == 'r' || b[0] == 'p') && b[1] == 'k' && b[2] == '_' && (hasPrefix(b[3:], "live_") || hasPrefix(b[3:], "test_"))
+}
+
+func hasPrefix(b []byte, s string) bool { return bytes.HasPrefix(b, []byte(s)) }
 
 // hasFold reports whether b starts with lower, ignoring ASCII case.
 func hasFold(b []byte, lower string) bool {
