@@ -79,7 +79,7 @@ var noise = []struct {
 }{
 	{code: "flags=$(( 1 << 3 ))"},
 	{code: ": $(( 2 << 1 )) $((1<<2))"},
-	{code: "(( x <<= 1 ))", bash: true},
+	{code: "x=1; (( x <<= 1 ))", bash: true},
 	{code: "let 'y = 1 << 2'", bash: true},
 	{code: "let y=1\\<\\<2", bash: true},
 	{code: "for (( i = 0; i < 1; i++ )); do :; done", bash: true},
@@ -99,14 +99,16 @@ var wrappers = []struct {
 	code      string // S marks the statement
 	backticks bool
 }{
-	{code: "( S )"},
+	// S ends its line: a heredoc's delimiter must stand alone
+	{code: "( S\n)"},
 	{code: "{ S\n}"},
 	{code: "if true; then S\nfi"},
 	{code: "g() { S\n}; g"},
-	{code: "S | cat"},
-	{code: "r=$( S; printf . ); printf '%s' \"${r%.}\""},
-	{code: "r=\"$( S; printf . )\"; printf '%s' \"${r%.}\""},
-	{code: "r=`S; printf .`; printf '%s' \"${r%.}\"", backticks: true},
+	{code: "{ S\n} | cat"},
+	// newline, not ;, after S: bash 5.2 drops a ; after a heredoc in $( )
+	{code: "r=$( S\nprintf . ); printf '%s' \"${r%.}\""},
+	{code: "r=\"$( S\nprintf . )\"; printf '%s' \"${r%.}\""},
+	{code: "r=`S\nprintf .`; printf '%s' \"${r%.}\"", backticks: true},
 	{code: "while :; do S\nbreak; done"},
 }
 
@@ -122,17 +124,15 @@ func generate(seed uint64, v string) genScript {
 	sk := sinks[r.IntN(len(sinks))]
 	g := genScript{bash: sk.bash}
 	stmt := sk.code
-	inBackticks := false
 	for range r.IntN(4) {
 		w := wrappers[r.IntN(len(wrappers))]
 		if w.backticks && sk.noBackticks {
 			continue
 		}
-		if w.backticks || inBackticks {
+		if w.backticks {
 			// Inside `...` the shell drops one level of \ before ` and \.
 			stmt = strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(stmt)
 		}
-		inBackticks = inBackticks || w.backticks
 		stmt = strings.Replace(w.code, "S", stmt, 1)
 	}
 	var lines []string
