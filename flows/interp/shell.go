@@ -20,8 +20,15 @@ import (
 // Comments are left alone. A value that cannot be placed as data is an
 // error, never a guess.
 func Shell(src string, vars map[string]any) (string, error) {
+	return shell(src, vars, syntax.LangBash)
+}
+
+func shell(src string, vars map[string]any, lang syntax.LangVariant) (string, error) {
 	s, escaped := unescapeDollars(src)
-	f, err := parseShell(s)
+	if !mentions(s, escaped, vars) {
+		return s, nil // nothing to place: no need to understand the code
+	}
+	f, err := parseShell(s, lang)
 	if err != nil {
 		return "", err
 	}
@@ -44,24 +51,54 @@ func Shell(src string, vars map[string]any) (string, error) {
 
 // CheckShell reports a shell block that the parser cannot read, with its
 // line, so `flows check` refuses it before anything runs.
-func CheckShell(src string) error {
+func CheckShell(src, dialect string) error {
 	s, _ := unescapeDollars(src)
-	_, err := parseShell(s)
+	_, err := parseShell(s, shellLang(dialect))
 	return err
 }
 
-func parseShell(s string) (*syntax.File, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(s), "")
+func shellLang(dialect string) syntax.LangVariant {
+	if dialect == "zsh" {
+		return syntax.LangZsh
+	}
+	return syntax.LangBash // a superset of sh for parsing; stricter places
+}
+
+// mentions reports whether s refers to any flow variable at all.
+func mentions(s string, escaped map[int]bool, vars map[string]any) bool {
+	for i := strings.IndexByte(s, '$'); i >= 0 && i < len(s); i++ {
+		if s[i] == '$' && !escaped[i] {
+			if _, _, ok := ref(s, i, vars); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SyntaxError is a shell block the parser cannot read; Line counts from
+// the block's first line.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("shell syntax error at line %d of the block: %s", e.Line, e.Msg)
+}
+
+func parseShell(s string, lang syntax.LangVariant) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(s), "")
 	if err != nil {
 		var pe syntax.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("shell syntax error at line %d of the block: %s", pe.Pos.Line(), pe.Text)
+			return nil, &SyntaxError{Line: int(pe.Pos.Line()), Msg: pe.Text}
 		}
 		var le syntax.LangError
 		if errors.As(err, &le) {
-			return nil, fmt.Errorf("shell syntax error at line %d of the block: %s is not supported", le.Pos.Line(), le.Feature)
+			return nil, &SyntaxError{Line: int(le.Pos.Line()), Msg: le.Feature + " is not supported"}
 		}
-		return nil, fmt.Errorf("shell syntax error: %v", err)
+		return nil, &SyntaxError{Line: 1, Msg: err.Error()}
 	}
 	return f, nil
 }

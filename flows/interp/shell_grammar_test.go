@@ -288,7 +288,7 @@ func TestShellSyntaxErrorNamesLine(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("err = %v", err)
 	}
-	if err := CheckShell("echo \"unclosed"); err == nil || !strings.Contains(err.Error(), "line 1") {
+	if err := CheckShell("echo \"unclosed", "sh"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("CheckShell err = %v", err)
 	}
 }
