@@ -247,3 +247,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// flows check names a condition's method that cannot be evaluated, with
+// its line; the supported ones pass.
+func TestConditionMethodsChecked(t *testing.T) {
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext:\n  \"file.toLowerCase().endsWith('.md') && tags.join(',').startsWith('x')\": b\n  \"name.padEnd(3) === 'x'\": b\n```\nA\n---\n```yaml {config}\nstep: b\n```\nB\n"
+	_, err := Parse("m.md", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "m.md:8: next: condition \"name.padEnd(3) === 'x'\": method .padEnd() cannot be evaluated") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "m.md:7") {
+		t.Fatalf("a supported method was refused: %v", err)
+	}
+}
