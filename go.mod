@@ -21,7 +21,10 @@ require (
 	golang.org/x/term v0.47.0
 )
 
-require github.com/charmbracelet/x/term v0.2.2 // indirect
+require (
+	github.com/charmbracelet/x/term v0.2.2 // indirect
+	mvdan.cc/sh/v3 v3.14.1 // indirect
+)
 
 require (
 	charm.land/lipgloss/v2 v2.0.6 // indirect

@@ -94,7 +94,8 @@ func (e *env) flowsShowCmd() *cobra.Command {
 }
 
 func (e *env) flowsCheckCmd() *cobra.Command {
-	return &cobra.Command{
+	var strict bool
+	c := &cobra.Command{
 		Use:   "check FILE|NAME...",
 		Short: "Check flows without running them: every problem with file and line",
 		Args:  minArgs(1, "a flow file or name"),
@@ -103,7 +104,7 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var problems []flowfile.Error
+			var problems, warnings []flowfile.Error
 			type checked struct {
 				Flow   string `json:"flow"`
 				Source string `json:"source"`
@@ -119,6 +120,11 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 					continue
 				}
 				f, err := flowfile.Parse(where, src)
+				if err == nil && strict {
+					err = f.Strict()
+				} else {
+					warnings = append(warnings, f.Warnings...)
+				}
 				var errs flowfile.Errors
 				if errors.As(err, &errs) {
 					problems = append(problems, errs...)
@@ -126,10 +132,13 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 				results = append(results, checked{Flow: f.Name, Source: where, Steps: len(f.Steps), OK: err == nil})
 			}
 			if e.json {
-				e.writeJSON(map[string]any{"ok": len(problems) == 0, "flows": results, "errors": problems})
+				e.writeJSON(map[string]any{"ok": len(problems) == 0, "flows": results, "errors": problems, "warnings": warnings})
 			} else {
 				for _, p := range problems {
 					fmt.Fprintln(e.stderr, p.Error())
+				}
+				for _, w := range warnings {
+					fmt.Fprintln(e.stderr, "warning: "+w.Error())
 				}
 				for _, r := range results {
 					if r.OK {
@@ -143,6 +152,8 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&strict, "strict", false, "treat warnings (an unknown next target) as errors")
+	return c
 }
 
 // engine builds the flow engine for this project.
@@ -179,7 +190,7 @@ func flowsContext() (context.Context, func()) {
 
 func (e *env) flowsRunCmd() *cobra.Command {
 	var vars []string
-	var noWait bool
+	var noWait, strict bool
 	var maxSteps int
 	c := &cobra.Command{
 		Use:   "run NAME|FILE [ARGS...] [--var k=v]... [--no-wait]",
@@ -203,6 +214,13 @@ was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 				return err
 			}
 			f, source, err := flows.Load(root, args[0])
+			if err == nil && strict {
+				err = f.Strict()
+			} else if err == nil {
+				for _, w := range f.Warnings {
+					fmt.Fprintln(e.stderr, "warning: "+w.Error())
+				}
+			}
 			if err != nil {
 				var errs flowfile.Errors
 				if errors.As(err, &errs) {
@@ -221,7 +239,7 @@ was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 			if err != nil {
 				return err
 			}
-			eng.MaxSteps = maxSteps
+			eng.MaxSteps, eng.Strict = maxSteps, strict
 			ctx, stop := flowsContext()
 			defer stop()
 			run, err := eng.Start(ctx, f, source, args[1:], initial)
@@ -231,6 +249,7 @@ was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 	fl := c.Flags()
 	fl.StringArrayVar(&vars, "var", nil, "set a variable: k=v (repeatable; v is JSON when it parses)")
 	fl.BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision instead of waiting")
+	fl.BoolVar(&strict, "strict", false, "refuse what literate-commands tolerates: an unknown next target, a mode=store block printing no JSON")
 	fl.IntVar(&maxSteps, "max-steps", 0, "loop guard: the most steps the run may execute (default the flow's max_steps, 1000)")
 	return c
 }
@@ -409,6 +428,9 @@ func (e *env) flowsShowRun(st *db.Store, id string) error {
 	fmt.Fprintln(e.stdout, "Steps")
 	for _, h := range run.History {
 		fmt.Fprintf(e.stdout, "  %-20s %-9s %s\n", h.Step, h.Outcome, strings.Join(h.Runs, " "))
+		for _, n := range h.Notes {
+			fmt.Fprintf(e.stdout, "  %-20s note: %s\n", "", n)
+		}
 	}
 	fmt.Fprintln(e.stdout, "Variables")
 	printVars(e.stdout, run.Vars, 120)

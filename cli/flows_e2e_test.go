@@ -294,6 +294,15 @@ func TestFlowsCheckListShow(t *testing.T) {
 	if code != 1 {
 		t.Errorf("check exit %d", code)
 	}
+	// an unknown next target alone: a warning, an error with --strict
+	lenient := filepath.Join(p.dir, "lenient.md")
+	os.WriteFile(lenient, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext: later\n```\nA\n---\n```yaml {config}\nstep: b\n```\nB\n"), 0o644)
+	if out, code := p.run(t, nil, "flows", "check", lenient); code != 0 || !strings.Contains(out, "warning: "+lenient+":6: step \"a\": next target \"later\"") {
+		t.Errorf("check: exit %d\n%s", code, out)
+	}
+	if out, code := p.run(t, nil, "flows", "check", "--strict", lenient); code != 1 || !strings.Contains(out, lenient+":6:") {
+		t.Errorf("check --strict: exit %d\n%s", code, out)
+	}
 	var list struct {
 		Flows []flows.Entry `json:"flows"`
 	}

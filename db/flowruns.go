@@ -111,7 +111,8 @@ type FlowStep struct {
 	Ended     *time.Time `json:"ended,omitempty"`
 	Outcome   string     `json:"outcome,omitempty"` // done, skipped, failed, cancelled
 	Next      string     `json:"next,omitempty"`
-	Runs      []string   `json:"runs,omitempty"` // capture run ids
+	Runs      []string   `json:"runs,omitempty"`  // capture run ids
+	Notes     []string   `json:"notes,omitempty"` // what the engine tolerated
 }
 
 // FlowEvent is one entry of a flow run's log. Only the fields its Type needs
@@ -192,6 +193,9 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		if h := last(); h != nil && e.RunID != "" {
 			h.Runs = append(h.Runs, e.RunID)
 		}
+		if h := last(); h != nil && e.Note != "" {
+			h.Notes = append(h.Notes, e.Note)
+		}
 	case FlowEvPrompt:
 	case FlowEvVarsSet:
 		mergeVars(r.Vars, e.Vars)
@@ -222,6 +226,9 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		h := last()
 		if h != nil {
 			h.Ended, h.Outcome, h.Next = &e.At, e.Outcome, e.NextStep
+			if e.Note != "" {
+				h.Notes = append(h.Notes, e.Note)
+			}
 		}
 		r.Action, r.Outputs, r.InFlight = 0, nil, nil
 		if e.Next == nil || *e.Next < 0 {

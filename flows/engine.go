@@ -62,6 +62,9 @@ type Engine struct {
 	NoIsolation bool
 	RetainBytes int64
 	Now         func() time.Time
+	// Strict refuses what literate-commands tolerates: an unknown next
+	// target, a mode=store block that prints no JSON.
+	Strict bool
 }
 
 // maxOutputVar bounds an output kept in a variable ($exec.output,
@@ -94,6 +97,11 @@ func (e *Engine) logf(format string, args ...any) {
 // Start begins a run of f with command-line args and extra variables.
 // source names where f came from (a path, or builtin:NAME).
 func (e *Engine) Start(ctx context.Context, f *flowfile.Flow, source string, args []string, vars map[string]any) (*db.FlowRun, error) {
+	if e.Strict {
+		if err := f.Strict(); err != nil {
+			return nil, err
+		}
+	}
 	id, err := e.Store.ReserveFlowRunID(f.Name)
 	if err != nil {
 		return nil, err
@@ -441,11 +449,20 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun)
 		}
 		set[a.Name], scope[a.Name] = v, v
 	}
-	next := -1
+	next, note := -1, ""
 	if !s.Stop {
 		target, err := route(s, scope)
 		if err != nil {
 			return run, err
+		}
+		if target != "" && f.Step(target) == nil {
+			// literate-commands goes on with the following step.
+			if e.Strict {
+				return run, fmt.Errorf("step %q: next target %q is not a step of this flow", s.Name, target)
+			}
+			note = fmt.Sprintf("next target %q is not a step of this flow; the following step runs", target)
+			e.logf("  %s: step %s: %s", run.ID, s.Name, note)
+			target = ""
 		}
 		switch {
 		case target != "":
@@ -458,7 +475,7 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun)
 	if len(set) > 0 {
 		evs = append(evs, db.FlowEvent{Type: db.FlowEvVarsSet, Step: s.Name, StepIndex: s.Index, Vars: set})
 	}
-	fin := db.FlowEvent{Type: db.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "done", Next: &next}
+	fin := db.FlowEvent{Type: db.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "done", Next: &next, Note: note}
 	if next >= 0 {
 		if run.StepsRun >= run.MaxSteps {
 			return run, fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, f.Steps[next].Name)
@@ -699,14 +716,19 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 	}
 	exit := res.Run.ExitCode
 	vars := map[string]any{"exec": map[string]any{"output": clip(out), "exit": float64(exit), "summary": res.Headline, "run": res.Run.ID}}
-	output := ""
+	output, note := "", ""
 	switch ex.Mode {
 	case "stdout":
 		output = clip(out)
 	case "store":
 		obj, ok := answer.LastObject(out)
-		if !ok {
+		if !ok && e.Strict {
 			return run, fmt.Errorf("step %q: exec block at line %d (mode=store) printed no JSON object (%s)", s.Name, ex.Line, res.Headline)
+		}
+		if !ok {
+			// literate-commands stores nothing and goes on.
+			note = "mode=store: the block printed no JSON object; nothing stored"
+			e.logf("  %s: step %s: exec block at line %d: %s", run.ID, s.Name, ex.Line, note)
 		}
 		for k, v := range obj {
 			vars[k] = v
@@ -714,7 +736,7 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 	}
 	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionFinished, Step: s.Name,
 		StepIndex: s.Index, Action: ex.Index, Kind: "exec", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline,
-		Output: &output, Vars: vars})
+		Output: &output, Vars: vars, Note: note})
 }
 
 func (e *Engine) tempFile(run *db.FlowRun, name, content string) (string, error) {

@@ -1,8 +1,10 @@
 // Package cond evaluates the routing conditions of literate flows. The
 // expression language is expr-lang/expr; the JavaScript forms that
 // literate-commands files use (===, !==, &&, || and ! on any value,
-// x.includes(y), x.length, null, undefined) are translated so that those files
-// work unchanged. Variables that are not set are nil, as undefined is in
+// x.length, null, undefined, and the string and array methods includes,
+// startsWith, endsWith, toLowerCase, toUpperCase, trim, indexOf, join) are
+// translated so that those files work unchanged; any other method is a
+// compile error, so `flows check` catches it. Variables that are not set are nil, as undefined is in
 // JavaScript; anything that cannot be evaluated is an error, never a silent
 // false.
 package cond
@@ -12,13 +14,42 @@ import (
 	"math"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/ast"
 	"github.com/expr-lang/expr/builtin"
 	"github.com/expr-lang/expr/vm"
 )
+
+// method is a JavaScript string or array method a condition may call.
+type method struct {
+	min, max int // arguments
+	fn       func(recv any, args []any) (any, error)
+}
+
+var methods = map[string]method{
+	"includes":    {1, 1, func(r any, a []any) (any, error) { return includes(r, a[0]) }},
+	"startsWith":  {1, 1, stringMethod(func(s string, a []any) any { return strings.HasPrefix(s, text(a[0])) })},
+	"endsWith":    {1, 1, stringMethod(func(s string, a []any) any { return strings.HasSuffix(s, text(a[0])) })},
+	"toLowerCase": {0, 0, stringMethod(func(s string, _ []any) any { return strings.ToLower(s) })},
+	"toUpperCase": {0, 0, stringMethod(func(s string, _ []any) any { return strings.ToUpper(s) })},
+	"trim":        {0, 0, stringMethod(func(s string, _ []any) any { return strings.TrimSpace(s) })},
+	"indexOf":     {1, 1, indexOf},
+	"join":        {0, 1, join},
+}
+
+// methodNames lists the supported methods for error messages.
+func methodNames() string {
+	names := make([]string, 0, len(methods))
+	for n := range methods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
 
 // Program is a compiled condition.
 type Program struct {
@@ -37,10 +68,13 @@ func Compile(src string) (*Program, error) {
 	prog, err := expr.Compile(translate(src),
 		expr.AllowUndefinedVariables(),
 		expr.Patch(pt),
-		expr.Function("__includes", includes),
+		expr.Function("__method", callMethod),
 		expr.Function("__truthy", func(a ...any) (any, error) { return Truthy(a[0]), nil }),
 		expr.Function("__length", length),
 	)
+	if pt.err != nil {
+		return nil, pt.err
+	}
 	if err != nil {
 		return nil, cleanErr(err)
 	}
@@ -148,7 +182,10 @@ func translate(src string) string {
 
 // patcher rewrites JavaScript idioms in the parsed tree and records the
 // variables read.
-type patcher struct{ idents []string }
+type patcher struct {
+	idents []string
+	err    error // the first method no JavaScript translation exists for
+}
 
 func (p *patcher) Visit(node *ast.Node) {
 	switch n := (*node).(type) {
@@ -172,10 +209,10 @@ func (p *patcher) Visit(node *ast.Node) {
 		}
 	case *ast.CallNode:
 		if m, ok := n.Callee.(*ast.MemberNode); ok {
-			if s, ok := m.Property.(*ast.StringNode); ok && s.Value == "includes" {
-				args := append([]ast.Node{m.Node}, n.Arguments...)
-				ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__includes"}, Arguments: args})
-			}
+			p.method(node, n, m)
+		}
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok && strings.HasPrefix(id.Value, "__") {
+			p.fail(fmt.Errorf("%s is flowdeck's own helper, not for conditions", id.Value))
 		}
 	case *ast.MemberNode:
 		if s, ok := n.Property.(*ast.StringNode); ok && s.Value == "length" && !n.Method {
@@ -199,6 +236,135 @@ func (p *patcher) Visit(node *ast.Node) {
 	case *ast.ConditionalNode:
 		n.Cond = truthy(n.Cond)
 	}
+}
+
+// method rewrites x.name(args) into __method("name", x, args...), or
+// records why it cannot: a condition that flows check passes must not fail
+// at run time for want of a method.
+func (p *patcher) method(node *ast.Node, call *ast.CallNode, m *ast.MemberNode) {
+	s, ok := m.Property.(*ast.StringNode)
+	if !ok {
+		return
+	}
+	def, ok := methods[s.Value]
+	switch {
+	case !ok:
+		p.fail(fmt.Errorf("method .%s() cannot be evaluated (supported: %s)", s.Value, methodNames()))
+		return
+	case len(call.Arguments) < def.min || len(call.Arguments) > def.max:
+		p.fail(fmt.Errorf("method .%s() takes %s, got %d", s.Value, arity(def), len(call.Arguments)))
+		return
+	}
+	args := append([]ast.Node{&ast.StringNode{Value: s.Value}, m.Node}, call.Arguments...)
+	ast.Patch(node, &ast.CallNode{Callee: &ast.IdentifierNode{Value: "__method"}, Arguments: args})
+}
+
+func (p *patcher) fail(err error) {
+	if p.err == nil {
+		p.err = err
+	}
+}
+
+func arity(m method) string {
+	switch {
+	case m.max == 0:
+		return "no arguments"
+	case m.min == m.max && m.min == 1:
+		return "one argument"
+	}
+	return fmt.Sprintf("%d to %d arguments", m.min, m.max)
+}
+
+func callMethod(args ...any) (any, error) {
+	name, _ := args[0].(string)
+	def, ok := methods[name]
+	if !ok || len(args) < 2 {
+		return nil, fmt.Errorf("no method %q", name)
+	}
+	if args[1] == nil {
+		return nil, fmt.Errorf("cannot call %s on an undefined value", name)
+	}
+	out, err := def.fn(args[1], args[2:])
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", name, err)
+	}
+	return out, nil
+}
+
+func stringMethod(f func(s string, args []any) any) func(any, []any) (any, error) {
+	return func(recv any, args []any) (any, error) {
+		s, ok := recv.(string)
+		if !ok {
+			return nil, fmt.Errorf("needs a string, not %s", typeName(recv))
+		}
+		return f(s, args), nil
+	}
+}
+
+// text is a value as JavaScript turns it into a string argument.
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case nil:
+		return "undefined"
+	}
+	if f, ok := num(v); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+func typeName(v any) string {
+	switch v.(type) {
+	case float64, int, int64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func indexOf(recv any, args []any) (any, error) {
+	if s, ok := recv.(string); ok {
+		i := strings.Index(s, text(args[0]))
+		if i < 0 {
+			return -1, nil
+		}
+		return utf8.RuneCountInString(s[:i]), nil
+	}
+	rv := reflect.ValueOf(recv)
+	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
+		for i := range rv.Len() {
+			if equal(rv.Index(i).Interface(), args[0]) {
+				return i, nil
+			}
+		}
+		return -1, nil
+	}
+	return nil, fmt.Errorf("needs a string or an array, not %s", typeName(recv))
+}
+
+func join(recv any, args []any) (any, error) {
+	sep := ","
+	if len(args) == 1 && args[0] != nil {
+		sep = text(args[0])
+	}
+	rv := reflect.ValueOf(recv)
+	if rv.Kind() != reflect.Slice && rv.Kind() != reflect.Array {
+		return nil, fmt.Errorf("needs an array, not %s", typeName(recv))
+	}
+	parts := make([]string, rv.Len())
+	for i := range parts {
+		if e := rv.Index(i).Interface(); e != nil {
+			parts[i] = text(e) // JavaScript joins null and undefined as ""
+		}
+	}
+	return strings.Join(parts, sep), nil
 }
 
 func truthy(n ast.Node) ast.Node {
@@ -231,30 +397,15 @@ func Truthy(v any) bool {
 	return true
 }
 
-func includes(args ...any) (any, error) {
-	if len(args) != 2 {
-		return nil, fmt.Errorf("includes takes one argument, got %d", len(args)-1)
+func includes(recv, v any) (any, error) {
+	if s, ok := recv.(string); ok {
+		return strings.Contains(s, text(v)), nil
 	}
-	switch x := args[0].(type) {
-	case nil:
-		return nil, fmt.Errorf("cannot call includes on an undefined value")
-	case string:
-		s, ok := args[1].(string)
-		if !ok {
-			s = fmt.Sprint(args[1])
-		}
-		return strings.Contains(x, s), nil
+	i, err := indexOf(recv, []any{v})
+	if err != nil {
+		return nil, err
 	}
-	rv := reflect.ValueOf(args[0])
-	if rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array {
-		for i := range rv.Len() {
-			if equal(rv.Index(i).Interface(), args[1]) {
-				return true, nil
-			}
-		}
-		return false, nil
-	}
-	return nil, fmt.Errorf("includes needs a string or an array, not %T", args[0])
+	return i != -1, nil
 }
 
 func length(args ...any) (any, error) {

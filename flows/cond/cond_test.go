@@ -89,3 +89,80 @@ func TestVariablesNamedLikeBuiltins(t *testing.T) {
 		t.Fatalf("%v %v", v, err)
 	}
 }
+
+// The JavaScript string and array methods literate-commands conditions
+// use, with JavaScript's results.
+func TestJavaScriptMethods(t *testing.T) {
+	vars := map[string]any{
+		"file": "Report.MD", "answer": "  Yes \n", "tags": []any{"a", "b", float64(3), nil},
+		"name": "héllo wörld", "n": float64(5), "empty": []any{},
+	}
+	for _, tc := range []struct {
+		src  string
+		want any
+	}{
+		{"file.endsWith('.MD')", true},
+		{"file.toLowerCase().endsWith('.md')", true},
+		{"file.startsWith('Rep')", true},
+		{"file.startsWith('rep')", false},
+		{"file.toUpperCase()", "REPORT.MD"},
+		{"answer.trim()", "Yes"},
+		{"answer.trim().toLowerCase() === 'yes'", true},
+		{"name.indexOf('wörld')", float64(6)},
+		{"name.indexOf('x')", float64(-1)},
+		{"tags.indexOf('b')", float64(1)},
+		{"tags.indexOf(3)", float64(2)},
+		{"tags.join('-')", "a-b-3-"},
+		{"tags.join()", "a,b,3,"},
+		{"empty.join()", ""},
+		{"tags.includes(3)", true},
+		{"name.includes('wö')", true},
+		{"name.length", float64(11)},
+		{"tags.length > 3 && file.trim().length === 9", true},
+		{"'abc'.startsWith('a')", true},
+	} {
+		got, err := Value(tc.src, vars)
+		if err != nil || got != tc.want {
+			t.Errorf("%s = %#v, %v; want %#v", tc.src, got, err, tc.want)
+		}
+	}
+	for _, tc := range []struct{ src, err string }{
+		{"missing.endsWith('x')", "cannot call endsWith on an undefined value"},
+		{"n.startsWith('5')", "startsWith: needs a string, not a number"},
+		{"file.join(',')", "join: needs an array"},
+	} {
+		if _, err := Value(tc.src, vars); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: error %v, want %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+// A method without a translation is refused when the condition compiles
+// (flows check), not when the flow reaches it.
+func TestUnknownMethodsRefusedAtCompile(t *testing.T) {
+	for _, tc := range []struct{ src, err string }{
+		{"name.padStart(3) === 'x'", "method .padStart() cannot be evaluated"},
+		{"name.trim().replaceAll('a', 'b')", "method .replaceAll() cannot be evaluated"},
+		{"name.trim(1)", "method .trim() takes no arguments, got 1"},
+		{"name.startsWith()", "method .startsWith() takes one argument, got 0"},
+		{"tags.join(1, 2)", "method .join() takes 0 to 1 arguments, got 2"},
+	} {
+		if _, err := Compile(tc.src); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%s: compile error %v, want %q", tc.src, err, tc.err)
+		}
+	}
+}
+
+// FuzzCondition: a condition from a hostile flow file compiles or is
+// refused, and evaluates or errs, without a panic.
+func FuzzCondition(f *testing.F) {
+	for _, s := range []string{"a === 'x'", "a.trim().toLowerCase()", "__method('trim')", "__method(1, 2)", "x.join(1,2)", "a.b.c.length", "!a || b.includes(c)", "tags.indexOf(null)"} {
+		f.Add(s)
+	}
+	vars := map[string]any{"a": " X ", "b": []any{"c", nil}, "c": "c", "tags": []any{float64(1)}, "x": map[string]any{}}
+	f.Fuzz(func(t *testing.T, src string) {
+		if p, err := Compile(src); err == nil {
+			p.Eval(vars)
+		}
+	})
+}

@@ -9,6 +9,7 @@ package flowfile
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,7 @@ import (
 
 	"flowdeck/config"
 	"flowdeck/flows/cond"
+	"flowdeck/flows/interp"
 )
 
 // DefaultMaxSteps is the loop guard: how many steps one run may execute.
@@ -37,6 +39,18 @@ type Flow struct {
 	Steps       []*Step  `json:"steps"`
 	Source      string   `json:"-"`
 	Hash        string   `json:"hash"`
+	// Warnings are problems that literate-commands tolerates (an unknown
+	// next target: the following step runs); Strict makes them errors.
+	Warnings Errors `json:"warnings,omitempty"`
+}
+
+// Strict returns the flow's warnings as errors (nil when there are none):
+// `--strict` refuses what literate-commands would tolerate.
+func (f *Flow) Strict() error {
+	if len(f.Warnings) == 0 {
+		return nil
+	}
+	return f.Warnings
 }
 
 // Step is one step of a flow.
@@ -147,7 +161,8 @@ type Exec struct {
 	// whose path is appended instead.
 	Program []string `json:"program"`
 	ViaFile bool     `json:"via_file,omitempty"`
-	// Dialect decides how variables are quoted: sh, python, node, ruby, perl.
+	// Dialect decides how variables are quoted: sh, zsh, python, node, ruby,
+	// perl.
 	Dialect string `json:"dialect"`
 	Code    string `json:"code"`
 }
@@ -197,7 +212,7 @@ var interpreters = map[string]interpreter{
 	"sh":         {[]string{"sh", "-c"}, "sh"},
 	"shell":      {[]string{"sh", "-c"}, "sh"},
 	"bash":       {[]string{"bash", "-c"}, "sh"},
-	"zsh":        {[]string{"zsh", "-c"}, "sh"},
+	"zsh":        {[]string{"zsh", "-c"}, "zsh"},
 	"dash":       {[]string{"dash", "-c"}, "sh"},
 	"ksh":        {[]string{"ksh", "-c"}, "sh"},
 	"python":     {[]string{"python3", "-c"}, "python"},
@@ -231,6 +246,7 @@ func dialectOf(program string) string {
 func Parse(path string, src []byte) (*Flow, error) {
 	p := &parser{file: path}
 	f := p.parse(string(src))
+	f.Warnings = p.warns
 	if len(p.errs) > 0 {
 		return f, p.errs
 	}
@@ -238,12 +254,17 @@ func Parse(path string, src []byte) (*Flow, error) {
 }
 
 type parser struct {
-	file string
-	errs Errors
+	file  string
+	errs  Errors
+	warns Errors
 }
 
 func (p *parser) errorf(line int, format string, args ...any) {
 	p.errs = append(p.errs, Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (p *parser) warnf(line int, format string, args ...any) {
+	p.warns = append(p.warns, Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
 var dashLine = regexp.MustCompile(`^---[ \t]*$`)
@@ -572,6 +593,7 @@ func (p *parser) exec(fe *fence) *Exec {
 		return nil
 	case len(program) == 0:
 		ex.Program, ex.Dialect = append([]string(nil), known.program...), known.dialect
+		p.checkShell(ex)
 		return ex
 	}
 	// An explicit program: the code follows its own trailing flag (-c);
@@ -593,10 +615,26 @@ func (p *parser) exec(fe *fence) *Exec {
 			ex.Dialect = known.dialect
 		} else {
 			ex.Dialect = "sh" // quoting for a shell is the safe default
+			ex.Program = program
+			return ex // not known to be shell: not checked as shell
 		}
 	}
 	ex.Program = program
+	p.checkShell(ex)
 	return ex
+}
+
+// checkShell refuses a shell block that the interpolation's parser cannot
+// read, at the line the parser stopped.
+func (p *parser) checkShell(ex *Exec) {
+	if ex.Dialect != "sh" && ex.Dialect != "zsh" {
+		return
+	}
+	err := interp.CheckShell(ex.Code, ex.Dialect)
+	var se *interp.SyntaxError
+	if errors.As(err, &se) {
+		p.errorf(ex.Line+se.Line, "%s exec block: shell syntax error: %s", ex.Lang, se.Msg)
+	}
 }
 
 func inlineFlag(dialect string) string {
@@ -953,7 +991,7 @@ func (p *parser) check(f *Flow) {
 		}
 		for _, r := range s.Next.Routes {
 			if _, ok := seen[r.Target]; !ok {
-				p.errorf(r.Line, "step %q: next target %q is not a step of this flow", s.Name, r.Target)
+				p.warnf(r.Line, "step %q: next target %q is not a step of this flow; the following step runs instead (an error with --strict)", s.Name, r.Target)
 			}
 		}
 	}

@@ -109,7 +109,7 @@ func TestParseGood(t *testing.T) {
 	}{
 		{"bash -c", "store", "sh", false},
 		{"uv run python -c", "none", "python", false},
-		{"zsh -c", "stdout", "sh", false},
+		{"zsh -c", "stdout", "zsh", false},
 		{"uv run python -c", "stdout", "python", false},
 		{"deno", "stdout", "sh", true},
 	} {
@@ -168,11 +168,37 @@ func TestCheckReportsEveryErrorWithItsLine(t *testing.T) {
 		"bad.md:21: unknown exec mode \"loud\"",
 		"bad.md:26: bad YAML",
 		"duplicate step name \"a\"",
-		"bad.md:8: step \"a\": next target \"nowhere\" is not a step",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in:\n%s", want, text)
 		}
+	}
+	if strings.Contains(text, "nowhere") {
+		t.Errorf("an unknown next target is an error, not a warning:\n%s", text)
+	}
+}
+
+// literate-commands runs the following step when next names no step, so
+// flowdeck warns (and refuses only with --strict).
+func TestUnknownNextIsAWarning(t *testing.T) {
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext: nowhere\n```\nA\n---\n```yaml {config}\nstep: b\n```\nB\n"
+	f, err := Parse("w.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Warnings) != 1 || !strings.Contains(f.Warnings[0].Error(), `w.md:6: step "a": next target "nowhere" is not a step`) {
+		t.Fatalf("warnings %v", f.Warnings)
+	}
+	if err := f.Strict(); err == nil {
+		t.Fatal("Strict accepted the unknown target")
+	}
+}
+
+func TestShellSyntaxErrorInCheck(t *testing.T) {
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: a\n```\n```bash {exec}\necho ok\nif then (\n```\n"
+	_, err := Parse("s.md", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "s.md:9: bash exec block: shell syntax error") {
+		t.Fatalf("err = %v", err)
 	}
 }
 
@@ -212,12 +238,25 @@ func FuzzParse(f *testing.F) {
 			for _, s := range fl.Steps {
 				if s.Next != nil {
 					for _, r := range s.Next.Routes {
-						if fl.Step(r.Target) == nil {
-							t.Fatalf("unknown target %q accepted", r.Target)
+						if fl.Step(r.Target) == nil && len(fl.Warnings) == 0 {
+							t.Fatalf("unknown target %q accepted without a warning", r.Target)
 						}
 					}
 				}
 			}
 		}
 	})
+}
+
+// flows check names a condition's method that cannot be evaluated, with
+// its line; the supported ones pass.
+func TestConditionMethodsChecked(t *testing.T) {
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext:\n  \"file.toLowerCase().endsWith('.md') && tags.join(',').startsWith('x')\": b\n  \"name.padEnd(3) === 'x'\": b\n```\nA\n---\n```yaml {config}\nstep: b\n```\nB\n"
+	_, err := Parse("m.md", []byte(src))
+	if err == nil || !strings.Contains(err.Error(), "m.md:8: next: condition \"name.padEnd(3) === 'x'\": method .padEnd() cannot be evaluated") {
+		t.Fatalf("err = %v", err)
+	}
+	if strings.Contains(err.Error(), "m.md:7") {
+		t.Fatalf("a supported method was refused: %v", err)
+	}
 }

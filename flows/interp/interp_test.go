@@ -53,7 +53,7 @@ func TestShellTable(t *testing.T) {
 		{`echo "$(basename $name)"`, `echo "$(basename 'my proj')"`},
 		{"cat <<EOF\n$name \"x\"\nEOF\necho $name", "cat <<EOF\nmy proj \"x\"\nEOF\necho 'my proj'"},
 		{`echo \$name`, `echo $name`},
-		{`echo $'a\'$q'`, `echo $'a\'it\'s'`},
+		{`echo $'a\'$q'`, `echo $'a\'it\x27s'`},
 	} {
 		got, err := Shell(tc.in, v)
 		if err != nil || got != tc.want {

@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// Code interpolates an exec block for its dialect: sh, python, node, ruby
-// or perl.
+// Code interpolates an exec block for its dialect: sh, zsh, python, node,
+// ruby or perl.
 func Code(src, dialect string, vars map[string]any) (string, error) {
-	if dialect == "sh" || dialect == "" {
-		return Shell(src, vars)
+	if dialect == "sh" || dialect == "zsh" || dialect == "" {
+		return shell(src, vars, shellLang(dialect))
 	}
 	d, ok := dialects[dialect]
 	if !ok {

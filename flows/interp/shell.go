@@ -1,284 +1,507 @@
 package interp
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
+	"sort"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
-// shell quoting contexts
-const (
-	shUnquoted = iota // top level, inside $( ) or ` `
-	shDouble          // "..."
-	shSingle          // '...'
-	shANSI            // $'...'
-)
-
-type shFrame struct {
-	kind  int
-	close byte // ')' for $( ), '`' for backticks, 0 at top level
-	depth int  // open plain parentheses inside $( )
-}
-
-type heredoc struct {
-	delim  string
-	quoted bool // <<'EOF': the shell expands nothing in the body
-	strip  bool // <<-: leading tabs are stripped
-}
-
-// Shell interpolates a shell script. Each value is quoted for the context
-// it lands in: 'single-quoted' when unquoted, backslash-escaped inside
-// "...", closed, escaped and reopened inside '...', escaped in heredocs;
-// comments are left alone.
+// Shell interpolates a shell script. Where each $var lands is decided by
+// mvdan.cc/sh's parser, not by a hand-written tracker: a value is
+// 'single-quoted' as an unquoted word, backslash-escaped inside "...",
+// closed, escaped and reopened inside '...', hex-escaped inside $'...',
+// escaped in an unquoted heredoc and inserted as it is in a quoted one.
+// Arithmetic ($(( )), (( )), let, [[ -eq ]], subscripts, declare -i) takes
+// integers only, because the shell evaluates whatever text lands there.
+// Comments are left alone. A value that cannot be placed as data is an
+// error, never a guess.
 func Shell(src string, vars map[string]any) (string, error) {
-	var b strings.Builder
-	stack := []shFrame{{kind: shUnquoted}}
-	var pending []heredoc
-	wordStart := true
-	for i := 0; i < len(src); {
-		top := &stack[len(stack)-1]
-		c := src[i]
-		if c == '\\' && i+1 < len(src) && src[i+1] == '$' {
-			b.WriteByte('$')
-			i += 2
-			wordStart = false
-			continue
-		}
-		if c == '$' {
-			if v, n, ok := ref(src, i, vars); ok {
-				q := shellQuote(top.kind, shellString(v))
-				for _, f := range stack {
-					if f.close == '`' {
-						// Old-style command substitution removes one level
-						// of backslashes before its command is parsed.
-						q = backtickEscape.Replace(q)
-					}
-				}
-				b.WriteString(q)
-				i += n
-				wordStart = false
-				continue
-			}
-		}
-		switch top.kind {
-		case shSingle:
-			b.WriteByte(c)
-			i++
-			if c == '\'' {
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		case shANSI:
-			if c == '\\' && i+1 < len(src) {
-				b.WriteString(src[i : i+2])
-				i += 2
-				continue
-			}
-			b.WriteByte(c)
-			i++
-			if c == '\'' {
-				stack = stack[:len(stack)-1]
-			}
-			continue
-		case shDouble:
-			switch {
-			case c == '\\' && i+1 < len(src):
-				b.WriteString(src[i : i+2])
-				i += 2
-			case c == '"':
-				b.WriteByte(c)
-				i++
-				stack = stack[:len(stack)-1]
-			case strings.HasPrefix(src[i:], "$("):
-				b.WriteString("$(")
-				i += 2
-				stack = append(stack, shFrame{kind: shUnquoted, close: ')'})
-				wordStart = true
-			case c == '`':
-				b.WriteByte(c)
-				i++
-				stack = append(stack, shFrame{kind: shUnquoted, close: '`'})
-				wordStart = true
-			default:
-				b.WriteByte(c)
-				i++
-			}
-			continue
-		}
-		// Unquoted: top level, $( ) or backticks.
-		switch {
-		case c == '\\' && i+1 < len(src):
-			b.WriteString(src[i : i+2])
-			i += 2
-			wordStart = false
-		case c == '\'':
-			b.WriteByte(c)
-			i++
-			stack = append(stack, shFrame{kind: shSingle})
-			wordStart = false
-		case c == '"':
-			b.WriteByte(c)
-			i++
-			stack = append(stack, shFrame{kind: shDouble})
-			wordStart = false
-		case strings.HasPrefix(src[i:], "$'"):
-			b.WriteString("$'")
-			i += 2
-			stack = append(stack, shFrame{kind: shANSI})
-			wordStart = false
-		case strings.HasPrefix(src[i:], "$(") || strings.HasPrefix(src[i:], "<(") || strings.HasPrefix(src[i:], ">("):
-			b.WriteString(src[i : i+2])
-			i += 2
-			stack = append(stack, shFrame{kind: shUnquoted, close: ')'})
-			wordStart = true
-		case c == '(' && top.close == ')':
-			top.depth++
-			b.WriteByte(c)
-			i++
-			wordStart = true
-		case c == ')' && top.close == ')':
-			b.WriteByte(c)
-			i++
-			if top.depth > 0 {
-				top.depth--
-			} else {
-				stack = stack[:len(stack)-1]
-			}
-			wordStart = false
-		case c == '`':
-			b.WriteByte(c)
-			i++
-			if top.close == '`' {
-				stack = stack[:len(stack)-1]
-			} else {
-				stack = append(stack, shFrame{kind: shUnquoted, close: '`'})
-			}
-			wordStart = true
-		case c == '#' && wordStart:
-			j := strings.IndexByte(src[i:], '\n')
-			if j < 0 {
-				j = len(src) - i
-			}
-			b.WriteString(src[i : i+j])
-			i += j
-		case strings.HasPrefix(src[i:], "<<") && !strings.HasPrefix(src[i:], "<<<"):
-			h, n := readHeredocOp(src[i:])
-			b.WriteString(src[i : i+n])
-			i += n
-			if h != nil {
-				pending = append(pending, *h)
-			}
-			wordStart = false
-		case c == '\n':
-			b.WriteByte(c)
-			i++
-			wordStart = true
-			for _, h := range pending {
-				n, err := heredocBody(&b, src[i:], h, vars)
-				if err != nil {
-					return "", err
-				}
-				i += n
-			}
-			pending = nil
-		default:
-			b.WriteByte(c)
-			i++
-			wordStart = strings.IndexByte(" \t;&|()", c) >= 0
-		}
+	return shell(src, vars, syntax.LangBash)
+}
+
+func shell(src string, vars map[string]any, lang syntax.LangVariant) (string, error) {
+	s, escaped := unescapeDollars(src)
+	if !mentions(s, escaped, vars) {
+		return s, nil // nothing to place: no need to understand the code
 	}
+	f, err := parseShell(s, lang)
+	if err != nil {
+		return "", err
+	}
+	w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{}}
+	syntax.Walk(f, w.visit)
+	if w.err != nil {
+		return "", w.err
+	}
+	sort.Slice(w.edits, func(i, j int) bool { return w.edits[i].off < w.edits[j].off })
+	var b strings.Builder
+	last := 0
+	for _, e := range w.edits {
+		b.WriteString(s[last:e.off])
+		b.WriteString(e.text)
+		last = e.off + e.n
+	}
+	b.WriteString(s[last:])
 	return b.String(), nil
 }
 
-// readHeredocOp reads "<<[-] WORD" and returns the heredoc and the bytes
-// consumed (just "<<" when no word follows).
-func readHeredocOp(s string) (*heredoc, int) {
-	i := 2
-	h := &heredoc{}
-	if i < len(s) && s[i] == '-' {
-		h.strip = true
-		i++
-	}
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
-		i++
-	}
-	var delim strings.Builder
-	for i < len(s) && strings.IndexByte(" \t\n;&|<>()", s[i]) < 0 {
-		switch s[i] {
-		case '\'', '"':
-			h.quoted = true
-			q := s[i]
-			i++
-			for i < len(s) && s[i] != q {
-				delim.WriteByte(s[i])
-				i++
-			}
-			i++
-		case '\\':
-			h.quoted = true
-			i++
-			if i < len(s) {
-				delim.WriteByte(s[i])
-				i++
-			}
-		default:
-			delim.WriteByte(s[i])
-			i++
-		}
-	}
-	if delim.Len() == 0 {
-		return nil, 2
-	}
-	h.delim = delim.String()
-	return h, min(i, len(s))
+// CheckShell reports a shell block that the parser cannot read, with its
+// line, so `flows check` refuses it before anything runs.
+func CheckShell(src, dialect string) error {
+	s, _ := unescapeDollars(src)
+	_, err := parseShell(s, shellLang(dialect))
+	return err
 }
 
-// heredocBody copies one heredoc body (through its delimiter line),
-// interpolating values for it, and returns the bytes consumed.
-func heredocBody(b *strings.Builder, s string, h heredoc, vars map[string]any) (int, error) {
-	i := 0
-	for i < len(s) {
-		j := strings.IndexByte(s[i:], '\n')
-		line := s[i:]
-		if j >= 0 {
-			line = s[i : i+j+1]
-		}
-		check := strings.TrimSuffix(line, "\n")
-		if h.strip {
-			check = strings.TrimLeft(check, "\t")
-		}
-		if check == h.delim {
-			b.WriteString(line)
-			return i + len(line), nil
-		}
-		var out strings.Builder
-		for k := 0; k < len(line); k++ {
-			if line[k] == '\\' && k+1 < len(line) && line[k+1] == '$' {
-				out.WriteByte('$')
-				k++
-				continue
+func shellLang(dialect string) syntax.LangVariant {
+	if dialect == "zsh" {
+		return syntax.LangZsh
+	}
+	return syntax.LangBash // a superset of sh for parsing; stricter places
+}
+
+// mentions reports whether s refers to any flow variable at all.
+func mentions(s string, escaped map[int]bool, vars map[string]any) bool {
+	for i := strings.IndexByte(s, '$'); i >= 0 && i < len(s); i++ {
+		if s[i] == '$' && !escaped[i] {
+			if _, _, ok := ref(s, i, vars); ok {
+				return true
 			}
-			if line[k] == '$' {
-				if v, n, ok := ref(line, k, vars); ok {
-					val := shellString(v)
-					for _, l := range strings.Split(val, "\n") {
-						if l == h.delim || h.strip && strings.TrimLeft(l, "\t") == h.delim {
-							return 0, fmt.Errorf("a value holds the line %q that would end the heredoc early", h.delim)
-						}
-					}
-					if !h.quoted {
-						val = escapeDouble(val, false)
-					}
-					out.WriteString(val)
-					k += n - 1
-					continue
+		}
+	}
+	return false
+}
+
+// SyntaxError is a shell block the parser cannot read; Line counts from
+// the block's first line.
+type SyntaxError struct {
+	Line int
+	Msg  string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("shell syntax error at line %d of the block: %s", e.Line, e.Msg)
+}
+
+func parseShell(s string, lang syntax.LangVariant) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(s), "")
+	if err != nil {
+		var pe syntax.ParseError
+		if errors.As(err, &pe) {
+			return nil, &SyntaxError{Line: int(pe.Pos.Line()), Msg: pe.Text}
+		}
+		var le syntax.LangError
+		if errors.As(err, &le) {
+			return nil, &SyntaxError{Line: int(le.Pos.Line()), Msg: le.Feature + " is not supported"}
+		}
+		return nil, &SyntaxError{Line: 1, Msg: err.Error()}
+	}
+	return f, nil
+}
+
+// unescapeDollars turns every \$ into $ (a literal dollar for the shell,
+// never a flow variable) and returns the offsets of those dollars.
+func unescapeDollars(src string) (string, map[int]bool) {
+	if !strings.Contains(src, `\$`) {
+		return src, nil
+	}
+	var b strings.Builder
+	escaped := map[int]bool{}
+	for i := 0; i < len(src); i++ {
+		if src[i] == '\\' && i+1 < len(src) && src[i+1] == '$' {
+			escaped[b.Len()] = true
+			b.WriteByte('$')
+			i++
+			continue
+		}
+		b.WriteByte(src[i])
+	}
+	return b.String(), escaped
+}
+
+// quoting contexts
+const (
+	ctxUnquoted  = iota // a word, inside $( ) or ` `
+	ctxDouble           // "..."
+	ctxSingle           // '...'
+	ctxANSI             // $'...'
+	ctxHeredoc          // an unquoted heredoc body
+	ctxRaw              // a quoted heredoc body
+	ctxArith            // evaluated as arithmetic
+	ctxName             // a variable name ([[ -v ]])
+	ctxParamWord        // the word of ${x:-word}, ${x#word}, ${x/a/b}
+	ctxRefuse           // a heredoc delimiter
+)
+
+// roots mark fields whose whole subtree has one context.
+const (
+	rootArith = iota + 1
+	rootName
+	rootParamWord
+	rootRefuse
+)
+
+type edit struct {
+	off, n int
+	text   string
+}
+
+type shellWalker struct {
+	src     string
+	vars    map[string]any
+	escaped map[int]bool
+	stack   []syntax.Node
+	roots   map[syntax.Node]int
+	hdocs   map[*syntax.Word]*syntax.Redirect
+	edits   []edit
+	err     error
+}
+
+func (w *shellWalker) visit(n syntax.Node) bool {
+	if n == nil {
+		w.stack = w.stack[:len(w.stack)-1]
+		return true
+	}
+	if w.err != nil {
+		w.stack = append(w.stack, n)
+		return false
+	}
+	w.markRoots(n)
+	switch x := n.(type) {
+	case *syntax.ParamExp:
+		if x.Short {
+			w.place(int(x.Pos().Offset()), -1)
+		}
+	case *syntax.SglQuoted:
+		kind, base := ctxSingle, int(x.Pos().Offset())+1
+		if x.Dollar {
+			kind, base = ctxANSI, base+1
+		}
+		w.scan(x.Value, base, kind)
+	case *syntax.Lit:
+		if p, ok := w.parent().(*syntax.Word); ok && w.hdocs[p] != nil && quotedDelim(w.hdocs[p].Word) {
+			w.scan(x.Value, int(x.Pos().Offset()), ctxRaw)
+		}
+	}
+	w.stack = append(w.stack, n)
+	return true
+}
+
+func (w *shellWalker) parent() syntax.Node {
+	if len(w.stack) == 0 {
+		return nil
+	}
+	return w.stack[len(w.stack)-1]
+}
+
+// markRoots records the fields of n that the shell reads as arithmetic,
+// as a name, or as a parameter expansion's word.
+func (w *shellWalker) markRoots(n syntax.Node) {
+	mark := func(node syntax.Node, kind int) {
+		if node != nil && !isNilNode(node) {
+			w.roots[node] = kind
+		}
+	}
+	switch x := n.(type) {
+	case *syntax.Assign:
+		mark(x.Index, rootArith)
+	case *syntax.ParamExp:
+		mark(x.Index, rootArith)
+		if x.Slice != nil {
+			mark(x.Slice.Offset, rootArith)
+			mark(x.Slice.Length, rootArith)
+		}
+		if x.Exp != nil {
+			if x.Exp.Op >= syntax.AlternateUnset && x.Exp.Op <= syntax.AssignUnsetOrNull {
+				mark(x.Exp.Word, rootParamWord)
+			} else {
+				mark(x.Exp.Word, rootRefuse) // a pattern: quoting rules differ by shell
+			}
+		}
+		if x.Repl != nil {
+			mark(x.Repl.Orig, rootRefuse)
+			mark(x.Repl.With, rootRefuse)
+		}
+	case *syntax.BinaryTest:
+		switch x.Op {
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			mark(x.X, rootArith)
+			mark(x.Y, rootArith)
+		}
+	case *syntax.UnaryTest:
+		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
+			mark(x.X, rootName)
+		}
+	case *syntax.DeclClause:
+		if declaresInteger(x) {
+			for _, a := range x.Args {
+				mark(a.Value, rootArith)
+			}
+		}
+	case *syntax.Redirect:
+		if x.Hdoc != nil {
+			w.hdocs[x.Hdoc] = x
+			mark(x.Word, rootRefuse)
+		}
+	}
+}
+
+func isNilNode(n syntax.Node) bool {
+	switch x := n.(type) {
+	case *syntax.Word:
+		return x == nil
+	}
+	return false
+}
+
+// declaresInteger: declare/local/typeset with a flag word holding i.
+func declaresInteger(d *syntax.DeclClause) bool {
+	for _, a := range d.Args {
+		if a.Naked && a.Value != nil {
+			if l := a.Value.Lit(); strings.HasPrefix(l, "-") && strings.Contains(l, "i") {
+				return true
+			}
+		}
+		if a.Naked && a.Name != nil && strings.HasPrefix(a.Name.Value, "-") && strings.Contains(a.Name.Value, "i") {
+			return true
+		}
+	}
+	return false
+}
+
+// quotedDelim: <<'EOF', <<"EOF", <<\EOF: the body is not expanded.
+func quotedDelim(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || strings.Contains(l.Value, `\`) {
+			return true
+		}
+	}
+	return false
+}
+
+// scan places every flow variable written inside literal text (a quoted
+// string or a quoted heredoc body) that starts at offset base.
+func (w *shellWalker) scan(text string, base, kind int) {
+	for i := 0; i < len(text) && w.err == nil; i++ {
+		if text[i] == '$' {
+			if n := w.place(base+i, kind); n > 0 {
+				i += n - 1
+			}
+		}
+	}
+}
+
+// place replaces the flow variable at off (if it is one) with its value
+// quoted for its context; kind < 0 means "find it from the ancestors".
+// It returns the bytes the reference spans.
+func (w *shellWalker) place(off, kind int) int {
+	if w.escaped[off] || off >= len(w.src) || w.src[off] != '$' {
+		return 0
+	}
+	v, n, ok := ref(w.src, off, w.vars)
+	if !ok {
+		return 0
+	}
+	c := w.context()
+	before := strings.TrimRight(w.src[:off], "\t")
+	c.lineStart = before == "" || strings.HasSuffix(before, "\n")
+	switch {
+	case kind == ctxSingle || kind == ctxANSI:
+		if c.kind == ctxParamWord || c.kind == ctxHeredoc || c.kind == ctxDouble {
+			// Shells disagree on whether ' quotes here: refuse.
+			c.kind = ctxRefuse
+		} else if c.kind != ctxArith {
+			c.kind = kind
+		}
+	case kind >= 0:
+		c.kind = kind
+	}
+	text, err := c.quote(shellString(v))
+	if err != nil {
+		w.err = fmt.Errorf("line %d of the block: %s: %v", lineAt(w.src, off), w.src[off:off+n], err)
+		return n
+	}
+	w.edits = append(w.edits, edit{off: off, n: n, text: text})
+	return n
+}
+
+func lineAt(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }
+
+// where is everything about a value's place that decides its quoting.
+type where struct {
+	kind          int
+	backticks     int                // enclosing `...` levels
+	hdocs         []*syntax.Redirect // enclosing heredoc bodies, any level
+	lineStart     bool               // the value starts a line (after tabs)
+	paramInDouble bool               // the ${x:-word} holding the value is inside "..."
+}
+
+// context reads the ancestors from the innermost outwards. Up to the first
+// command substitution, the nearest of "...", a parameter word or a heredoc
+// decides, and arithmetic anywhere decides over all of them.
+func (w *shellWalker) context() where {
+	var c where
+	kind, decided, arith := ctxUnquoted, false, false
+	bounded := false
+	for i := len(w.stack) - 1; i >= 0; i-- {
+		n := w.stack[i]
+		if word, ok := n.(*syntax.Word); ok && w.hdocs[word] != nil {
+			c.hdocs = append(c.hdocs, w.hdocs[word])
+			if !bounded && !decided {
+				kind, decided = ctxHeredoc, true
+			}
+		}
+		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
+			c.backticks++
+		}
+		if bounded {
+			continue
+		}
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			bounded = true
+			continue
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			arith = true
+		case *syntax.DblQuoted:
+			if !decided {
+				kind, decided = ctxDouble, true
+			} else if kind == ctxParamWord {
+				c.paramInDouble = true
+			}
+		}
+		switch w.roots[n] {
+		case rootArith:
+			arith = true
+		case rootName:
+			if !decided {
+				kind, decided = ctxName, true
+			}
+		case rootParamWord:
+			if !decided {
+				kind, decided = ctxParamWord, true
+			}
+		case rootRefuse:
+			kind, decided, arith = ctxRefuse, true, false
+			bounded = true
+		}
+	}
+	if arith && kind != ctxRefuse {
+		kind = ctxArith
+	}
+	c.kind = kind
+	return c
+}
+
+var (
+	integer    = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) // no octal, no overflow
+	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+)
+
+func (c where) quote(s string) (string, error) {
+	var q string
+	switch c.kind {
+	case ctxArith:
+		if !integer.MatchString(s) {
+			return "", fmt.Errorf("the shell evaluates this place as arithmetic, so only an integer can go here, not %q", clipValue(s))
+		}
+		q = s
+	case ctxName:
+		if !identifier.MatchString(s) {
+			return "", fmt.Errorf("the shell reads this place as a variable name, so only a name can go here, not %q", clipValue(s))
+		}
+		q = s
+	case ctxRefuse:
+		return "", fmt.Errorf(`a flow variable cannot go here (a heredoc delimiter, a ${x#pattern} or ${x/a/b} word, or '...' inside ${...}); assign it to a shell variable first and write "${x#"$var"}"`)
+	case ctxDouble:
+		q = escapeDouble(s, true)
+	case ctxSingle:
+		q = strings.ReplaceAll(s, "'", `'\''`)
+	case ctxANSI:
+		// \x27 and \x5c read as themselves where $'...' is plain '...'
+		// (dash): no quote can close the string in either shell.
+		q = strings.NewReplacer(`\`, `\x5c`, `'`, `\x27`).Replace(s)
+	case ctxHeredoc:
+		q = escapeDouble(s, false)
+	case ctxRaw:
+		q = s
+	case ctxParamWord:
+		if len(c.hdocs) > 0 && c.backticks == 0 {
+			return "", fmt.Errorf("a flow variable inside ${...} in a heredoc cannot be quoted; assign it to a shell variable first")
+		}
+		// Inside "${x:-...}" the word is double-quoted already (a nested
+		// "..." would let bash brace-expand the value); outside, '...'.
+		if c.paramInDouble {
+			if strings.Contains(s, "'") {
+				// bash pairs ' even here and keeps them: no escape exists.
+				return "", fmt.Errorf(`bash cannot hold a ' inside "${x:-...}"; assign the variable to a shell variable first`)
+			}
+			q = strings.ReplaceAll(escapeDouble(s, true), "}", `\}`)
+		} else {
+			q = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	default:
+		q = QuoteShell(s)
+	}
+	if err := c.checkHeredocs(s); err != nil {
+		return "", err
+	}
+	for i := 0; i < c.backticks; i++ {
+		// Old-style command substitution removes one level of
+		// backslashes before its command is parsed.
+		q = backtickEscape.Replace(q)
+	}
+	return q, nil
+}
+
+// checkHeredocs refuses a value that would end an enclosing heredoc early,
+// or lose its leading tabs to <<-.
+func (c where) checkHeredocs(s string) error {
+	for _, r := range c.hdocs {
+		delim := heredocDelim(r.Word)
+		strip := r.Op == syntax.DashHdoc
+		for i, l := range strings.Split(s, "\n") {
+			if l == delim || strip && strings.TrimLeft(l, "\t") == delim {
+				return fmt.Errorf("the value holds the line %q that would end the heredoc early", delim)
+			}
+			if strip && (i > 0 || c.lineStart) && strings.HasPrefix(l, "\t") {
+				return fmt.Errorf("the value has lines starting with a tab, which <<- would strip")
+			}
+		}
+	}
+	return nil
+}
+
+// heredocDelim is the delimiter as the shell compares it: quotes removed.
+func heredocDelim(w *syntax.Word) string {
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(strings.ReplaceAll(x.Value, `\`, ""))
+		case *syntax.SglQuoted:
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				if l, ok := q.(*syntax.Lit); ok {
+					b.WriteString(l.Value)
 				}
 			}
-			out.WriteByte(line[k])
 		}
-		b.WriteString(out.String())
-		i += len(line)
 	}
-	return i, nil
+	return b.String()
+}
+
+func clipValue(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return s
 }
 
 var backtickEscape = strings.NewReplacer(`\`, `\\`, "`", "\\`", `$`, `\$`)
@@ -293,18 +516,6 @@ func shellString(v any) string {
 		return x
 	}
 	return JSON(v)
-}
-
-func shellQuote(kind int, s string) string {
-	switch kind {
-	case shDouble:
-		return escapeDouble(s, true)
-	case shSingle:
-		return strings.ReplaceAll(s, "'", `'\''`)
-	case shANSI:
-		return strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s)
-	}
-	return QuoteShell(s)
 }
 
 // escapeDouble escapes what a shell expands inside "..." (and in an
@@ -328,10 +539,11 @@ func escapeDouble(s string, quote bool) string {
 	return b.String()
 }
 
-// QuoteShell quotes s as one POSIX shell word (unchanged when it is safe).
+// QuoteShell quotes s as one POSIX shell word (unchanged when it is safe;
+// a leading - is quoted so that [[ ]] cannot read it as an operator).
 func QuoteShell(s string) string {
-	if s == "" {
-		return "''"
+	if s == "" || s[0] == '-' {
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
