@@ -7,10 +7,12 @@ package capture
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -26,11 +28,17 @@ import (
 type Options struct {
 	// ID names the run; "" = a new id from its start. The cockpit picks it
 	// up front so it knows which stored run is the one it may stop.
-	ID        string
-	Argv      []string
-	Dir       string   // working directory; "" = the caller's
-	Env       []string // nil = the caller's environment
-	Feature   string   // record the result as observed evidence on this feature
+	ID   string
+	Argv []string
+	Dir  string   // working directory; "" = the caller's
+	Env  []string // nil = the caller's environment
+	// ExtraEnv (KEY=VALUE) is added last: the config's [run.env], which
+	// may override runner.NonInteractiveEnv.
+	ExtraEnv []string
+	// Stall ends a run that waits for terminal input and printed nothing
+	// for this long: 0 = DefaultStall, < 0 = never (a person watches).
+	Stall     time.Duration
+	Feature   string // record the result as observed evidence on this feature
 	Scope     model.Scope
 	Actor     string
 	Timeout   time.Duration
@@ -40,7 +48,9 @@ type Options struct {
 	NoIsolation bool
 	Cols, Rows  uint16
 	// Live receives the raw output as it arrives (nil: nobody watches).
-	Live      io.Writer
+	Live io.Writer
+	// Stdin, when set, is what a person types: the run is interactive. nil:
+	// stdin is at end-of-file and the environment is runner.NonInteractiveEnv.
 	Stdin     io.Reader
 	Interrupt <-chan os.Signal
 	Patterns  *patterns.Set      // nil = built-ins
@@ -53,6 +63,20 @@ type Options struct {
 
 // DefaultRetainBytes is how much output a project keeps by default.
 const DefaultRetainBytes = 2 << 30
+
+// DefaultStall is how long a run may wait for terminal input, printing
+// nothing, before it is ended as stalled_waiting_for_input.
+const DefaultStall = 10 * time.Minute
+
+func init() {
+	// A later process that finds a run interrupted kills what is left of it.
+	db.Reaper = func(data []byte) {
+		var r runner.Remains
+		if json.Unmarshal(data, &r) == nil {
+			runner.Reap(r)
+		}
+	}
+}
 
 // Result is what a capture produced.
 type Result struct {
@@ -122,11 +146,16 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 		return nil, err
 	}
 	rec.Session = w.Session()
-	env := o.Env
-	if env == nil {
-		env = os.Environ()
+	env := runEnv(o, rec.ID)
+	stall := o.Stall
+	if stall == 0 {
+		stall = DefaultStall
 	}
-	env = append(env[:len(env):len(env)], "FLOWDECK_RUN_ID="+rec.ID)
+	started := func(r runner.Remains) {
+		if data, err := json.Marshal(r); err == nil {
+			w.SetRemains(data)
+		}
+	}
 	classifier := o.Patterns.Classifier(o.Argv, patterns.Options{Redactor: red})
 	sink := newSink(w, classifier, red, o.Live)
 
@@ -135,7 +164,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	res, _ := runner.Run(ctx, runner.Spec{
 		Argv: o.Argv, Dir: o.Dir, Env: env, Cols: o.Cols, Rows: o.Rows,
 		Timeout: o.Timeout, Limits: o.Limits, NoNetwork: o.NoNetwork, ForceFallback: o.NoIsolation,
-		Output: sink, Stdin: o.Stdin, Interrupt: o.Interrupt,
+		Output: sink, Stdin: o.Stdin, Interrupt: o.Interrupt, Stall: max(stall, 0), Started: started,
 	})
 	if res.Err != "" {
 		// Say why it did not start, where the output would have been.
@@ -149,7 +178,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	rec.Duration, rec.ExitCode, rec.Signal, rec.Outcome = res.Duration, res.ExitCode, res.Signal, string(res.Outcome)
 	rec.Isolation = db.Isolation{Mechanism: res.Isolation.Mechanism, Enforced: res.Isolation.Enforced, Notes: res.Isolation.Notes}
 	rec.Category, rec.Class, rec.Pattern = string(class.Category), string(class.Class), class.Pattern
-	rec.Summary, rec.Detail = outcomeSummary(res, class), class.Detail
+	rec.Summary, rec.Detail = outcomeSummary(res, class, stall), class.Detail
 	retain := o.RetainBytes
 	if retain == 0 {
 		retain = DefaultRetainBytes
@@ -177,9 +206,25 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	return out, nil
 }
 
+// runEnv is the command's environment: the caller's, the non-interactive
+// defaults unless a person types into it, the config's [run.env], and the
+// run's id. Later entries win (as in exec.Cmd).
+func runEnv(o Options, id string) []string {
+	env := o.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = slices.Clip(env)
+	if o.Stdin == nil {
+		env = append(env, runner.NonInteractiveEnv...)
+	}
+	env = append(env, o.ExtraEnv...)
+	return append(env, "FLOWDECK_RUN_ID="+id)
+}
+
 // outcomeSummary puts how the run ended in front of the classifier's summary
 // when it did not simply exit.
-func outcomeSummary(res runner.Result, class patterns.Result) string {
+func outcomeSummary(res runner.Result, class patterns.Result, stall time.Duration) string {
 	var why string
 	switch res.Outcome {
 	case runner.TimedOut:
@@ -188,6 +233,9 @@ func outcomeSummary(res runner.Result, class patterns.Result) string {
 		why = "killed for memory (OOM)"
 	case runner.PidsLimit:
 		why = "stopped by the pids limit (fork failed)"
+	case runner.Stalled:
+		why = "stalled waiting for input: it read the terminal and printed nothing for " + stall.String() +
+			"; give it its input (a file, a flag such as --yes), or run it with --interactive"
 	case runner.Cancelled:
 		why = "cancelled"
 	case runner.StartFailed:

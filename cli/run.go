@@ -28,6 +28,7 @@ func (e *env) runCmd() *cobra.Command {
 		pids                   int
 		cpu                    float64
 		quiet, noNetwork       bool
+		interactive            bool
 		isolation              string
 	)
 	c := &cobra.Command{
@@ -41,6 +42,11 @@ says how it went:
   ✓ go test (142 passed, 0 failed, 12 packages, 3.2s)
   ✗ go test (2 failed: TestA, TestB)      followed by the filtered failure output
   ● find (2.3 MiB indexed, recall with: flowdeck recall QUERY)
+
+Nobody types into a run unless --interactive: stdin is at end-of-file,
+pagers print (PAGER=cat, GIT_PAGER=cat, ...) and a command that still waits
+for terminal input with no output for run.stall (10m) is ended as
+stalled_waiting_for_input.
 
 The exit status is the command's own (128+signal when killed, 127 when it
 was not found). With --feature the result is recorded as observed
@@ -72,6 +78,7 @@ failure, partial when a timeout or the user cut it short.`,
 			}
 			req.Argv, req.Feature, req.Scope, req.Actor = args, feature, model.Scope(scope), e.actorName()
 			req.NoNetwork, req.NoIsolation = noNetwork, isolation == "none"
+			req.Attended = interactive
 			st, err := e.store()
 			if err != nil {
 				return err
@@ -96,13 +103,11 @@ failure, partial when a timeout or the user cut it short.`,
 					opts.Live = live
 				}
 			}
-			if tty && !quiet && !e.json {
-				if in, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(in.Fd())) {
-					// The command reads what the person types; but stdin is
-					// not forwarded when it is a pipe, so a script's input
-					// never reaches an interactive prompt by surprise.
-					opts.Stdin = in
-				}
+			if interactive {
+				// The command reads what the person types (or the pipe's
+				// data). Without --interactive it reads end-of-file, so an
+				// agent's call never waits on a prompt or a pager.
+				opts.Stdin = e.stdin
 			}
 			sigs := make(chan os.Signal, 2)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -141,6 +146,7 @@ failure, partial when a timeout or the user cut it short.`,
 	f.BoolVar(&noNetwork, "no-network", false, "run without network (Linux network namespace)")
 	f.StringVar(&isolation, "isolation", "auto", "auto (cgroups where usable) or none (rlimits, timeout and group kill only)")
 	f.BoolVar(&quiet, "quiet", false, "do not stream the output; print only the result")
+	f.BoolVar(&interactive, "interactive", false, "forward stdin to the command and keep pagers (a person is at the keyboard); never ended as stalled")
 	return c
 }
 

@@ -10,6 +10,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -60,13 +61,18 @@ type Config struct {
 //	cpu = 2.0              # CPU limit in cores
 //	retain = "2G"          # output kept per project ("0" = unbounded)
 //	redact = ['(?i)internal-token-[a-z0-9]+']   # extra secrets (RE2)
+//	stall = "10m"          # end a run waiting for input this long ("0" = never)
+//	[run.env]              # added to every run's environment, last
+//	PAGER = "cat"
 type Run struct {
-	Timeout string   `toml:"timeout"`
-	Memory  string   `toml:"memory"`
-	Pids    int      `toml:"pids"`
-	CPU     float64  `toml:"cpu"`
-	Retain  string   `toml:"retain"`
-	Redact  []string `toml:"redact"`
+	Timeout string            `toml:"timeout"`
+	Memory  string            `toml:"memory"`
+	Pids    int               `toml:"pids"`
+	CPU     float64           `toml:"cpu"`
+	Retain  string            `toml:"retain"`
+	Redact  []string          `toml:"redact"`
+	Stall   string            `toml:"stall"`
+	Env     map[string]string `toml:"env"`
 	// RedactErr names the file, line and rule when a redact entry is
 	// broken; every run must then refuse to start.
 	RedactErr error `toml:"-"`
@@ -139,10 +145,27 @@ func Load(path string) (Config, []error) {
 		errs = append(errs, fmt.Errorf("%s:%d: theme = %q: use auto, dark or light", path, LineOf(data, "theme"), parsed.Theme))
 		parsed.Theme = c.Theme
 	}
-	if parsed.Run.Timeout != "" {
-		if _, err := time.ParseDuration(parsed.Run.Timeout); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: run.timeout = %q: use a duration like 30m", path, LineOf(data, "timeout"), parsed.Run.Timeout))
-			parsed.Run.Timeout = ""
+	for _, d := range []struct {
+		key string
+		val *string
+	}{{"timeout", &parsed.Run.Timeout}, {"stall", &parsed.Run.Stall}} {
+		if v, err := time.ParseDuration(*d.val); *d.val != "" && (err != nil || v < 0) {
+			errs = append(errs, fmt.Errorf("%s:%d: run.%s = %q: use a duration like 30m", path, LineOf(data, d.key), d.key, *d.val))
+			*d.val = ""
+		}
+	}
+	if c := parsed.Run.CPU; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
+		errs = append(errs, fmt.Errorf("%s:%d: run.cpu = %v: use a number of cores like 0.5", path, LineOf(data, "cpu"), c))
+		parsed.Run.CPU = 0
+	}
+	if parsed.Run.Pids < 0 {
+		errs = append(errs, fmt.Errorf("%s:%d: run.pids = %d: use a positive number", path, LineOf(data, "pids"), parsed.Run.Pids))
+		parsed.Run.Pids = 0
+	}
+	for k := range parsed.Run.Env {
+		if k == "" || strings.ContainsAny(k, "=\x00") {
+			errs = append(errs, fmt.Errorf("%s:%d: run.env: %q is not a variable name", path, LineOf(data, k), k))
+			delete(parsed.Run.Env, k)
 		}
 	}
 	for _, sz := range []struct {
@@ -199,8 +222,11 @@ func ParseBytes(s string) (int64, error) {
 		}
 	}
 	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
+	if err != nil || !(n > 0) || math.IsInf(n, 0) {
 		return 0, fmt.Errorf("not a size (use e.g. 512M, 2G)")
+	}
+	if n*float64(mult) >= math.MaxInt64 {
+		return 0, fmt.Errorf("too large (at most 8E)")
 	}
 	return int64(n * float64(mult)), nil
 }

@@ -2,6 +2,7 @@ package db
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
@@ -129,27 +130,38 @@ type RunWriter struct {
 	zbuf      []byte   // compressed chunks of the last flush, for reuse
 	err       error
 	closed    bool
+	lock      *runLock // held while the run runs: see runlock.go
 
 	done chan struct{}
 	kick chan struct{}
 }
 
-// StartRun stores rec as running and returns a writer for its output.
+// StartRun stores rec as running and returns a writer for its output. The
+// writer holds the run's liveness lock until Finish: if this process dies
+// first, the next one to list the runs marks it interrupted.
 func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 	if rec.ID == "" {
 		rec.ID = NewRunID(rec.Start)
 	}
 	rec.Outcome = RunRunning
-	err := s.update(func(tx *bolt.Tx) error {
+	lock, err := s.lockRun(rec.ID)
+	if err != nil {
+		return nil, err
+	}
+	err = s.update(func(tx *bolt.Tx) error {
 		if rec.Session == "" {
 			rec.Session = string(tx.Bucket(bucketMeta).Get(keyActive))
+		}
+		if old, err := getRun(tx, rec.ID); err != nil || old != nil {
+			return cmp.Or(err, fmt.Errorf("run %s exists already", rec.ID))
 		}
 		return putRun(tx, &rec)
 	})
 	if err != nil {
+		s.releaseRun(rec.ID, lock)
 		return nil, err
 	}
-	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes, lock: lock}
 	w.cond = sync.NewCond(&w.mu)
 	go w.loop()
 	return w, nil
@@ -349,7 +361,7 @@ func (w *RunWriter) flush(final bool) error {
 			if err := addOutputBytes(tx, rec.Bytes); err != nil {
 				return err
 			}
-			_, err := retainTx(tx, w.retain)
+			_, err := w.st.retainTx(tx, w.retain)
 			return err
 		}
 		return nil
@@ -475,6 +487,12 @@ func (w *RunWriter) Finish(final RunRecord, retain int64) (RunRecord, error) {
 	w.mu.Unlock()
 	close(w.done)
 	err := w.flush(true)
+	if w.lock != nil {
+		// Even when the final commit failed: the record then still says
+		// running, and the next process marks it interrupted.
+		w.st.releaseRun(w.rec.ID, w.lock)
+		w.lock = nil
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if err == nil {
@@ -507,14 +525,23 @@ func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
 	return &rec, nil
 }
 
-// Runs lists up to limit runs (0 = all), newest first.
+// Runs lists up to limit runs (0 = all), newest first. Runs whose
+// capturing process died are marked interrupted first.
 func (s *Store) Runs(limit int) ([]RunRecord, error) {
 	var out []RunRecord
-	err := s.view(func(tx *bolt.Tx) (err error) {
-		out, err = runsTx(tx, limit)
-		return err
-	})
-	return out, err
+	read := func() error {
+		return s.view(func(tx *bolt.Tx) (err error) {
+			out, err = runsTx(tx, limit)
+			return err
+		})
+	}
+	if err := read(); err != nil {
+		return nil, err
+	}
+	if marked, err := s.settle(out); err != nil || !marked {
+		return out, err
+	}
+	return out, read()
 }
 
 func runsTx(tx *bolt.Tx, limit int) ([]RunRecord, error) {
@@ -537,14 +564,23 @@ func runsTx(tx *bolt.Tx, limit int) ([]RunRecord, error) {
 	return out, nil
 }
 
-// Run returns one run record, or nil.
+// Run returns one run record, or nil; marked interrupted first if its
+// capturing process died.
 func (s *Store) Run(id string) (*RunRecord, error) {
 	var rec *RunRecord
-	err := s.view(func(tx *bolt.Tx) (err error) {
-		rec, err = getRun(tx, id)
-		return err
-	})
-	return rec, err
+	read := func() error {
+		return s.view(func(tx *bolt.Tx) (err error) {
+			rec, err = getRun(tx, id)
+			return err
+		})
+	}
+	if err := read(); err != nil || rec == nil {
+		return rec, err
+	}
+	if marked, err := s.settle([]RunRecord{*rec}); err != nil || !marked {
+		return rec, err
+	}
+	return rec, read()
 }
 
 // ReadOutput returns up to max bytes of a run's raw output from offset, and
@@ -604,25 +640,30 @@ func (s *Store) Forget(q ForgetQuery) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
 		n = 0
-		var ids []string
+		var recs []RunRecord
 		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
 			var rec RunRecord
 			if err := json.Unmarshal(v, &rec); err != nil {
-				return err
+				return fmt.Errorf("run %s: decode: %w", k, err)
 			}
 			switch {
 			case q.All, q.RunID == rec.ID, !q.Before.IsZero() && rec.Start.Before(q.Before):
-				if rec.Outcome != RunRunning {
-					ids = append(ids, rec.ID)
-				}
+				recs = append(recs, rec)
 			}
 			return nil
 		})
 		if err != nil {
 			return err
 		}
-		for _, id := range ids {
-			if err := forgetRun(tx, id); err != nil {
+		for _, rec := range recs {
+			// A run whose capturer died is interrupted, and can be forgotten.
+			if _, err := s.settleTx(tx, &rec); err != nil {
+				return err
+			}
+			if rec.Outcome == RunRunning {
+				continue
+			}
+			if err := forgetRun(tx, rec.ID); err != nil {
 				return err
 			}
 			n++
@@ -641,6 +682,9 @@ func forgetRun(tx *bolt.Tx, id string) error {
 	rec, err := getRun(tx, id)
 	if err != nil || rec == nil {
 		return err
+	}
+	if rec.Forgotten {
+		return nil // counted out already
 	}
 	rec.Forgotten = true
 	if rec.Outcome != RunRunning {
@@ -678,8 +722,11 @@ func addOutputBytes(tx *bolt.Tx, delta int64) error {
 // retainTx deletes the output of the oldest finished runs until the stored
 // output is at most maxBytes (counted as the commands wrote it), and returns
 // how many runs it touched. RunWriter.Finish calls it in the transaction that
-// stores a run's last output.
-func retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
+// stores a run's last output. A run still running neither counts nor is
+// evicted (its output is counted when it finishes), so it cannot make newer
+// runs be forgotten; one whose capturer died is marked interrupted here and
+// counts and ages like any finished run.
+func (s *Store) retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
 	if maxBytes <= 0 {
 		return 0, nil
 	}
@@ -687,31 +734,37 @@ func retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
 		return 0, nil // the common case: no record is decoded
 	}
 	var recs []RunRecord
-	var total int64
 	err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
 		var rec RunRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
-			return err
+			return fmt.Errorf("run %s: decode: %w", k, err)
 		}
 		if !rec.Forgotten {
 			recs = append(recs, rec)
-			total += rec.Bytes
 		}
 		return nil
 	})
 	if err != nil {
 		return 0, err
 	}
+	var total int64
+	finished := recs[:0]
+	for _, rec := range recs {
+		if _, err := s.settleTx(tx, &rec); err != nil {
+			return 0, err
+		}
+		if rec.Outcome != RunRunning {
+			finished = append(finished, rec)
+			total += rec.Bytes
+		}
+	}
 	if err := setOutputBytes(tx, total); err != nil || total <= maxBytes {
 		return 0, err
 	}
 	n := 0
-	for _, rec := range recs { // keys sort by start time: oldest first
+	for _, rec := range finished { // keys sort by start time: oldest first
 		if total <= maxBytes {
 			break
-		}
-		if rec.Outcome == RunRunning {
-			continue
 		}
 		if err := forgetRun(tx, rec.ID); err != nil {
 			return n, err

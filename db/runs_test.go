@@ -193,7 +193,7 @@ func TestRetainKeepsNewestOutput(t *testing.T) {
 	}
 	var n int
 	err := st.update(func(tx *bolt.Tx) (err error) {
-		n, err = retainTx(tx, 250)
+		n, err = st.retainTx(tx, 250)
 		return err
 	})
 	if err != nil || n != 2 {

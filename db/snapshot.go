@@ -44,5 +44,12 @@ func (s *Store) Snapshot(runs int) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A run whose capturer died shows as interrupted, not running forever.
+	if marked, err := s.settle(snap.Runs); err != nil || marked {
+		if err != nil {
+			return nil, err
+		}
+		return s.Snapshot(runs)
+	}
 	return snap, nil
 }

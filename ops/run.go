@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -60,19 +63,32 @@ type RunRequest struct {
 	CPU         float64
 	NoNetwork   bool
 	NoIsolation bool
-	// Retain and Redact come from the config's [run] table; RedactErr
+	// Attended: a person watches the run (the cockpit, --interactive), so
+	// it is never ended as stalled. Who types is the caller's business
+	// (capture.Options.Stdin).
+	Attended bool
+	// Stall is the config's run.stall: 0 = capture's default, < 0 = never.
+	Stall time.Duration
+	// Retain, Redact and Env come from the config's [run] table; RedactErr
 	// says why its redaction rules are unusable.
 	Retain    string
 	Redact    []string
 	RedactErr error
+	Env       map[string]string
 }
 
 // RunDefaults is a request with the config's [run] defaults.
 func RunDefaults(cfg config.Run) RunRequest {
 	r := RunRequest{Scope: model.ScopeTargeted, Memory: cfg.Memory, Pids: cfg.Pids, CPU: cfg.CPU,
-		Retain: cfg.Retain, Redact: cfg.Redact, RedactErr: cfg.RedactErr}
+		Retain: cfg.Retain, Redact: cfg.Redact, RedactErr: cfg.RedactErr, Env: cfg.Env}
 	if cfg.Timeout != "" {
 		r.Timeout, _ = time.ParseDuration(cfg.Timeout) // validated by config.Load
+	}
+	if cfg.Stall != "" {
+		r.Stall, _ = time.ParseDuration(cfg.Stall)
+		if r.Stall == 0 {
+			r.Stall = -1 // "0": never
+		}
 	}
 	return r
 }
@@ -90,24 +106,49 @@ func (r RunRequest) Options(st *db.Store, warn io.Writer) (capture.Options, erro
 	if r.Scope != model.ScopeTargeted && r.Scope != model.ScopeBroad {
 		return capture.Options{}, ArgErrorf("scope must be targeted or broad, not %q", r.Scope)
 	}
-	if r.Timeout < 0 {
-		return capture.Options{}, ArgErrorf("timeout must not be negative")
+	limits, err := r.limits()
+	if err != nil {
+		return capture.Options{}, err
 	}
-	limits := runner.Limits{Pids: r.Pids, CPU: r.CPU}
-	if r.Memory != "" {
-		n, err := config.ParseBytes(r.Memory)
-		if err != nil {
-			return capture.Options{}, ArgErrorf("memory %q: %v", r.Memory, err)
-		}
-		limits.MemoryBytes = n
-	}
-	opts, err := CaptureSettings(st, config.Run{Redact: r.Redact, RedactErr: r.RedactErr, Retain: r.Retain}, warn)
+	opts, err := CaptureSettings(st, config.Run{Redact: r.Redact, RedactErr: r.RedactErr, Retain: r.Retain, Env: r.Env}, warn)
 	if err != nil {
 		return capture.Options{}, err
 	}
 	opts.Argv, opts.Feature, opts.Scope, opts.Actor = r.Argv, r.Feature, r.Scope, r.Actor
 	opts.Timeout, opts.Limits, opts.NoNetwork, opts.NoIsolation = r.Timeout, limits, r.NoNetwork, r.NoIsolation
+	opts.Stall = r.Stall
+	if r.Attended {
+		opts.Stall = -1
+	}
 	return opts, nil
+}
+
+// Bounds beyond which a limit is a mistake (and would overflow what the
+// kernel takes): the kernel's own pid ceiling, and a generous core count.
+const (
+	maxPids  = 1 << 22
+	maxCores = 1 << 16
+)
+
+// limits checks the timeout and limits; an error names the flag at fault.
+func (r RunRequest) limits() (runner.Limits, error) {
+	switch {
+	case r.Timeout < 0:
+		return runner.Limits{}, ArgErrorf("--timeout %v: must not be negative (0 = none)", r.Timeout)
+	case r.Pids < 0 || r.Pids > maxPids:
+		return runner.Limits{}, ArgErrorf("--pids %d: use a number of processes from 1 to %d (0 = no limit)", r.Pids, maxPids)
+	case math.IsNaN(r.CPU) || r.CPU < 0 || r.CPU > maxCores:
+		return runner.Limits{}, ArgErrorf("--cpu %v: use a number of cores such as 0.5, at most %d (0 = no limit)", r.CPU, maxCores)
+	}
+	limits := runner.Limits{Pids: r.Pids, CPU: r.CPU}
+	if r.Memory != "" && r.Memory != "0" {
+		n, err := config.ParseBytes(r.Memory)
+		if err != nil {
+			return runner.Limits{}, ArgErrorf("--memory %q: %v", r.Memory, err)
+		}
+		limits.MemoryBytes = n
+	}
+	return limits, nil
 }
 
 // CaptureSettings are the capture options that the config's [run] table
@@ -122,7 +163,11 @@ func CaptureSettings(st *db.Store, run config.Run, warn io.Writer) (capture.Opti
 	if err != nil {
 		return capture.Options{}, ArgErrorf("config run.redact: %v", err)
 	}
-	return capture.Options{Patterns: Patterns(st, warn), Redactor: redactor, RetainBytes: RetainBytes(run.Retain)}, nil
+	var env []string
+	for _, k := range slices.Sorted(maps.Keys(run.Env)) {
+		env = append(env, k+"="+run.Env[k])
+	}
+	return capture.Options{Patterns: Patterns(st, warn), Redactor: redactor, RetainBytes: RetainBytes(run.Retain), ExtraEnv: env}, nil
 }
 
 // FlowEngine is the flow engine for the project in st as the config sets it

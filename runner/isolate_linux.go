@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,6 +99,11 @@ type sysPlan struct {
 func (p *plan) useCgroup(g *cgroupRun) {
 	p.iso.Cgroup = g.main
 	p.track = g
+	for _, d := range g.dirs {
+		if !slices.Contains(p.dirs, d) {
+			p.dirs = append(p.dirs, d)
+		}
+	}
 	p.stats = g.counters
 	p.clean = g.remove
 	p.iso.Enforced = append(p.iso.Enforced, g.enforced...)
@@ -131,6 +137,10 @@ func (p *plan) helperConfig() *isohelper.Config {
 }
 
 func (p *plan) applySys(a *syscall.SysProcAttr) {
+	// If we die (SIGKILL included) the command dies too, even if it ignores
+	// the SIGHUP of its terminal's hang-up. What it started is reaped by
+	// the next flowdeck process (Reap).
+	a.Pdeathsig = syscall.SIGKILL
 	if p.sys.cgroupFD >= 0 {
 		a.UseCgroupFD = true
 		a.CgroupFD = p.sys.cgroupFD

@@ -38,6 +38,7 @@ type plan struct {
 	helper *isohelper.Config      // nil: exec the command directly
 	sys    sysPlan                // what the fork itself does (per OS)
 	track  interface{ killAll() } // the cgroup, nil without one
+	dirs   []string               // the cgroup's directories, for Remains
 	stats  func() (oomKills, forkFails uint64)
 	clean  func()
 }
@@ -97,11 +98,21 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 		return startFailed(res, 126, "open pty: %v", err)
 	}
 	defer ptmx.Close()
+	ttyName := tty.Name()
+	stdin := tty
+	if spec.Stdin == nil {
+		// Nobody types: a read of stdin ends at once instead of waiting.
+		if stdin, err = os.Open(os.DevNull); err != nil {
+			tty.Close()
+			return startFailed(res, 126, "open %s: %v", os.DevNull, err)
+		}
+		defer stdin.Close()
+	}
 
 	var cmd *exec.Cmd
 	var statusR *os.File
 	for {
-		cmd, statusR, err = buildCmd(spec, path, p, tty)
+		cmd, statusR, err = buildCmd(spec, path, p, stdin, tty)
 		if err == nil {
 			err = cmd.Start()
 			if cmd.ExtraFiles != nil {
@@ -116,6 +127,9 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 		}
 	}
 	tty.Close() // from now on only the command holds the terminal open: its last close gives EIO
+	if stdin != tty {
+		stdin.Close()
+	}
 	res.Isolation = p.iso
 	if err != nil {
 		if statusR != nil {
@@ -138,8 +152,10 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 		nbytes    atomic.Int64
 		writeErr  error
 		drainTill atomic.Int64 // unix nanos; 0 = not draining yet
+		lastOut   atomic.Int64 // unix nanos of the last output, for the input watch
 		readDone  = make(chan struct{})
 	)
+	lastOut.Store(time.Now().UnixNano())
 	go func() {
 		defer close(readDone)
 		buf := make([]byte, readBufSize)
@@ -147,6 +163,7 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 			n, err := ptmx.Read(buf)
 			if n > 0 {
 				nbytes.Add(int64(n))
+				lastOut.Store(time.Now().UnixNano())
 				if writeErr == nil {
 					_, writeErr = spec.Output.Write(buf[:n])
 				}
@@ -187,11 +204,21 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 		}
 	}
 
+	if spec.Started != nil {
+		spec.Started(Remains{Pid: pid, Start: procStart(pid), Cgroups: p.dirs})
+	}
 	if spec.Stdin != nil {
 		go typeInput(ptmx, spec.Stdin, veof)
 	}
 
 	exited := make(chan struct{})
+	var stalled <-chan struct{}
+	if spec.Stdin == nil || spec.Stall > 0 {
+		w := &inputWatch{ptmx: ptmx, tty: ttyName, sid: pid, veof: veof, giveEOF: spec.Stdin == nil,
+			stall: spec.Stall, lastOut: &lastOut, stalled: make(chan struct{})}
+		stalled = w.stalled
+		go w.loop(exited)
+	}
 	var waitErr error
 	go func() {
 		if waitNoReap(pid) != nil {
@@ -224,6 +251,12 @@ wait:
 			timeoutC = nil
 			if ended == "" {
 				ended = TimedOut
+			}
+			killGroup(pid, p)
+		case <-stalled:
+			stalled = nil
+			if ended == "" {
+				ended = Stalled
 			}
 			killGroup(pid, p)
 		case sig := <-spec.Interrupt:
@@ -306,18 +339,19 @@ func killGroup(pid int, p *plan) {
 	}
 }
 
-func buildCmd(spec *Spec, path string, p *plan, tty *os.File) (*exec.Cmd, *os.File, error) {
+func buildCmd(spec *Spec, path string, p *plan, stdin, tty *os.File) (*exec.Cmd, *os.File, error) {
 	cmd := &exec.Cmd{
 		Path:   path,
 		Args:   spec.Argv,
 		Env:    spec.Env,
 		Dir:    spec.Dir,
-		Stdin:  tty,
+		Stdin:  stdin,
 		Stdout: tty,
 		Stderr: tty,
 		// The command leads a new session with the pty as its controlling
-		// terminal, so its pid is also its process group id.
-		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0},
+		// terminal (fd 1: stdin may be /dev/null), so its pid is also its
+		// process group id.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 1},
 	}
 	p.applySys(cmd.SysProcAttr)
 	if p.helper == nil {

@@ -55,14 +55,27 @@ type Spec struct {
 	// output processing is off, so no \n→\r\n. nil discards them.
 	Output io.Writer
 
-	// Stdin, if set, is typed into the terminal. Typed input is not echoed
-	// into Output, line editing and ^C apply as on a terminal, and at EOF the
-	// command reads end-of-file. Lines longer than 4095 bytes are cut by the
-	// kernel's line discipline; feed bulk data through a file instead.
-	// nil = nobody types (a read of stdin blocks, as on an idle terminal).
-	// Run does not wait for a Read of Stdin still blocked when the command
-	// ends; closing the reader ends it.
+	// Stdin, if set, is typed into the terminal, which is then the command's
+	// stdin: an interactive run. Typed input is not echoed into Output, line
+	// editing and ^C apply as on a terminal, and at EOF the command reads
+	// end-of-file. Lines longer than 4095 bytes are cut by the kernel's line
+	// discipline; feed bulk data through a file instead. Run does not wait
+	// for a Read of Stdin still blocked when the command ends; closing the
+	// reader ends it.
+	//
+	// nil = nobody types: stdin is /dev/null, and (Linux) a process blocked
+	// reading the terminal itself (/dev/tty, as ssh and sudo prompts do) in
+	// line mode is given end-of-file, so no run waits for a key.
 	Stdin io.Reader
+
+	// Stall, when > 0, ends a run that printed nothing for this long while a
+	// process of it waits for input from the terminal (Outcome "stalled_waiting_for_input").
+	// Linux only: elsewhere nothing says that a process waits for input.
+	Stall time.Duration
+
+	// Started, if set, is called once the command runs, with what a later
+	// process needs to kill whatever of the run survived a crash of ours.
+	Started func(Remains)
 
 	// Interrupt: the first signal received is forwarded to the command's
 	// process group; the second kills the whole run with SIGKILL.
@@ -75,13 +88,25 @@ type Spec struct {
 type Outcome string
 
 const (
-	Exited      Outcome = "exited"       // the command ended on its own (any exit code)
-	TimedOut    Outcome = "timeout"      // killed because Spec.Timeout expired
-	OOM         Outcome = "oom"          // failed after the memory limit killed a process
-	PidsLimit   Outcome = "pids"         // failed after the pids limit refused a fork
-	Cancelled   Outcome = "cancelled"    // ctx cancelled or interrupted by the user
-	StartFailed Outcome = "start_failed" // never ran (not found, not executable, bad dir)
+	Exited      Outcome = "exited"                    // the command ended on its own (any exit code)
+	TimedOut    Outcome = "timeout"                   // killed because Spec.Timeout expired
+	OOM         Outcome = "oom"                       // failed after the memory limit killed a process
+	PidsLimit   Outcome = "pids"                      // failed after the pids limit refused a fork
+	Cancelled   Outcome = "cancelled"                 // ctx cancelled or interrupted by the user
+	Stalled     Outcome = "stalled_waiting_for_input" // killed: waited for input and printed nothing for Spec.Stall
+	StartFailed Outcome = "start_failed"              // never ran (not found, not executable, bad dir)
 )
+
+// NonInteractiveEnv is added to the environment of every run nobody types
+// into: pagers print instead of waiting for a key, and tools that would
+// prompt fail or take their default instead. CI itself is not set: it
+// changes what test suites do, not only whether they ask.
+var NonInteractiveEnv = []string{
+	"PAGER=cat", "GIT_PAGER=cat", "MANPAGER=cat", "SYSTEMD_PAGER=", "PSQL_PAGER=cat",
+	"GH_PAGER=cat", "AWS_PAGER=", "BAT_PAGER=cat", "LESS=FRX",
+	"GIT_TERMINAL_PROMPT=0", "GCM_INTERACTIVE=never", "GH_PROMPT_DISABLED=1",
+	"DEBIAN_FRONTEND=noninteractive", "PIP_NO_INPUT=1", "NONINTERACTIVE=1",
+}
 
 // Mechanism names used in Isolation.Mechanism.
 const (
@@ -174,4 +199,13 @@ func startFailed(res Result, code int, format string, args ...any) (Result, erro
 	res.Err = err.Msg
 	res.Duration = time.Since(res.Start)
 	return res, err
+}
+
+// Remains is where a run's processes can be found by another process after
+// ours died: the command's session (its pid, with its start time so that a
+// reused pid is not taken for it) and the run's cgroup directories.
+type Remains struct {
+	Pid     int      `json:"pid"`
+	Start   uint64   `json:"start,omitempty"` // clock ticks after boot (Linux /proc/PID/stat)
+	Cgroups []string `json:"cgroups,omitempty"`
 }

@@ -182,6 +182,7 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 			}
 			req := ops.RunDefaults(cfg)
 			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
+			req.Attended = true // the person watches it and can stop it: never ended as stalled
 			// Broken pattern files are reported once, not per command.
 			w := io.Writer(&warn)
 			if i > 0 {
