@@ -33,6 +33,9 @@ type Options struct {
 	// ProgressEvery is how often a running command reports progress
 	// (default 500 ms).
 	ProgressEvery time.Duration
+	// MaxLineBytes and MaxDepth bound one inbound message (0: the package
+	// constants).
+	MaxLineBytes, MaxDepth int
 }
 
 // instructions tell an agent how flowdeck wants to be used.
@@ -64,12 +67,20 @@ func NewServer(st *db.Store, opts Options) *sdk.Server {
 }
 
 // Serve answers MCP requests on in/out until the client disconnects or ctx
-// ends.
+// ends. Malformed input is answered with JSON-RPC errors (see frameFilter);
+// it never ends the session.
 func Serve(ctx context.Context, st *db.Store, opts Options, in io.Reader, out io.Writer) error {
-	t := &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}}
+	w := &lockedWriter{w: out}
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = MaxLineBytes
+	}
+	if opts.MaxDepth <= 0 {
+		opts.MaxDepth = MaxDepth
+	}
+	r := frameFilter(in, w, opts.MaxLineBytes, opts.MaxDepth)
+	defer r.Close()
+	// The filter bounds every line, so the SDK's own cap (which also counts
+	// read-ahead bytes of the next line) is off.
+	t := &sdk.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
 	return NewServer(st, opts).Run(ctx, t)
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

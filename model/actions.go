@@ -24,7 +24,10 @@ type Action interface {
 
 type (
 	// PlanStart creates a new planning session with the given id and goal.
-	PlanStart struct{ ID, Goal string }
+	// With the active session's goal it changes nothing; with another goal
+	// the caller archives the active session first (see StartReplaces) and
+	// names it in Replaces.
+	PlanStart struct{ ID, Goal, Replaces string }
 	// PlanApply replaces the session's plan.
 	PlanApply struct{ Plan Plan }
 	// PlanSelect narrows the plan to the given features.
@@ -62,8 +65,9 @@ type (
 	}
 	// ResetFeature resets a feature and everything downstream of it.
 	ResetFeature struct{ Feature string }
-	// ResetSession archives the session.
-	ResetSession struct{}
+	// ResetSession archives the session; Reason is recorded on the event.
+	// With no active session it changes nothing.
+	ResetSession struct{ Reason string }
 	// ActivateSession makes a stored session the active one again.
 	ActivateSession struct{ ID string }
 	// AddNote attaches a note to the session.
@@ -233,8 +237,46 @@ func ValidSessionID(id string) bool {
 	return len(id) <= 100 && sessionIDPattern.MatchString(id)
 }
 
+// inProgress reports whether s is an active session that is not completed.
+func inProgress(s *Session) bool {
+	return s != nil && s.Status != StatusCompleted && !s.Archived
+}
+
+// SameGoal reports whether two goals are the same, case and spacing aside.
+func SameGoal(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+}
+
+// StartReplaces reports whether starting a session for goal replaces the
+// active session: it is in progress with another goal. As in Flow, the
+// active session is then archived (kept in history) and a new one starts.
+func StartReplaces(active *Session, goal string) bool {
+	return inProgress(active) && strings.TrimSpace(goal) != "" && !SameGoal(active.Goal, goal)
+}
+
+// Unchanged says why an accepted action a stored nothing; s is the active
+// session.
+func Unchanged(a Action, s *Session) string {
+	switch a.(type) {
+	case PlanStart:
+		if s != nil {
+			return "session " + s.ID + " already has this goal: it goes on unchanged"
+		}
+	case ResetSession:
+		return "there is no active session: nothing to reset"
+	case ActivateSession:
+		if s != nil {
+			return "session " + s.ID + " is already active"
+		}
+	}
+	return ""
+}
+
 func (a PlanStart) decide(s *Session, b *builder) error {
-	if s != nil && s.Status != StatusCompleted && !s.Archived {
+	if inProgress(s) && SameGoal(s.Goal, a.Goal) {
+		return nil // Flow's habit: the same goal again continues the session
+	}
+	if inProgress(s) {
 		return refuse(CodeSessionAlreadyActive, string(s.Status), "no session in progress",
 			"Session "+s.ID+" is still in progress. Archive it first (it stays in history), or finish it.",
 			"flowdeck flow reset session", "session %s is active (%s)", s.ID, s.Goal).withAction("flow", "reset", "session")
@@ -248,7 +290,11 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 			nextPlanStart, "invalid session id %s", quoteID(a.ID))
 	}
 	b.session, b.seq = a.ID, 0
-	b.emit(Event{Type: EventSessionStarted, Goal: goal})
+	e := Event{Type: EventSessionStarted, Goal: goal}
+	if a.Replaces != "" {
+		e.Summary = "replaces session " + a.Replaces + " (archived, kept in history)"
+	}
+	b.emit(e)
 	return nil
 }
 
@@ -559,9 +605,9 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
 			return e
 		}
-		e = e.withAction("run", "--feature", f.ID, "--scope", string(scope), "--", "sh", "-c", f.Verification[0])
-		e.Recovery.NextCommand = fmt.Sprintf("flowdeck run --feature %s --scope %s -- %s", f.ID, scope, f.Verification[0])
-		return e
+		// The verification is shell text: the argv runs it with sh -c, and
+		// next_command is that argv quoted, so both say the same.
+		return e.withAction("run", "--feature", f.ID, "--scope", string(scope), "--", "sh", "-c", f.Verification[0])
 	}
 	if len(since) == 0 {
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
@@ -655,11 +701,11 @@ func (a ResetFeature) decide(s *Session, b *builder) error {
 	return nil
 }
 
-func (ResetSession) decide(s *Session, b *builder) error {
-	if err := requireSession(s); err != nil {
-		return err
+func (a ResetSession) decide(s *Session, b *builder) error {
+	if s == nil {
+		return nil // nothing to reset is not an error (Flow's habit)
 	}
-	b.emit(Event{Type: EventSessionArchived})
+	b.emit(Event{Type: EventSessionArchived, Summary: a.Reason})
 	return nil
 }
 

@@ -52,7 +52,13 @@ func TestSessionArchiveAndActivate(t *testing.T) {
 	}
 
 	none := newTestRig(t)
-	none.refuse(model.ResetSession{}, model.CodeNoActiveSession)
+	// Flow's habit: resetting nothing is fine, and says so.
+	if events, err := model.Decide(nil, model.ResetSession{}, model.Context{}); err != nil || len(events) != 0 {
+		t.Fatalf("reset with no session: %v, %d events; want accepted, nothing stored", err, len(events))
+	}
+	if msg := model.Unchanged(model.ResetSession{}, nil); !strings.Contains(msg, "nothing to reset") {
+		t.Fatalf("message %q", msg)
+	}
 	none.refuse(model.AddNote{Text: "x"}, model.CodeNoActiveSession)
 	none.refuse(model.ActivateSession{ID: "s1"}, model.CodeUnknownSession)
 }
@@ -394,4 +400,37 @@ func TestMaterializedListsAreBounded(t *testing.T) {
 	r.do(model.ReviewFinal{Decision: model.ReviewApproved})
 	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted})
 	r.wantSession(model.StatusCompleted, model.ApprovalApproved)
+}
+
+// Flow's habits for plan start: the same goal again changes nothing; another
+// goal needs the session in progress archived first (db.Do does it in the
+// same transaction, see StartReplaces).
+func TestPlanStartHabits(t *testing.T) {
+	r := newTestRig(t)
+	r.do(model.PlanStart{ID: "s1", Goal: "Ship  it"})
+	same := model.PlanStart{ID: "s2", Goal: "ship it"}
+	if events, err := model.Decide(r.s, same, model.Context{}); err != nil || len(events) != 0 {
+		t.Fatalf("same goal: %v, %d events", err, len(events))
+	}
+	if msg := model.Unchanged(same, r.s); !strings.Contains(msg, "s1") {
+		t.Fatalf("message %q", msg)
+	}
+	if !model.StartReplaces(r.s, "another goal") || model.StartReplaces(r.s, "SHIP it") || model.StartReplaces(nil, "x") {
+		t.Fatal("StartReplaces: only an in-progress session with another goal is replaced")
+	}
+	r.refuse(model.PlanStart{ID: "s2", Goal: "another goal"}, model.CodeSessionAlreadyActive)
+	r.do(model.ResetSession{Reason: "replaced by session s2"})
+	_, events, err := model.Execute(r.s, model.PlanStart{ID: "s2", Goal: "another goal", Replaces: "s1"}, model.Context{})
+	if err != nil || len(events) != 1 || !strings.Contains(events[0].Summary, "replaces session s1") {
+		t.Fatalf("start after archive: %v %+v", err, events)
+	}
+}
+
+func TestDuplicateDependencyNamed(t *testing.T) {
+	p := &model.Plan{Features: []model.Feature{mkFeature("a"), mkFeature("b", "a", "a", "a")}}
+	err := model.ValidatePlan(p)
+	e, ok := model.AsError(err)
+	if !ok || e.Code != model.CodePlanDuplicateDependency || !strings.Contains(e.Message, "b -> a") {
+		t.Fatalf("got %v", err)
+	}
 }

@@ -50,6 +50,11 @@ func ValidatePlan(p *Plan) error {
 			"Rename or merge the features that share an id.", next,
 			"duplicate feature id: %s", strings.Join(dups, ", "))
 	}
+	if dup := duplicateEdge(p.Features); dup != "" {
+		return refuse(CodePlanDuplicateDependency, stage, "each dependency listed once",
+			"List each dependency of a feature once in depends_on and blocked_by.", next,
+			"duplicate dependency: %s", dup)
+	}
 	var selfs, unknown []string
 	for _, f := range p.Features {
 		for _, d := range edges(f) {
@@ -77,6 +82,21 @@ func ValidatePlan(p *Plan) error {
 			"dependency cycle: %s", strings.Join(cycle, " -> "))
 	}
 	return nil
+}
+
+// duplicateEdge names the first dependency that a feature lists twice, as
+// "feature -> dependency", or "".
+func duplicateEdge(features []Feature) string {
+	for _, f := range features {
+		seen := map[string]bool{}
+		for _, d := range edges(f) {
+			if seen[d] {
+				return f.ID + " -> " + quoteID(d)
+			}
+			seen[d] = true
+		}
+	}
+	return ""
 }
 
 func quoteID(id string) string {

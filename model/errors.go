@@ -8,51 +8,56 @@ import (
 
 // Error codes. Agents branch on these; they are part of the public contract.
 const (
-	CodeNoActiveSession        = "no_active_session"
-	CodeSessionAlreadyActive   = "session_already_active"
-	CodeUnknownSession         = "unknown_session"
-	CodeInvalidSessionID       = "invalid_session_id"
-	CodeSessionCompleted       = "session_completed"
-	CodeInvalidArgument        = "invalid_argument"
-	CodePlanEmpty              = "plan_empty"
-	CodePlanInvalidID          = "plan_invalid_id"
-	CodePlanDuplicateFeature   = "plan_duplicate_feature"
-	CodePlanUnknownDependency  = "plan_unknown_dependency"
-	CodePlanSelfDependency     = "plan_self_dependency"
-	CodePlanCycle              = "plan_cycle"
-	CodePlanInvalid            = "plan_invalid"
-	CodeNoPlan                 = "no_plan"
-	CodePlanNotEditable        = "plan_not_editable"
-	CodeSelectionMissingDep    = "plan_selection_missing_dependency"
-	CodePlanAlreadyApproved    = "plan_already_approved"
-	CodePlanNotApproved        = "plan_not_approved"
-	CodeFeatureAlreadyActive   = "feature_already_active"
-	CodeFeatureNotRunnable     = "feature_not_runnable"
-	CodeFeatureNotActive       = "feature_not_active"
-	CodeUnknownFeature         = "unknown_feature"
-	CodeNoRunnableFeature      = "no_runnable_feature"
-	CodeMissingValidation      = "missing_validation_evidence"
-	CodeFailingValidation      = "failing_validation"
-	CodeMissingFeatureReview   = "missing_feature_reviewer_decision"
-	CodeFailingFeatureReview   = "failing_feature_review"
-	CodeMissingBroadValidation = "missing_broad_validation"
-	CodeMissingFinalReview     = "missing_final_reviewer_decision"
-	CodeFailingFinalReview     = "failing_final_review"
+	CodeNoActiveSession         = "no_active_session"
+	CodeSessionAlreadyActive    = "session_already_active"
+	CodeUnknownSession          = "unknown_session"
+	CodeInvalidSessionID        = "invalid_session_id"
+	CodeSessionCompleted        = "session_completed"
+	CodeInvalidArgument         = "invalid_argument"
+	CodePlanEmpty               = "plan_empty"
+	CodePlanInvalidID           = "plan_invalid_id"
+	CodePlanDuplicateFeature    = "plan_duplicate_feature"
+	CodePlanUnknownDependency   = "plan_unknown_dependency"
+	CodePlanSelfDependency      = "plan_self_dependency"
+	CodePlanDuplicateDependency = "plan_duplicate_dependency"
+	CodePlanCycle               = "plan_cycle"
+	CodePlanInvalid             = "plan_invalid"
+	CodeNoPlan                  = "no_plan"
+	CodePlanNotEditable         = "plan_not_editable"
+	CodeSelectionMissingDep     = "plan_selection_missing_dependency"
+	CodePlanAlreadyApproved     = "plan_already_approved"
+	CodePlanNotApproved         = "plan_not_approved"
+	CodeFeatureAlreadyActive    = "feature_already_active"
+	CodeFeatureNotRunnable      = "feature_not_runnable"
+	CodeFeatureNotActive        = "feature_not_active"
+	CodeUnknownFeature          = "unknown_feature"
+	CodeNoRunnableFeature       = "no_runnable_feature"
+	CodeMissingValidation       = "missing_validation_evidence"
+	CodeFailingValidation       = "failing_validation"
+	CodeMissingFeatureReview    = "missing_feature_reviewer_decision"
+	CodeFailingFeatureReview    = "failing_feature_review"
+	CodeMissingBroadValidation  = "missing_broad_validation"
+	CodeMissingFinalReview      = "missing_final_reviewer_decision"
+	CodeFailingFinalReview      = "failing_final_review"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.
+// Empty fields are left out of the JSON.
 type Error struct {
-	Code     string   `json:"code"`
-	Message  string   `json:"message"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Field names the argument at fault, for invalid_argument.
+	Field    string   `json:"field,omitempty"`
 	Recovery Recovery `json:"recovery"`
 }
 
 // Recovery tells a person or an agent what is missing and what to do next.
+// NextAction, when present, is NextCommand as an argv.
 type Recovery struct {
-	Stage        string      `json:"stage"`
-	Prerequisite string      `json:"prerequisite"`
-	Hint         string      `json:"hint"`
-	NextCommand  string      `json:"next_command"`
+	Stage        string      `json:"stage,omitempty"`
+	Prerequisite string      `json:"prerequisite,omitempty"`
+	Hint         string      `json:"hint,omitempty"`
+	NextCommand  string      `json:"next_command,omitempty"`
 	NextAction   *NextAction `json:"next_action,omitempty"`
 }
 
