@@ -9,6 +9,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
 )
 
 // actionMsg is the result of one action run against the store.
@@ -69,6 +70,73 @@ func (m *Model) reviewTarget() (feature string, final bool) {
 		return m.sel, true
 	}
 	return m.sel, false
+}
+
+// featureKey is a key that acts on the selected feature. It works only in
+// the panes that show features, and never writes by itself: it opens the
+// dialog that names the feature and what would happen, so a letter typed
+// for something else cannot start, verify, review or reset anything.
+func (m *Model) featureKey(a keys.Action) tea.Cmd {
+	switch m.focus {
+	case layout.Features, layout.DAG, layout.Detail:
+	default:
+		m.note = infoNote(m.keyName(a) + " acts on the selected feature: " + m.keyName(keys.Pane1) + " focuses the features")
+		return nil
+	}
+	switch a {
+	case keys.Start:
+		return m.startStart()
+	case keys.Verify:
+		return m.startVerify()
+	case keys.Reset:
+		return m.startReset()
+	case keys.ResetSession:
+		return m.startResetSession()
+	}
+	f, final := m.reviewTarget()
+	if f == "" {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	w, ok := m.waitFor(f, final)
+	if !ok {
+		m.note = errNote(f + " does not wait for a review (" + m.stateText(f) + ")")
+		return nil
+	}
+	if a == keys.Approve {
+		m.openReviewPrompt(w, false)
+		return nil
+	}
+	return m.openFindings(f, final, reviewDecision(a), nil)
+}
+
+// waitFor finds the review (or final review) wait of feature f.
+func (m *Model) waitFor(f string, final bool) (wait, bool) {
+	for _, w := range m.waits {
+		if (final && w.kind == "final") || (!final && w.kind == "review" && w.feature == f) {
+			return w, true
+		}
+	}
+	return wait{}, false
+}
+
+// stateText is a feature's state in words, for refusals.
+func (m *Model) stateText(id string) string {
+	if m.sess == nil || m.sess.Plan == nil || m.sess.Plan.Feature(id) == nil {
+		return "not in the plan"
+	}
+	return strings.ReplaceAll(string(model.StateOf(m.sess, m.sess.Plan.Feature(id))), "_", " ")
+}
+
+// startStart asks before starting the selected feature (or, with none, the
+// first runnable one).
+func (m *Model) startStart() tea.Cmd {
+	if m.sel == "" {
+		m.openConfirm("Start the first runnable feature?", []string{"Makes it the active feature."}, runStart(""), "start")
+		return nil
+	}
+	m.openConfirm("Start "+m.sel+"?", []string{"Makes " + m.sel + " the active feature; agents and v work on it next."}, runStart(m.sel), "start "+m.sel)
+	return nil
 }
 
 // startReset asks before resetting the selected feature, naming every

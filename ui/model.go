@@ -80,6 +80,9 @@ type Model struct {
 	focus layout.Pane
 	lower layout.Pane // stacked layout: the pane under the features
 	slot  layout.Pane // wide layout: output or recall beside the runs
+	// recallFrom is the pane focused before the recall pane; esc there
+	// goes back to it.
+	recallFrom layout.Pane
 
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session

@@ -346,7 +346,7 @@ func (m *Model) hintBar() string {
 	case m.mode == modeSearch:
 		return layout.Fit(m.th.Dim.Render(" type the text to find · enter search · esc cancel"), m.w)
 	case m.mode == modeRecall:
-		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc stop typing"), m.w)
+		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc back · tab next pane"), m.w)
 	case m.focus == layout.Features || m.focus == layout.DAG:
 		acts = []keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
 	case m.focus == layout.Output:

@@ -129,19 +129,29 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 	if len(fresh) > 0 && !first {
 		cmds = append(cmds, m.bell(fresh[0]))
 	}
-	for _, w := range fresh {
-		if (w.kind == "review" || w.kind == "final") && m.prompt == nil && !m.dismissed[w.key] {
+	return tea.Batch(append(cmds, m.openWaiting())...)
+}
+
+// openWaiting opens the dialog of the first thing that waits and that the
+// person has not put off (esc): a review, else a decision. It never opens
+// while the person types (the keys are theirs); leaving the text field
+// calls it again.
+func (m *Model) openWaiting() tea.Cmd {
+	if m.prompt != nil || m.typing() || m.mode == modeHelp {
+		return nil
+	}
+	for _, w := range m.waits {
+		if (w.kind == "review" || w.kind == "final") && !m.dismissed[w.key] && m.waitKeys[w.key] {
 			m.openReviewPrompt(w, true)
-			break
+			return nil
 		}
 	}
 	for _, w := range m.waits {
-		if w.kind == "decision" && m.prompt == nil && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
-			cmds = append(cmds, m.openDecisionPrompt(*w.decision, true))
-			break
+		if w.kind == "decision" && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
+			return m.openDecisionPrompt(*w.decision, true)
 		}
 	}
-	return tea.Batch(cmds...)
+	return nil
 }
 
 // closeAnsweredPrompt closes a decision prompt whose decision no longer
