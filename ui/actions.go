@@ -22,10 +22,16 @@ type actionMsg struct {
 // do runs an action in a command: db.Store.Do opens the file, locks, writes
 // and renders docs; none of that may happen in Update.
 func (m *Model) do(label string, a model.Action) tea.Cmd {
+	return m.doSeen(label, a, m.sessSeq())
+}
+
+// doSeen runs an action decided on the session as of sequence seen: the
+// store refuses it (stale_decision) if what it decides changed since.
+func (m *Model) doSeen(label string, a model.Action, seen uint64) tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		out, err := st.Do(a, actor, now)
+		out, err := st.DoSeen(a, seen, actor, now)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }
@@ -55,11 +61,19 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 }
 
 // review records a review decision on a feature or the session.
-func (m *Model) review(feature string, final bool, d model.ReviewDecision, findings []string) tea.Cmd {
+func (m *Model) review(feature string, final bool, d model.ReviewDecision, findings []string, seen uint64) tea.Cmd {
 	if final {
-		return m.do("final review: "+string(d), model.ReviewFinal{Decision: d, Findings: findings})
+		return m.doSeen("final review: "+string(d), model.ReviewFinal{Decision: d, Findings: findings}, seen)
 	}
-	return m.do("review of "+feature+": "+string(d), model.ReviewFeature{Feature: feature, Decision: d, Findings: findings})
+	return m.doSeen("review of "+feature+": "+string(d), model.ReviewFeature{Feature: feature, Decision: d, Findings: findings}, seen)
+}
+
+// sessSeq is the sequence of the session on screen (0: none).
+func (m *Model) sessSeq() uint64 {
+	if m.sess == nil {
+		return 0
+	}
+	return m.sess.Seq
 }
 
 // reviewTarget says what a/x/b mean for the selected feature: its own review,

@@ -120,6 +120,7 @@ type Model struct {
 	// answering: decisions whose answer is being stored, so a load that
 	// still lists them does not open their prompt again.
 	answering map[string]bool
+	gone      *db.Decision // see loadedMsg.gone
 
 	// How the output pane reads the selected run.
 	out     *feed

@@ -22,9 +22,9 @@ func (m *Model) footerLines() []string {
 	var out []string
 	switch {
 	case m.prompt != nil:
-		// An error stays visible above the prompt (it may be why the
-		// prompt is back, or a config problem from the start).
-		if m.note.kind == noteErr {
+		// The note stays visible above the prompt: an error may be why the
+		// prompt is back, a notice may say who closed the one before.
+		if len(m.note.lines) > 0 {
 			out = m.noteLines()
 		}
 		out = append(out, m.promptView()...)
