@@ -44,10 +44,10 @@ type prompt struct {
 	waitKey string // the wait this prompt answers; esc remembers it
 	// seq is the session sequence the prompt was drawn from: its action
 	// is refused (stale_decision) if what it decides changed since.
-	seq     uint64
-	back    *prompt
-	input   textinput.Model
-	dec     *decForm // promptDecision
+	seq   uint64
+	back  *prompt
+	input textinput.Model
+	dec   *decForm // promptDecision
 }
 
 // openReviewPrompt shows the review of w with its validation summary. auto
