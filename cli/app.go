@@ -44,6 +44,9 @@ type env struct {
 	json           bool
 	now            func() time.Time
 	cockpitFn      Cockpit
+	// expectSeq is --expect-seq of the flow actions: the session sequence
+	// the caller decided on (0: no guard).
+	expectSeq uint64
 }
 
 // exitError carries an exit code through cobra.
@@ -191,7 +194,7 @@ func (e *env) do(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	res, err := ops.Do(st, a, e.actorName(), e.now())
+	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now())
 	if err != nil {
 		return e.fail(err)
 	}

@@ -51,6 +51,8 @@ recovery hint), 2 usage error, 3 storage or internal error.`,
 		},
 		e.verifyCommand(),
 	)
+	flow.PersistentFlags().Uint64Var(&e.expectSeq, "expect-seq", 0,
+		"the session sequence you decided on (status --json shows it as session.seq): refused with stale_decision if what the action decides changed since")
 	return flow
 }
 

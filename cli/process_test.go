@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -196,4 +197,48 @@ func BenchmarkCLIAction(b *testing.B) {
 	}
 	slices.Sort(times)
 	b.ReportMetric(float64(times[len(times)/2].Microseconds())/1000, "median-ms")
+}
+
+// --expect-seq: an action decided on an older state is refused
+// stale_decision when what it decides changed since, and accepted when only
+// unrelated things happened.
+func TestExpectSeqRefusesStaleDecisions(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"summary":"s","features":[{"id":"a","title":"A"}]}`), 0o644)
+	for _, args := range [][]string{
+		{"flow", "plan", "start", "stale"}, {"flow", "plan", "apply", plan}, {"flow", "plan", "approve"}, {"flow", "run", "start", "a"},
+		{"flow", "validate", "a", "--status", "passed", "--scope", "broad", "--command", "go test ./..."},
+	} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	out, _, _ := flowdeck(t, dir, "--json", "flow", "status")
+	var st struct {
+		Session model.Session `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	seen := fmt.Sprint(st.Session.Seq)
+	// Something unrelated happens: the review decided on seen still counts.
+	flowdeck(t, dir, "flow", "note", "lunch")
+	// Someone else records needs_fix; the stale approval is refused.
+	flowdeck(t, dir, "--actor", "bob", "flow", "review", "a", "--decision", "needs_fix", "--finding", "no tests")
+	out, _, code := flowdeck(t, dir, "--json", "flow", "review", "a", "--decision", "approved", "--expect-seq", seen)
+	var res struct {
+		OK    bool         `json:"ok"`
+		Error *model.Error `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitRejected || res.OK || res.Error.Code != model.CodeStaleDecision ||
+		!strings.Contains(res.Error.Message, "needs_fix by bob") {
+		t.Fatalf("stale approval: exit %d, %s", code, out)
+	}
+	// Without the guard, or with the current sequence, it is accepted.
+	out, _, _ = flowdeck(t, dir, "--json", "flow", "status")
+	json.Unmarshal([]byte(out), &st)
+	if _, errs, code := flowdeck(t, dir, "flow", "review", "a", "--decision", "approved", "--expect-seq", fmt.Sprint(st.Session.Seq)); code != 0 {
+		t.Fatalf("current approval: exit %d: %s", code, errs)
+	}
 }

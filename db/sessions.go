@@ -37,6 +37,13 @@ type storedEvent struct {
 // let model decide, append the events, store the new session, move the active
 // pointer. All or nothing. Docs are refreshed after the commit.
 func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error) {
+	return s.DoSeen(a, 0, actor, now)
+}
+
+// DoSeen is Do for a caller that decided on the active session as of
+// sequence seen (0: no guard): when an event stored after it touches what a
+// decides, the action is refused with model.CodeStaleDecision.
+func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time) (*Outcome, error) {
 	if actor == "" {
 		actor = "human"
 	}
@@ -49,6 +56,15 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 		active, err := loadActive(tx)
 		if err != nil {
 			return err
+		}
+		if seen > 0 && active != nil && active.Seq > seen {
+			since, err := eventsTx(tx, active.ID, seen+1)
+			if err != nil {
+				return err
+			}
+			if e := model.Stale(a, seen, since); e != nil {
+				return e
+			}
 		}
 		var steps []step
 		switch act := a.(type) {
@@ -302,22 +318,34 @@ func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
 func (s *Store) Events(sessionID string, from uint64, limit int) ([]model.Event, error) {
 	var out []model.Event
 	err := s.view(func(tx *bolt.Tx) error {
-		log := tx.Bucket(bucketEvents).Bucket([]byte(sessionID))
-		if log == nil {
-			return nil
-		}
-		c := log.Cursor()
-		for k, v := c.Seek(u64(from)); k != nil; k, v = c.Next() {
-			var rec storedEvent
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("session %s event %d: decode: %w", sessionID, getU64(k), err)
-			}
-			out = append(out, rec.Event)
-			if limit > 0 && len(out) >= limit {
-				break
-			}
-		}
-		return nil
+		var err error
+		out, err = eventsLimitTx(tx, sessionID, from, limit)
+		return err
 	})
 	return out, err
+}
+
+// eventsTx reads a session's events with seq >= from.
+func eventsTx(tx *bolt.Tx, sessionID string, from uint64) ([]model.Event, error) {
+	return eventsLimitTx(tx, sessionID, from, 0)
+}
+
+func eventsLimitTx(tx *bolt.Tx, sessionID string, from uint64, limit int) ([]model.Event, error) {
+	var out []model.Event
+	log := tx.Bucket(bucketEvents).Bucket([]byte(sessionID))
+	if log == nil {
+		return nil, nil
+	}
+	c := log.Cursor()
+	for k, v := c.Seek(u64(from)); k != nil; k, v = c.Next() {
+		var rec storedEvent
+		if err := json.Unmarshal(v, &rec); err != nil {
+			return nil, fmt.Errorf("session %s event %d: decode: %w", sessionID, getU64(k), err)
+		}
+		out = append(out, rec.Event)
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return out, nil
 }

@@ -38,7 +38,14 @@ func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 // Do executes one action. A refusal is in the result; the error is for
 // storage and internal failures only.
 func Do(st *db.Store, a model.Action, actor string, now time.Time) (*ActionResult, error) {
-	out, err := st.Do(redactAction(a), actor, now)
+	return DoSeen(st, a, 0, actor, now)
+}
+
+// DoSeen is Do for a caller that decided on the session as of sequence
+// expectSeq (its expect_seq; 0: no guard): if what a decides changed since,
+// the result is refused with stale_decision.
+func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time) (*ActionResult, error) {
+	out, err := st.DoSeen(redactAction(a), expectSeq, actor, now)
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err

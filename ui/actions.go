@@ -9,6 +9,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
 )
 
 // actionMsg is the result of one action run against the store.
@@ -21,10 +22,16 @@ type actionMsg struct {
 // do runs an action in a command: db.Store.Do opens the file, locks, writes
 // and renders docs; none of that may happen in Update.
 func (m *Model) do(label string, a model.Action) tea.Cmd {
+	return m.doSeen(label, a, m.sessSeq())
+}
+
+// doSeen runs an action decided on the session as of sequence seen: the
+// store refuses it (stale_decision) if what it decides changed since.
+func (m *Model) doSeen(label string, a model.Action, seen uint64) tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		out, err := st.Do(a, actor, now)
+		out, err := st.DoSeen(a, seen, actor, now)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }
@@ -54,11 +61,19 @@ func (m *Model) onAction(msg actionMsg) tea.Cmd {
 }
 
 // review records a review decision on a feature or the session.
-func (m *Model) review(feature string, final bool, d model.ReviewDecision, findings []string) tea.Cmd {
+func (m *Model) review(feature string, final bool, d model.ReviewDecision, findings []string, seen uint64) tea.Cmd {
 	if final {
-		return m.do("final review: "+string(d), model.ReviewFinal{Decision: d, Findings: findings})
+		return m.doSeen("final review: "+string(d), model.ReviewFinal{Decision: d, Findings: findings}, seen)
 	}
-	return m.do("review of "+feature+": "+string(d), model.ReviewFeature{Feature: feature, Decision: d, Findings: findings})
+	return m.doSeen("review of "+feature+": "+string(d), model.ReviewFeature{Feature: feature, Decision: d, Findings: findings}, seen)
+}
+
+// sessSeq is the sequence of the session on screen (0: none).
+func (m *Model) sessSeq() uint64 {
+	if m.sess == nil {
+		return 0
+	}
+	return m.sess.Seq
 }
 
 // reviewTarget says what a/x/b mean for the selected feature: its own review,
@@ -69,6 +84,73 @@ func (m *Model) reviewTarget() (feature string, final bool) {
 		return m.sel, true
 	}
 	return m.sel, false
+}
+
+// featureKey is a key that acts on the selected feature. It works only in
+// the panes that show features, and never writes by itself: it opens the
+// dialog that names the feature and what would happen, so a letter typed
+// for something else cannot start, verify, review or reset anything.
+func (m *Model) featureKey(a keys.Action) tea.Cmd {
+	switch m.focus {
+	case layout.Features, layout.DAG, layout.Detail:
+	default:
+		m.note = infoNote(m.keyName(a) + " acts on the selected feature: " + m.keyName(keys.Pane1) + " focuses the features")
+		return nil
+	}
+	switch a {
+	case keys.Start:
+		return m.startStart()
+	case keys.Verify:
+		return m.startVerify()
+	case keys.Reset:
+		return m.startReset()
+	case keys.ResetSession:
+		return m.startResetSession()
+	}
+	f, final := m.reviewTarget()
+	if f == "" {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	w, ok := m.waitFor(f, final)
+	if !ok {
+		m.note = errNote(f + " does not wait for a review (" + m.stateText(f) + ")")
+		return nil
+	}
+	if a == keys.Approve {
+		m.openReviewPrompt(w, false)
+		return nil
+	}
+	return m.openFindings(f, final, reviewDecision(a), nil)
+}
+
+// waitFor finds the review (or final review) wait of feature f.
+func (m *Model) waitFor(f string, final bool) (wait, bool) {
+	for _, w := range m.waits {
+		if (final && w.kind == "final") || (!final && w.kind == "review" && w.feature == f) {
+			return w, true
+		}
+	}
+	return wait{}, false
+}
+
+// stateText is a feature's state in words, for refusals.
+func (m *Model) stateText(id string) string {
+	if m.sess == nil || m.sess.Plan == nil || m.sess.Plan.Feature(id) == nil {
+		return "not in the plan"
+	}
+	return strings.ReplaceAll(string(model.StateOf(m.sess, m.sess.Plan.Feature(id))), "_", " ")
+}
+
+// startStart asks before starting the selected feature (or, with none, the
+// first runnable one).
+func (m *Model) startStart() tea.Cmd {
+	if m.sel == "" {
+		m.openConfirm("Start the first runnable feature?", []string{"Makes it the active feature."}, runStart(""), "start")
+		return nil
+	}
+	m.openConfirm("Start "+m.sel+"?", []string{"Makes " + m.sel + " the active feature; agents and v work on it next."}, runStart(m.sel), "start "+m.sel)
+	return nil
 }
 
 // startReset asks before resetting the selected feature, naming every

@@ -116,6 +116,8 @@ func TestRefusedActionShowsErrorAndChangesNothing(t *testing.T) {
 	before := active(t, st)
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.key("g", "s") // start token-store: completed, so refused
+	h.mustSee("Start token-store?")
+	h.key("y")
 	h.mustSee("✗ refused (feature_already_active): feature reset-api is already active",
 		"hint: Finish the active feature first", "next: flowdeck ")
 	after := active(t, st)

@@ -153,7 +153,14 @@ func (m *Model) startVerify() tea.Cmd {
 			argvs = append(argvs, a)
 		}
 	}
-	return m.startJob("verify "+f.ID, f.ID, scope, argvs)
+	body := []string{"Runs " + fmt.Sprintf("%d", len(argvs)) + " command(s) and records the result as " + string(scope) + " evidence on " + f.ID + ":"}
+	for _, v := range f.Verification {
+		body = append(body, "  "+v)
+	}
+	m.openConfirmFunc("Verify "+f.ID+"?", body, func() tea.Cmd {
+		return m.startJob("verify "+f.ID, f.ID, scope, argvs)
+	})
+	return nil
 }
 
 // startJob launches argvs, one after the other, stopping at the first that

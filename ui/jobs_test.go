@@ -38,7 +38,8 @@ func verifyProject(t *testing.T, verification ...string) (*db.Store, string) {
 func TestVerifyRecordsObservedEvidence(t *testing.T) {
 	st, dir := verifyProject(t, "pwd", `sh -c 'echo "12 passed"; echo second >&2'`)
 	h := newHarness(t, st, 120, 40, zeroConfig())
-	h.keyAsync("v")
+	h.key("v")
+	h.keyAsync("y")
 	h.pump(20*time.Second, "the verification to finish", func() bool { return h.m.Jobs() == 0 })
 	// The evidence makes alpha wait for review: its prompt opens by itself.
 	h.pump(5*time.Second, "the review prompt", func() bool { return strings.Contains(h.screen(), "Review alpha") })
@@ -75,7 +76,8 @@ func TestVerifyRefusedNothingRuns(t *testing.T) {
 	st, _ := verifyProject(t, "true")
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.key("j") // beta: pending, not active
-	h.keyAsync("v")
+	h.key("v")
+	h.keyAsync("y")
 	h.pump(10*time.Second, "the refusal", func() bool { return h.m.Jobs() == 0 })
 	h.mustSee("refused (feature_not_active)")
 	if runs, _ := st.Runs(0); len(runs) != 0 {
@@ -88,7 +90,8 @@ func TestVerifyRefusedNothingRuns(t *testing.T) {
 func TestVerifyStopsAtFirstFailure(t *testing.T) {
 	st, _ := verifyProject(t, "sh -c 'echo boom; exit 3'", "true")
 	h := newHarness(t, st, 120, 40, zeroConfig())
-	h.keyAsync("v")
+	h.key("v")
+	h.keyAsync("y")
 	h.pump(20*time.Second, "the verification to finish", func() bool { return h.m.Jobs() == 0 })
 	h.mustSee("→ alpha: failed (targeted, observed)", "1 more verification command(s) not run")
 	if runs, _ := st.Runs(0); len(runs) != 1 || runs[0].ExitCode != 3 {

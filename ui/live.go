@@ -24,7 +24,10 @@ type loadedMsg struct {
 	runs     []db.RunRecord
 	agents   []db.AgentEvent
 	flows    flowLoad
-	err      error
+	// gone is the decision the open prompt answers, read when it is no
+	// longer pending, so the prompt can say who resolved it.
+	gone *db.Decision
+	err  error
 }
 
 // forceEvery reloads even when the fingerprint did not move (a write within
@@ -48,6 +51,10 @@ func (m *Model) loadCmd() tea.Cmd {
 	m.loadSeq++
 	m.loading = true
 	seq, st, pin, prefer, prev := m.loadSeq, m.st, m.flowPin, m.promptFlowRun(), m.flowView
+	watch := ""
+	if p := m.prompt; p != nil && p.kind == promptDecision {
+		watch = p.dec.d.ID
+	}
 	return func() tea.Msg {
 		stamp, _ := st.Stamp()
 		snap, err := st.Snapshot(runsShown) // one transaction for every list
@@ -58,9 +65,23 @@ func (m *Model) loadCmd() tea.Cmd {
 		fl := readFlows(st, snap, pin, prefer, prev)
 		cleanText(fl.view)
 		cleanText(fl.out)
-		return loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
+		msg := loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
 			agents: snap.Agents, flows: fl}
+		if watch != "" && !pendingIn(snap.Decisions, watch) {
+			msg.gone, _ = st.Decision(watch)
+			cleanText(msg.gone)
+		}
+		return msg
 	}
+}
+
+func pendingIn(ds []db.Decision, id string) bool {
+	for _, d := range ds {
+		if d.ID == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Model) onStamp(msg stampMsg) tea.Cmd {
@@ -85,6 +106,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 		return nil
 	}
 	m.stamp = msg.stamp
+	m.gone = msg.gone
 	m.sessions = msg.sessions
 	m.agents = msg.agents
 	// Flows first: what waits (setSession) includes their decisions.

@@ -80,6 +80,9 @@ type Model struct {
 	focus layout.Pane
 	lower layout.Pane // stacked layout: the pane under the features
 	slot  layout.Pane // wide layout: output or recall beside the runs
+	// recallFrom is the pane focused before the recall pane; esc there
+	// goes back to it.
+	recallFrom layout.Pane
 
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session
@@ -117,6 +120,7 @@ type Model struct {
 	// answering: decisions whose answer is being stored, so a load that
 	// still lists them does not open their prompt again.
 	answering map[string]bool
+	gone      *db.Decision // see loadedMsg.gone
 
 	// How the output pane reads the selected run.
 	out     *feed

@@ -42,16 +42,19 @@ type prompt struct {
 	until   time.Time
 	ignored int
 	waitKey string // the wait this prompt answers; esc remembers it
-	back    *prompt
-	input   textinput.Model
-	dec     *decForm // promptDecision
+	// seq is the session sequence the prompt was drawn from: its action
+	// is refused (stale_decision) if what it decides changed since.
+	seq   uint64
+	back  *prompt
+	input textinput.Model
+	dec   *decForm // promptDecision
 }
 
 // openReviewPrompt shows the review of w with its validation summary. auto
 // is true when the prompt appeared by itself (a review started waiting),
 // which arms the grace period.
 func (m *Model) openReviewPrompt(w wait, auto bool) {
-	p := &prompt{kind: promptReview, feature: w.feature, final: w.kind == "final", waitKey: w.key}
+	p := &prompt{kind: promptReview, feature: w.feature, final: w.kind == "final", waitKey: w.key, seq: m.sessSeq()}
 	if p.final {
 		p.title = "Final review of the session"
 	} else {
@@ -121,18 +124,24 @@ func (m *Model) openFindings(feature string, final bool, d model.ReviewDecision,
 	if d == model.ReviewBlocked {
 		verb = "Block "
 	}
-	m.prompt = &prompt{kind: promptFindings, title: verb + what, feature: feature, final: final, decision: d, back: back, input: in}
+	seq, key := m.sessSeq(), ""
+	if back != nil {
+		seq, key = back.seq, back.waitKey
+	} else if w, ok := m.waitFor(feature, final); ok {
+		key = w.key
+	}
+	m.prompt = &prompt{kind: promptFindings, title: verb + what, feature: feature, final: final, decision: d, back: back, input: in, seq: seq, waitKey: key}
 	return m.prompt.input.Focus()
 }
 
 // openConfirm asks y/n before a destructive action.
 func (m *Model) openConfirm(title string, body []string, a model.Action, label string) {
-	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, action: a, label: label}
+	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, action: a, label: label, seq: m.sessSeq()}
 }
 
 // openConfirmFunc asks y/n before yes runs.
 func (m *Model) openConfirmFunc(title string, body []string, yes func() tea.Cmd) {
-	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, yes: yes}
+	m.prompt = &prompt{kind: promptConfirm, title: title, body: body, yes: yes, seq: m.sessSeq()}
 }
 
 // keyName is the first key bound to a, for messages.
@@ -162,7 +171,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 		switch a {
 		case keys.Approve:
 			m.prompt = nil
-			return m.review(p.feature, p.final, model.ReviewApproved, nil)
+			return m.review(p.feature, p.final, model.ReviewApproved, nil, p.seq)
 		case keys.NeedsFix:
 			return m.openFindings(p.feature, p.final, model.ReviewNeedsFix, p)
 		case keys.Block:
@@ -185,7 +194,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 				return nil
 			}
 			m.prompt = nil
-			return m.review(p.feature, p.final, p.decision, findings)
+			return m.review(p.feature, p.final, p.decision, findings, p.seq)
 		case "esc":
 			m.prompt = p.back
 			return nil
@@ -205,7 +214,7 @@ func (m *Model) promptKey(k tea.KeyPressMsg) tea.Cmd {
 			return p.yes()
 		}
 		if a == keys.Yes {
-			return m.do(p.label, p.action)
+			return m.doSeen(p.label, p.action, p.seq)
 		}
 		m.note = infoNote("cancelled")
 	}

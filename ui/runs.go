@@ -5,6 +5,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/output"
 )
@@ -243,31 +244,58 @@ func (m *Model) onRecall(msg recallMsg) tea.Cmd {
 	return nil
 }
 
-// recallKey: typing into the recall query; every keystroke searches.
+// recallKey: the recall pane is a text field; every printable key goes to
+// the query and every change searches. Only keys that type nothing move,
+// open a hit or leave the pane.
 func (m *Model) recallKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		m.recall.StopEditing()
-		m.mode = modeNormal
-		return nil
-	case "enter":
-		m.recall.StopEditing()
-		m.mode = modeNormal
-		return m.openHit()
-	case "up":
-		m.recall.Move(-1)
-		return nil
-	case "down":
-		m.recall.Move(1)
-		return nil
-	case "ctrl+c":
-		return m.quit()
+	if !printable(k) {
+		a, _ := m.keys.Which(k, keys.Back, keys.Open, keys.Up, keys.Down, keys.PageUp, keys.PageDown, keys.NextPane, keys.PrevPane, keys.Quit, keys.Help)
+		switch a {
+		case keys.Back:
+			back := m.recallFrom
+			if back == layout.Recall {
+				back = layout.Features
+			}
+			m.focusPane(back)
+			return nil
+		case keys.Open:
+			return m.openHit()
+		case keys.Up:
+			m.recall.Move(-1)
+			return nil
+		case keys.Down:
+			m.recall.Move(1)
+			return nil
+		case keys.PageUp:
+			m.recall.Page(-1)
+			return nil
+		case keys.PageDown:
+			m.recall.Page(1)
+			return nil
+		case keys.NextPane:
+			m.focusPane((m.focus + 1) % layout.NumPanes)
+			return nil
+		case keys.PrevPane:
+			m.focusPane((m.focus + layout.NumPanes - 1) % layout.NumPanes)
+			return nil
+		case keys.Quit:
+			return m.quit()
+		case keys.Help:
+			m.mode, m.helpOff = modeHelp, 0
+			return nil
+		}
 	}
 	q, changed, cmd := m.recall.Key(k)
 	if changed {
 		return tea.Batch(cmd, m.recallCmd(q))
 	}
 	return cmd
+}
+
+// printable reports whether a key press types text (a letter, a digit, a
+// symbol, space): in a text field such a key always goes to the text.
+func printable(k tea.KeyPressMsg) bool {
+	return k.Text != "" && k.Mod&^tea.ModShift == 0
 }
 
 // openHit shows the run of the selected hit at its line.

@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/output"
@@ -90,6 +89,28 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.prompt != nil {
 		return m.promptKey(k)
 	}
+	if !m.typing() {
+		return m.modeKey(k)
+	}
+	// A dialog that waited while the person typed opens once they stop.
+	cmd := m.modeKey(k)
+	if !m.typing() {
+		cmd = tea.Batch(cmd, m.openWaiting())
+	}
+	return cmd
+}
+
+// typing reports whether keys go into a text field (command line, filter,
+// search, recall query).
+func (m *Model) typing() bool {
+	switch m.mode {
+	case modeCommand, modeFilter, modeSearch, modeRecall:
+		return true
+	}
+	return false
+}
+
+func (m *Model) modeKey(k tea.KeyPressMsg) tea.Cmd {
 	switch m.mode {
 	case modeCommand:
 		return m.commandKey(k)
@@ -133,10 +154,6 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 			m.filter.CursorEnd()
 			return m.filter.Focus()
 		}
-		if m.focus == layout.Recall {
-			m.mode = modeRecall
-			return m.recall.Edit()
-		}
 		m.focusPane(layout.Output)
 		m.mode = modeSearch
 		m.search.SetValue(m.output.Query())
@@ -144,8 +161,6 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.search.Focus()
 	case keys.Recall:
 		m.focusPane(layout.Recall)
-		m.mode = modeRecall
-		return m.recall.Edit()
 	case keys.Mouse:
 		m.mouse = !m.mouse
 		if m.mouse {
@@ -176,34 +191,10 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
-	case keys.Start:
-		if m.sel == "" {
-			return m.do("start", runStart(""))
-		}
-		return m.do("start "+m.sel, runStart(m.sel))
-	case keys.Verify:
-		return m.startVerify()
+	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession:
+		return m.featureKey(a)
 	case keys.Kill:
 		return m.startStop()
-	case keys.Approve:
-		f, final := m.reviewTarget()
-		if f == "" {
-			m.note = errNote("no feature selected")
-			return nil
-		}
-		return m.review(f, final, model.ReviewApproved, nil)
-	case keys.NeedsFix, keys.Block:
-		f, final := m.reviewTarget()
-		if f == "" {
-			m.note = errNote("no feature selected")
-			return nil
-		}
-		d := reviewDecision(a)
-		return m.openFindings(f, final, d, nil)
-	case keys.Reset:
-		return m.startReset()
-	case keys.ResetSession:
-		return m.startResetSession()
 	case keys.PauseFlow:
 		return m.pauseFlow()
 	case keys.ResumeFlow:
@@ -267,7 +258,20 @@ func (m *Model) focusedOutput() *output.Model {
 // focusPane focuses p and makes sure it is on screen: in the stacked layout
 // it becomes the lower pane; output and recall share a slot when wide.
 func (m *Model) focusPane(p layout.Pane) {
+	if p == layout.Recall && m.focus != layout.Recall {
+		m.recallFrom = m.focus
+	}
 	m.focus = p
+	// The recall pane is a text field: while it has the focus every
+	// printable key goes to its query.
+	switch {
+	case p == layout.Recall && m.mode == modeNormal:
+		m.mode = modeRecall
+		m.recall.Edit()
+	case p != layout.Recall && m.mode == modeRecall:
+		m.mode = modeNormal
+		m.recall.StopEditing()
+	}
 	if p != layout.Features {
 		m.lower = p
 	}
@@ -419,12 +423,14 @@ func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch a {
 	case keys.Help, keys.Back:
-		m.mode = modeNormal
+		m.closeHelp()
+		return m.openWaiting()
 	case keys.Quit:
 		if k.String() == "ctrl+c" {
 			return m.quit()
 		}
-		m.mode = modeNormal
+		m.closeHelp()
+		return m.openWaiting()
 	case keys.Up:
 		m.helpOff = max(0, m.helpOff-1)
 	case keys.Down:
@@ -439,6 +445,14 @@ func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
 		m.helpOff = 1 << 20 // clamped when drawn
 	}
 	return nil
+}
+
+// closeHelp goes back to what the help was opened over.
+func (m *Model) closeHelp() {
+	m.mode = modeNormal
+	if m.focus == layout.Recall {
+		m.mode = modeRecall
+	}
 }
 
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {

@@ -23,9 +23,9 @@ func (m *Model) footerLines() []string {
 	var out []string
 	switch {
 	case m.prompt != nil:
-		// An error stays visible above the prompt (it may be why the
-		// prompt is back, or a config problem from the start).
-		if m.note.kind == noteErr {
+		// The note stays visible above the prompt: an error may be why the
+		// prompt is back, a notice may say who closed the one before.
+		if len(m.note.lines) > 0 {
 			out = m.noteLines()
 		}
 		out = append(out, m.promptView()...)
@@ -349,7 +349,7 @@ func (m *Model) hintBar() string {
 	case m.mode == modeSearch:
 		return layout.Fit(m.th.Dim.Render(" type the text to find · enter search · esc cancel"), m.w)
 	case m.mode == modeRecall:
-		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc stop typing"), m.w)
+		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc back · tab next pane"), m.w)
 	case m.focus == layout.Features || m.focus == layout.DAG:
 		acts = []keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
 	case m.focus == layout.Output:

@@ -109,8 +109,8 @@ func decisionWaits(ds []db.Decision) []wait {
 // a review opens its prompt. A decision prompt opens whenever none is open
 // and a decision waits that the person has not put off (esc).
 func (m *Model) updateWaits(first bool) tea.Cmd {
-	m.closeAnsweredPrompt()
 	m.waits = append(waitsOf(m.sess), decisionWaits(m.decisions)...)
+	m.closeStalePrompt()
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait
 	for _, w := range m.waits {
@@ -130,36 +130,104 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 	if len(fresh) > 0 && !first {
 		cmds = append(cmds, m.bell(fresh[0]))
 	}
-	for _, w := range fresh {
-		if (w.kind == "review" || w.kind == "final") && m.prompt == nil && !m.dismissed[w.key] {
+	return tea.Batch(append(cmds, m.openWaiting())...)
+}
+
+// openWaiting opens the dialog of the first thing that waits and that the
+// person has not put off (esc): a review, else a decision. It never opens
+// while the person types (the keys are theirs); leaving the text field
+// calls it again.
+func (m *Model) openWaiting() tea.Cmd {
+	if m.prompt != nil || m.typing() || m.mode == modeHelp {
+		return nil
+	}
+	for _, w := range m.waits {
+		if (w.kind == "review" || w.kind == "final") && !m.dismissed[w.key] && m.waitKeys[w.key] {
 			m.openReviewPrompt(w, true)
-			break
+			return nil
 		}
 	}
 	for _, w := range m.waits {
-		if w.kind == "decision" && m.prompt == nil && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
-			cmds = append(cmds, m.openDecisionPrompt(*w.decision, true))
-			break
+		if w.kind == "decision" && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
+			return m.openDecisionPrompt(*w.decision, true)
 		}
 	}
-	return tea.Batch(cmds...)
+	return nil
 }
 
-// closeAnsweredPrompt closes a decision prompt whose decision no longer
-// waits (answered in another cockpit or with flowdeck decide, expired, its
-// run cancelled), unless it is showing why an answer was refused.
-func (m *Model) closeAnsweredPrompt() {
+// closeStalePrompt closes a dialog whose wait was resolved elsewhere (a
+// review recorded by another process, the feature completed, reset or
+// blocked, the session completed; a decision answered, expired or
+// cancelled), with a one-line notice of who resolved it and how. A decision
+// prompt showing why its answer was refused stays.
+func (m *Model) closeStalePrompt() {
 	p := m.prompt
-	if p == nil || p.kind != promptDecision || p.dec.refused || p.dec.sending || m.answering[p.dec.d.ID] {
+	if p == nil {
 		return
 	}
-	for _, d := range m.decisions {
-		if d.ID == p.dec.d.ID {
+	switch p.kind {
+	case promptReview, promptFindings:
+		if p.waitKey == "" || m.hasWait(p.waitKey) {
 			return
 		}
+		m.prompt = nil
+		m.note = infoNote(m.resolvedBy(p))
+	case promptDecision:
+		if p.dec.refused || p.dec.sending || m.answering[p.dec.d.ID] {
+			return
+		}
+		for _, d := range m.decisions {
+			if d.ID == p.dec.d.ID {
+				return
+			}
+		}
+		m.prompt = nil
+		m.note = infoNote(goneText(p.dec.d.ID, m.gone))
 	}
-	m.prompt = nil
-	m.note = infoNote("decision " + p.dec.d.ID + " no longer waits: it was answered elsewhere, expired or its run ended")
+}
+
+func (m *Model) hasWait(key string) bool {
+	for _, w := range m.waits {
+		if w.key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// resolvedBy names the change that ended a review prompt's wait: the
+// latest history item since the prompt was drawn that concerns it.
+func (m *Model) resolvedBy(p *prompt) string {
+	what := "review " + p.feature
+	if p.final {
+		what = "final review"
+	}
+	if m.sess != nil {
+		h := m.sess.Execution.History
+		for i := len(h) - 1; i >= 0 && h[i].Seq > p.seq; i-- {
+			if p.final || h[i].Feature == p.feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
+				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, h[i].Actor, h[i].At.UTC().Format("15:04:05"))
+			}
+		}
+	}
+	return what + " closed: it no longer waits (changed elsewhere)"
+}
+
+// goneText says how a decision stopped waiting, from its stored record.
+func goneText(id string, d *db.Decision) string {
+	switch {
+	case d == nil || d.ID != id:
+		return "decision " + id + " no longer waits: it was answered elsewhere, expired or its run ended"
+	case d.Resolution != nil && d.Resolution.Timeout:
+		return "decision " + id + " timed out: it took " + d.Resolution.Option
+	case d.Resolution != nil:
+		how := d.Resolution.Option
+		if how == "" {
+			how = "answered"
+		}
+		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, d.Resolution.Actor, d.Resolution.At.UTC().Format("15:04:05"))
+	}
+	return "decision " + id + " closed: " + d.Status
 }
 
 // bell notifies once, the way the config says.

@@ -91,7 +91,7 @@ var defaults = []def{
 	{Back, []string{"esc"}, "back"},
 	{Filter, []string{"/"}, "filter/search"},
 	{Command, []string{":"}, "command line"},
-	{Help, []string{"?"}, "help"},
+	{Help, []string{"?", "f1"}, "help"},
 	{Quit, []string{"q", "ctrl+c"}, "quit"},
 	{Mouse, []string{"m"}, "mouse on/off"},
 

@@ -122,7 +122,7 @@ func (m *Model) View(focused bool) []string {
 	case m.err != "":
 		out = append(out, m.th.Error.Render(" ✗ "+m.err))
 	case m.query == "":
-		out = append(out, m.th.Dim.Render(" / or ctrl+f types a query · enter opens the run at the line"))
+		out = append(out, m.th.Dim.Render(" type to search all output · enter opens the run at the line"))
 	case len(m.hits) == 0:
 		out = append(out, m.th.Dim.Render(" no line matches"))
 	}
