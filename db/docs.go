@@ -15,10 +15,31 @@ func (s *Store) DocsDir(sessionID string) string {
 	return filepath.Join(s.Dir(), "sessions", sessionID, "docs")
 }
 
-// refreshDocs renders a session's docs. They are derived, never read back as
-// state, so a failure is reported on stderr and does not fail the action.
-func (s *Store) refreshDocs(sess *model.Session) {
-	if err := s.WriteDocs(sess); err != nil {
+// docsJob is one session an action changed, with what the docs refresh
+// needs to render only the docs the action touched.
+type docsJob struct {
+	session *model.Session
+	before  model.DocsBefore
+	events  []model.Event
+}
+
+// refreshDocs renders the docs an action changed. They are derived, never
+// read back as state, so a failure is reported on stderr and does not fail
+// the action. When the index is missing (a first write, or someone deleted
+// the docs) every doc is rendered again.
+func (s *Store) refreshDocs(job docsJob) {
+	sess := job.session
+	ids, all := model.DocsToRefresh(job.before, sess, job.events)
+	if _, err := os.Stat(filepath.Join(s.DocsDir(sess.ID), "index.md")); err != nil {
+		all = true
+	}
+	var err error
+	if all {
+		err = s.WriteDocs(sess)
+	} else {
+		err = s.writeDocs(sess, ids, false)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "flowdeck: refresh docs of %s: %v\n", sess.ID, err)
 	}
 }
@@ -26,6 +47,12 @@ func (s *Store) refreshDocs(sess *model.Session) {
 // WriteDocs writes index.md and one file per feature, atomically, and removes
 // the docs of features that left the plan.
 func (s *Store) WriteDocs(sess *model.Session) error {
+	return s.writeDocs(sess, model.DocFeatureIDs(sess), true)
+}
+
+// writeDocs writes index.md and the docs of the features ids; with prune, it
+// also removes the docs of features no longer in the plan.
+func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 	if !model.ValidSessionID(sess.ID) {
 		return fmt.Errorf("refusing to write docs for session id %q", sess.ID)
 	}
@@ -37,12 +64,15 @@ func (s *Store) WriteDocs(sess *model.Session) error {
 	if err := writeAtomic(filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
 		return err
 	}
+	err := model.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids only: safe as file names
+		return writeAtomic(filepath.Join(featDir, id+".md"), doc)
+	})
+	if err != nil || !prune {
+		return err
+	}
 	keep := map[string]bool{}
-	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
+	for _, id := range model.DocFeatureIDs(sess) {
 		keep[id+".md"] = true
-		if err := writeAtomic(filepath.Join(featDir, id+".md"), model.RenderFeature(sess, sess.Plan.Feature(id))); err != nil {
-			return err
-		}
 	}
 	entries, err := os.ReadDir(featDir)
 	if err != nil {

@@ -42,7 +42,7 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 	ctx := model.Context{Now: now, Actor: actor}
 	var out *Outcome
 	var refusal error
-	var touched []*model.Session
+	var touched []docsJob
 	err := s.updateThen(func(tx *bolt.Tx) error {
 		out, refusal, touched = nil, nil, nil
 		active, err := loadActive(tx)
@@ -72,6 +72,10 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 		}
 		out = &Outcome{Session: active}
 		for _, st := range steps {
+			before := model.MarkDocs(st.session)
+			if _, ok := st.action.(model.PlanStart); ok {
+				before = model.MarkDocs(nil) // a new session: render all
+			}
 			next, events, derr := model.Execute(st.session, st.action, ctx)
 			if len(events) > 0 {
 				if err := appendEvents(tx, next, events); err != nil {
@@ -81,7 +85,7 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 					return err
 				}
 				out.Events = append(out.Events, events...)
-				touched = append(touched, next)
+				touched = append(touched, docsJob{next, before, events})
 				out.Session = next
 			}
 			if derr != nil {
@@ -102,8 +106,8 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 		}
 		return nil
 	}, func() {
-		for _, sess := range touched {
-			s.refreshDocs(sess)
+		for _, job := range touched {
+			s.refreshDocs(job)
 		}
 	})
 	if err != nil {
