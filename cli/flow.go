@@ -143,16 +143,27 @@ func (e *env) planCommand() *cobra.Command {
 func (e *env) readPlan(name string) (*model.Plan, error) {
 	var data []byte
 	var err error
+	in := e.stdin
 	if name == "-" {
-		data, err = io.ReadAll(e.stdin)
 		name = "standard input"
 	} else {
-		data, err = os.ReadFile(name)
+		f, oerr := os.Open(name)
+		if oerr != nil {
+			return nil, usageErr("read plan: %v", oerr)
+		}
+		defer f.Close()
+		in = f
 	}
+	// One byte past the limit is enough for ParsePlan to refuse it, without
+	// reading a hostile 1 GB file into memory.
+	data, err = io.ReadAll(io.LimitReader(in, model.MaxPlanBytes+1))
 	if err != nil {
 		return nil, usageErr("read plan: %v", err)
 	}
 	p, err := model.ParsePlan(data)
+	if model.TooLarge(err) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, usageErr("plan %s: %v", name, err)
 	}

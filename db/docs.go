@@ -32,10 +32,31 @@ func (s *Store) docsRel(sessionID string) string {
 	return filepath.Join(s.flowRel, "sessions", sessionID, "docs")
 }
 
-// refreshDocs renders a session's docs. They are derived, never read back as
-// state, so a failure is reported on stderr and does not fail the action.
-func (s *Store) refreshDocs(sess *model.Session) {
-	if err := s.WriteDocs(sess); err != nil {
+// docsJob is one session an action changed, with what the docs refresh
+// needs to render only the docs the action touched.
+type docsJob struct {
+	session *model.Session
+	before  model.DocsBefore
+	events  []model.Event
+}
+
+// refreshDocs renders the docs an action changed. They are derived, never
+// read back as state, so a failure is reported on stderr and does not fail
+// the action. When the index is missing (a first write, or someone deleted
+// the docs) every doc is rendered again.
+func (s *Store) refreshDocs(job docsJob) {
+	sess := job.session
+	ids, all := model.DocsToRefresh(job.before, sess, job.events)
+	if _, err := os.Stat(filepath.Join(s.DocsDir(sess.ID), "index.md")); err != nil {
+		all = true
+	}
+	var err error
+	if all {
+		err = s.WriteDocs(sess)
+	} else {
+		err = s.writeDocs(sess, ids, false)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "flowdeck: refresh docs of %s: %v\n", sess.ID, err)
 	}
 }
@@ -44,8 +65,9 @@ func (s *Store) refreshDocs(sess *model.Session) {
 // touched, inside the transaction and before it commits: a directory that
 // leads out of the project (a symlink at .flow/sessions, docs or features)
 // refuses the action with nothing stored and nothing written.
-func (s *Store) checkDocsDirs(r *os.Root, sessions []*model.Session) error {
-	for _, sess := range sessions {
+func (s *Store) checkDocsDirs(r *os.Root, jobs []docsJob) error {
+	for _, job := range jobs {
+		sess := job.session
 		if !model.ValidSessionID(sess.ID) {
 			continue // WriteDocs refuses it and says so
 		}
@@ -60,6 +82,13 @@ func (s *Store) checkDocsDirs(r *os.Root, sessions []*model.Session) error {
 // the docs of features that left the plan: only those flowdeck recorded
 // writing. Every path is resolved beneath the project directory.
 func (s *Store) WriteDocs(sess *model.Session) error {
+	return s.writeDocs(sess, model.DocFeatureIDs(sess), true)
+}
+
+// writeDocs writes index.md and the docs of the features ids and records
+// them in the manifest; with prune (ids is then the whole plan) it also
+// removes the docs of features no longer in the plan.
+func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 	if !model.ValidSessionID(sess.ID) {
 		return fmt.Errorf("refusing to write docs for session id %q", sess.ID)
 	}
@@ -76,15 +105,53 @@ func (s *Store) WriteDocs(sess *model.Session) error {
 	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
 		return err
 	}
-	written := map[string]string{}                 // feature id -> digest of its doc
-	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
-		doc := model.RenderFeature(sess, sess.Plan.Feature(id))
-		if err := writeDoc(r, filepath.Join(featDir, id+".md"), doc); err != nil {
-			return err
-		}
+	// written maps a feature id to the digest of its doc.
+	written := map[string]string{}
+	err = model.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
 		written[id] = digest(doc)
+		return writeDoc(r, filepath.Join(featDir, id+".md"), doc)
+	})
+	if err != nil {
+		return err
+	}
+	if !prune {
+		return updateManifest(r, featDir, written)
 	}
 	return removeStale(r, featDir, written)
+}
+
+// updateManifest records the digests of the docs just written, keeping the
+// entries of the others.
+func updateManifest(r *os.Root, featDir string, written map[string]string) error {
+	manifest := filepath.Join(featDir, manifestName)
+	old, err := r.ReadFile(manifest)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return contain.Fault(r.Name(), err)
+	}
+	entries := parseManifest(old)
+	for id, sum := range written {
+		entries[id] = sum
+	}
+	return writeManifest(r, manifest, entries)
+}
+
+func parseManifest(data []byte) map[string]string {
+	entries := map[string]string{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if id, sum, ok := strings.Cut(line, " "); ok && model.ValidFeatureID(id) {
+			entries[id] = sum
+		}
+	}
+	return entries
+}
+
+func writeManifest(r *os.Root, manifest string, entries map[string]string) error {
+	lines := make([]string, 0, len(entries))
+	for id, sum := range entries {
+		lines = append(lines, id+" "+sum)
+	}
+	slices.Sort(lines)
+	return writeDoc(r, manifest, strings.Join(lines, "\n")+"\n")
 }
 
 // removeStale deletes the docs the manifest lists that are not in keep, then
@@ -97,9 +164,8 @@ func removeStale(r *os.Root, featDir string, written map[string]string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return contain.Fault(r.Name(), err)
 	}
-	for _, line := range strings.Split(string(old), "\n") {
-		id, sum, _ := strings.Cut(line, " ")
-		if _, kept := written[id]; kept || !model.ValidFeatureID(id) {
+	for id, sum := range parseManifest(old) {
+		if _, kept := written[id]; kept {
 			continue
 		}
 		name := filepath.Join(featDir, id+".md")
@@ -113,12 +179,7 @@ func removeStale(r *os.Root, featDir string, written map[string]string) error {
 			return contain.Fault(r.Name(), err)
 		}
 	}
-	lines := make([]string, 0, len(written))
-	for id, sum := range written {
-		lines = append(lines, id+" "+sum)
-	}
-	slices.Sort(lines)
-	return writeDoc(r, manifest, strings.Join(lines, "\n")+"\n")
+	return writeManifest(r, manifest, written)
 }
 
 func digest(content string) string {

@@ -80,7 +80,7 @@ func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (
 		return nil, err
 	}
 	for _, imp := range sessions {
-		s.refreshDocs(imp.session)
+		s.refreshDocs(docsJob{session: imp.session}) // a zero before: every doc
 	}
 	return rep, nil
 }

@@ -50,7 +50,7 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 	ctx := model.Context{Now: now, Actor: actor}
 	var out *Outcome
 	var refusal error
-	var touched []*model.Session
+	var touched []docsJob
 	err := s.updateRoot(func(r *os.Root, tx *bolt.Tx) error {
 		out, refusal, touched = nil, nil, nil
 		active, err := loadActive(tx)
@@ -89,6 +89,10 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		}
 		out = &Outcome{Session: active}
 		for _, st := range steps {
+			before := model.MarkDocs(st.session)
+			if _, ok := st.action.(model.PlanStart); ok {
+				before = model.MarkDocs(nil) // a new session: render all
+			}
 			next, events, derr := model.Execute(st.session, st.action, ctx)
 			if len(events) > 0 {
 				if err := appendEvents(tx, next, events); err != nil {
@@ -98,7 +102,7 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 					return err
 				}
 				out.Events = append(out.Events, events...)
-				touched = append(touched, next)
+				touched = append(touched, docsJob{next, before, events})
 				out.Session = next
 			}
 			if derr != nil {
@@ -119,8 +123,8 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		}
 		return s.checkDocsDirs(r, touched)
 	}, func() {
-		for _, sess := range touched {
-			s.refreshDocs(sess)
+		for _, job := range touched {
+			s.refreshDocs(job)
 		}
 	})
 	if err != nil {

@@ -99,6 +99,9 @@ func Decide(s *Session, a Action, c Context) ([]Event, error) {
 	if s != nil {
 		b.session, b.seq = s.ID, s.Seq
 	}
+	if err := checkActionText(a); err != nil {
+		return nil, err
+	}
 	err := a.decide(s, b)
 	return b.events, err
 }

@@ -38,6 +38,7 @@ func Apply(s *Session, e Event) error {
 			return fmt.Errorf("session %s: event %d has no plan", s.ID, e.Seq)
 		}
 		p := normalizePlan(*e.Plan)
+		p.reindex()
 		s.Plan = &p
 		s.Status, s.Approval = StatusPlanning, ApprovalPending
 		s.Timestamps.Approved, s.Timestamps.Completed = nil, nil
@@ -55,6 +56,7 @@ func Apply(s *Session, e Event) error {
 			dropped[f.ID] = !keep[f.ID]
 			return !keep[f.ID]
 		})
+		s.Plan.reindex()
 		s.Execution.forget(dropped)
 	case EventPlanApproved:
 		s.Approval, s.Status = ApprovalApproved, StatusReady

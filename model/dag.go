@@ -231,6 +231,29 @@ func Downstream(features []Feature, id string) []string {
 	return closure(features, id, dependents)
 }
 
+// Dependents returns, in plan order, the features that name id in depends_on
+// or blocked_by: the direct half of Downstream.
+func Dependents(p *Plan, id string) []string {
+	return dependentsIndex(p)[id]
+}
+
+// dependentsIndex maps every feature id to its direct dependents, in plan
+// order, in one pass over the plan.
+func dependentsIndex(p *Plan) map[string][]string {
+	out := map[string][]string{}
+	if p == nil {
+		return out
+	}
+	for _, f := range p.Features {
+		for _, d := range edges(f) {
+			if n := len(out[d]); n == 0 || out[d][n-1] != f.ID {
+				out[d] = append(out[d], f.ID)
+			}
+		}
+	}
+	return out
+}
+
 // Upstream returns, in plan order, every feature that id transitively waits for.
 func Upstream(features []Feature, id string) []string {
 	deps := map[string][]string{}
@@ -293,12 +316,26 @@ func (p *Plan) Feature(id string) *Feature {
 	if p == nil {
 		return nil
 	}
+	if i, ok := p.pos[id]; ok && i < len(p.Features) && p.Features[i].ID == id {
+		return &p.Features[i]
+	}
 	for i := range p.Features {
 		if p.Features[i].ID == id {
 			return &p.Features[i]
 		}
 	}
 	return nil
+}
+
+// reindex rebuilds the id index after Features was replaced or reordered.
+func (p *Plan) reindex() {
+	if p == nil {
+		return
+	}
+	p.pos = make(map[string]int, len(p.Features))
+	for i, f := range p.Features {
+		p.pos[f.ID] = i
+	}
 }
 
 // CompletedCount returns how many features are completed.

@@ -222,6 +222,37 @@ func RenderIndex(s *Session) string {
 
 // RenderFeature renders docs/features/<id>.md for feature f of session s.
 func RenderFeature(s *Session, f *Feature) string {
+	var dependents map[string][]string
+	if s != nil {
+		dependents = dependentsIndex(s.Plan)
+	}
+	return renderFeature(s, f, dependents)
+}
+
+// RenderFeatures renders the docs of the features ids of s (every feature
+// in the plan when ids is nil), sharing one dependency index, and hands
+// each to emit; the first error from emit stops it.
+func RenderFeatures(s *Session, ids []string, emit func(id, doc string) error) error {
+	if s == nil || s.Plan == nil {
+		return nil
+	}
+	if ids == nil {
+		ids = DocFeatureIDs(s)
+	}
+	dependents := dependentsIndex(s.Plan)
+	for _, id := range ids {
+		f := s.Plan.Feature(id)
+		if f == nil || !ValidFeatureID(id) {
+			continue
+		}
+		if err := emit(id, renderFeature(s, f, dependents)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func renderFeature(s *Session, f *Feature, dependents map[string][]string) string {
 	var b strings.Builder
 	line := lineWriter(&b)
 	line(docsGeneratedNote)
@@ -300,14 +331,13 @@ func RenderFeature(s *Session, f *Feature) string {
 	line()
 	line("## Downstream")
 	line()
-	var down []string
-	if plan != nil {
-		down = Downstream(plan.Features, f.ID)
-	}
+	// Only the direct dependents: the transitive set is quadratic in a long
+	// chain, and each dependent's own doc lists the next step.
+	down := dependents[f.ID]
 	if len(down) == 0 {
 		line("Nothing waits for this feature.")
 	} else {
-		line("These features wait for this one, directly or transitively; resetting it resets them too.")
+		line("These features wait for this one directly; resetting it resets them and everything downstream of them too.")
 		line()
 		for _, id := range down {
 			line("- ", featureLink(id, ""), ": ", stateCell(s, plan.Feature(id)))

@@ -22,6 +22,8 @@ const (
 	CodePlanDuplicateDependency = "plan_duplicate_dependency"
 	CodePlanCycle               = "plan_cycle"
 	CodePlanInvalid             = "plan_invalid"
+	CodePlanTooLarge            = "plan_too_large"
+	CodeTextTooLarge            = "text_too_large"
 	CodeNoPlan                  = "no_plan"
 	CodePlanNotEditable         = "plan_not_editable"
 	CodeSelectionMissingDep     = "plan_selection_missing_dependency"

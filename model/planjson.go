@@ -14,6 +14,9 @@ import (
 // are errors, and every error names the line and column where it happened.
 // It does not validate ids or dependencies; ValidatePlan does.
 func ParsePlan(data []byte) (*Plan, error) {
+	if err := checkPlanDocument(data); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	var p Plan

@@ -2,7 +2,10 @@
 // reviews and the pure transitions between them. It does no I/O.
 package model
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
 // SessionStatus is the lifecycle stage of a planning session.
 type SessionStatus string
@@ -156,6 +159,13 @@ type Plan struct {
 	Decisions    []string   `json:"decisions,omitempty"`
 	Features     []Feature  `json:"features"`
 	Completion   Completion `json:"completion,omitempty"`
+
+	// pos maps a feature id to its index in Features so that Feature is
+	// O(1) on large plans. It is built when a plan enters a session (Apply,
+	// decoding) and never written afterwards, so readers on several
+	// goroutines share it safely; Feature checks every hit and falls back to
+	// a scan, so a stale or missing index is only slower, never wrong.
+	pos map[string]int
 }
 
 // Completion says how many features must complete for the session to complete.
@@ -206,4 +216,15 @@ type Review struct {
 	Final    bool           `json:"final,omitempty"`
 	Decision ReviewDecision `json:"decision"`
 	Findings []string       `json:"findings,omitempty"`
+}
+
+// UnmarshalJSON decodes a session and indexes its plan, so that a session
+// read from the store looks features up in O(1).
+func (s *Session) UnmarshalJSON(data []byte) error {
+	type plain Session // no methods: no recursion
+	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
+		return err
+	}
+	s.Plan.reindex()
+	return nil
 }
