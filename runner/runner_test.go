@@ -360,11 +360,28 @@ func TestMemoryLimitOOM(t *testing.T) {
 
 func TestMemoryLimitFallback(t *testing.T) {
 	res, out := runT(t, Spec{Argv: memoryHog, Limits: Limits{MemoryBytes: 64 << 20}, Timeout: 20 * time.Second, ForceFallback: true})
-	if res.Outcome != Exited || res.ExitCode == 0 || bytes.Contains(out, []byte("survived")) {
+	if res.Outcome != OOM || res.ExitCode == 0 || bytes.Contains(out, []byte("survived")) {
 		t.Fatalf("outcome %s exit %d output %q", res.Outcome, res.ExitCode, out)
 	}
 	if res.Isolation.Mechanism != MechRlimit || !slices.Contains(res.Isolation.Enforced, "memory") || !hasNote(res, "RLIMIT_AS") {
 		t.Fatalf("isolation %+v", res.Isolation)
+	}
+}
+
+// An allocation refused at RLIMIT_AS far below the limit's size (one huge
+// request) is recognised from what the program says.
+func TestMemoryLimitFallbackSaysOOM(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	res, out := runT(t, Spec{Argv: []string{"python3", "-c", "bytearray(10**10)"}, Limits: Limits{MemoryBytes: 512 << 20}, Timeout: 20 * time.Second, ForceFallback: true})
+	if res.Outcome != OOM || !bytes.Contains(out, []byte("MemoryError")) {
+		t.Fatalf("outcome %s exit %d output %q", res.Outcome, res.ExitCode, out)
+	}
+	// A plain failure under the same limit is not taken for one.
+	res, _ = runT(t, Spec{Argv: sh("exit 3"), Limits: Limits{MemoryBytes: 512 << 20}, ForceFallback: true})
+	if res.Outcome != Exited {
+		t.Fatalf("exit 3 under RLIMIT_AS: outcome %s", res.Outcome)
 	}
 }
 
