@@ -136,3 +136,38 @@ func TestKilledRunDoesNotEvictNewerRuns(t *testing.T) {
 		t.Fatalf("the interrupted run, oldest and over budget, should be forgotten: %+v", runs)
 	}
 }
+
+// show --json streams a large output: the object is complete and the
+// process stays small. (Its peak counts the database pages it read through
+// the mmap, about the output's size; loading it all whole took ~10x.)
+func TestShowJSONStreamsLargeOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 64 MB of output; skipped with -short")
+	}
+	dir := t.TempDir()
+	const size = 64 << 20
+	r := runJSONIn(t, dir, nil, "sh", "-c", `head -c 67108864 /dev/zero | tr '\0' x | fold -w 127; printf '<tail>&\n'`)
+	if r.Run.Outcome != "exited" || r.Run.ExitCode != 0 {
+		t.Fatalf("run: %+v", r.Run)
+	}
+	cmd := exec.Command(binary, "--dir", dir, "--json", "show", r.Run.ID)
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Run(); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		OK     bool         `json:"ok"`
+		Run    db.RunRecord `json:"run"`
+		Output string       `json:"output"`
+	}
+	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if !res.OK || res.Run.ID != r.Run.ID || strings.Count(res.Output, "x") != size || !strings.HasSuffix(res.Output, "x<tail>&\n") {
+		t.Fatalf("ok %v run %q output %d bytes, tail %q", res.OK, res.Run.ID, len(res.Output), res.Output[max(0, len(res.Output)-20):])
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > 2*size {
+		t.Fatalf("show --json peaked at %d MiB for %d MiB of output", ru.Maxrss>>10, size>>20)
+	}
+}
