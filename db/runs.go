@@ -131,6 +131,7 @@ type RunWriter struct {
 	err       error
 	closed    bool
 	lock      *runLock // held while the run runs: see runlock.go
+	began     time.Time
 
 	done chan struct{}
 	kick chan struct{}
@@ -161,7 +162,7 @@ func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 		s.releaseRun(rec.ID, lock)
 		return nil, err
 	}
-	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes, lock: lock}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes, lock: lock, began: time.Now()}
 	w.cond = sync.NewCond(&w.mu)
 	go w.loop()
 	return w, nil
@@ -303,6 +304,10 @@ func (w *RunWriter) flush(final bool) error {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
 	w.mu.Lock()
+	if !final && !w.closed {
+		// How long it has run so far: what an interrupted run keeps.
+		w.rec.Duration = time.Since(w.began)
+	}
 	raw, idx, first, off := w.raw, w.idx, w.idxFirst, w.rawOffset
 	rec := w.rec
 	if len(raw) == 0 && len(idx) == 0 && !final {
