@@ -171,3 +171,25 @@ func TestShowJSONStreamsLargeOutput(t *testing.T) {
 		t.Fatalf("show --json peaked at %d MiB for %d MiB of output", ru.Maxrss>>10, size>>20)
 	}
 }
+
+// A flow SIGKILLed in the middle of an {exec} block leaves its command's
+// run interrupted, not running.
+func TestKilledFlowLeavesInterruptedRun(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "slow.md")
+	os.WriteFile(file, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n```sh {exec}\necho started; sleep 1000\n```\n"), 0o644)
+	cmd := exec.Command(binary, "--dir", dir, "flows", "run", file)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	waitFor(t, "the exec block's output", func() bool {
+		runs := listRuns(t, dir, nil)
+		return len(runs) == 1 && runs[0].Bytes > 0
+	})
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if runs := listRuns(t, dir, nil); len(runs) != 1 || runs[0].Outcome != db.RunInterrupted {
+		t.Fatalf("after the flow's death: %+v", runs)
+	}
+}

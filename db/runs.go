@@ -543,8 +543,9 @@ func (s *Store) Runs(limit int) ([]RunRecord, error) {
 	if err := read(); err != nil {
 		return nil, err
 	}
-	if marked, err := s.settle(out); err != nil || !marked {
-		return out, err
+	// A failure to mark (a read-only project) leaves the list as it is.
+	if marked, _ := s.settle(out); !marked {
+		return out, nil
 	}
 	return out, read()
 }
@@ -582,8 +583,8 @@ func (s *Store) Run(id string) (*RunRecord, error) {
 	if err := read(); err != nil || rec == nil {
 		return rec, err
 	}
-	if marked, err := s.settle([]RunRecord{*rec}); err != nil || !marked {
-		return rec, err
+	if marked, _ := s.settle([]RunRecord{*rec}); !marked {
+		return rec, nil
 	}
 	return rec, read()
 }

@@ -1,8 +1,16 @@
 package mcp_test
 
 import (
+	"context"
+	"encoding/json"
+	"os"
 	"os/exec"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"flowdeck/db"
 )
 
 // The MCP run tool never waits on a person: pagers print, prompts read
@@ -28,5 +36,43 @@ func TestRunToolNeverWaitsForInput(t *testing.T) {
 		if isErr || run["outcome"] != "exited" || run["exit_code"] != float64(0) {
 			t.Errorf("%v: %v", argv, out)
 		}
+	}
+}
+
+// A SIGKILLed MCP server leaves no run that says running: the next
+// flowdeck process marks the one it was capturing interrupted.
+func TestKilledServerLeavesInterruptedRun(t *testing.T) {
+	project := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cmd := exec.Command(bin, "--dir", project, "mcp")
+	cmd.Stderr = os.Stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	go cs.CallTool(ctx, &sdk.CallToolParams{Name: "run", Arguments: map[string]any{"command": []any{"sh", "-c", "echo started; sleep 1000"}}})
+	runs := func() []db.RunRecord {
+		var res struct {
+			Runs []db.RunRecord `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(flowdeck(t, project, "--json", "runs")), &res); err != nil {
+			t.Fatal(err)
+		}
+		return res.Runs
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if r := runs(); len(r) == 1 && r[0].Bytes > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the run's output was never committed")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if r := runs(); len(r) != 1 || r[0].Outcome != db.RunInterrupted {
+		t.Fatalf("after the server's death: %+v", r)
 	}
 }
