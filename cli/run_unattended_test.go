@@ -84,6 +84,8 @@ func TestPagersAndPromptsReturn(t *testing.T) {
 		{[]string{"sh", "-c", `read x; echo "stdin:$?"`}, 0, ""},
 		{[]string{"sh", "-c", `read x </dev/tty; echo "tty:$?"`}, 0, ""},
 		{[]string{"python3", "-c", "input()"}, 1, "python3"},
+		// A password prompt reads /dev/tty with echo off, as ssh does.
+		{[]string{"python3", "-c", "import getpass; getpass.getpass()"}, 1, "python3"},
 		{[]string{"man", "ls"}, 0, "man"},
 	}
 	for _, c := range cases {

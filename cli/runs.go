@@ -109,7 +109,7 @@ func (e *env) runsCmd() *cobra.Command {
 				if feature == "" {
 					feature = "-"
 				}
-				fmt.Fprintf(e.stdout, "%s  %-9s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
+				fmt.Fprintf(e.stdout, "%s  %-11s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
 					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(model.ShellJoin(r.Argv), 40), sanitize(r.Summary))
 			}
 			return nil
