@@ -100,9 +100,9 @@ func testKilledRun(t *testing.T, isolation string) {
 	}
 	waitFor(t, "the leftover child to be reaped", func() bool { return !alive(child) })
 	id := runs[0].ID
-	out, _, code := flowdeck(t, dir, "show", id)
-	if code != 0 || !strings.Contains(out, "tick 0\n") {
-		t.Fatalf("show: exit %d %q", code, out)
+	out, errs, code := flowdeck(t, dir, "show", id)
+	if code != 0 || !strings.Contains(out, "tick 0\n") || !strings.Contains(errs, "is interrupted") {
+		t.Fatalf("show: exit %d %q %q", code, out, errs)
 	}
 	if out, _, _ := flowdeck(t, dir, "runs"); !strings.Contains(out, "interrupted") {
 		t.Fatalf("runs does not say interrupted:\n%s", out)

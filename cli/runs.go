@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -155,7 +156,14 @@ func (e *env) showCmd() *cobra.Command {
 				return e.show(ops.Refused(&model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
 					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}}), nil)
 			}
-			return e.streamOutput(st, rec, raw)
+			if err := e.streamOutput(st, rec, raw); err != nil {
+				return err
+			}
+			if !e.json && (rec.Outcome == db.RunInterrupted || rec.Outcome == db.RunRunning) {
+				// Said apart from the output, which may be piped on.
+				fmt.Fprintf(e.stderr, "flowdeck: run %s is %s: %s\n", rec.ID, rec.Outcome, sanitize(cmp.Or(rec.Summary, "the output so far")))
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&raw, "raw", false, "print the bytes exactly as the command wrote them")
