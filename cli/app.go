@@ -32,6 +32,7 @@ type env struct {
 	dir            string
 	actor          string
 	json           bool
+	full           bool // flow actions and status: the whole session in --json
 	now            func() time.Time
 	cockpitFn      Cockpit
 }
@@ -165,7 +166,7 @@ func (e *env) do(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	res, err := ops.Do(st, a, e.actorName(), e.now())
+	res, err := ops.Do(st, a, e.actorName(), e.now(), e.full)
 	if err != nil {
 		return e.fail(err)
 	}

@@ -260,7 +260,7 @@ func (e *env) patternsCmd() *cobra.Command {
 			c.Write(data)
 			res := c.Finish(exit, 0)
 			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "classification": res})
+				return e.writeJSON(map[string]any{"ok": true, "classification": ops.Classify(res)})
 			}
 			name := res.Pattern
 			if name == "" {
