@@ -80,11 +80,40 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if errors.As(err, &x) {
 		code = x.code
 	}
+	if e.json || jsonRequested(args) {
+		// --json promises one object on stdout, whatever went wrong.
+		e.writeJSON(errorObject(code, err))
+	}
 	fmt.Fprintf(stderr, "flowdeck: %v\n", err)
 	if code == ExitUsage {
 		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
 	}
 	return code
+}
+
+// jsonRequested reports whether --json is among args, for errors found
+// before the flags were parsed.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// errorObject is the one JSON object of a usage or internal error, in the
+// shape of every refusal.
+func errorObject(code int, err error) *ops.ActionResult {
+	e := &model.Error{Code: model.CodeInvalidArgument, Message: err.Error(),
+		Recovery: model.Recovery{Hint: "See 'flowdeck help' for the commands, their arguments and flags.", NextCommand: "flowdeck help"}}
+	if code != ExitUsage {
+		e = &model.Error{Code: "internal", Message: err.Error()}
+	}
+	return ops.Refused(e)
 }
 
 func (e *env) rootCommand() *cobra.Command {

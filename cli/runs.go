@@ -42,8 +42,8 @@ func (e *env) recallCmd() *cobra.Command {
 				fmt.Fprintf(e.stdout, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
 			}
 			if len(hits) == 0 {
-				fmt.Fprintln(e.stderr, "no match")
-				return silent(ExitRejected)
+				// As oo: finding nothing is an answer, not a failure.
+				fmt.Fprintln(e.stdout, ops.NoResults)
 			}
 			return nil
 		},

@@ -292,7 +292,7 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 	b.session, b.seq = a.ID, 0
 	e := Event{Type: EventSessionStarted, Goal: goal}
 	if a.Replaces != "" {
-		e.Summary = "replaces session " + a.Replaces + " (archived, kept in history)"
+		e.Summary = "replaces session " + a.Replaces + ", archived"
 	}
 	b.emit(e)
 	return nil
