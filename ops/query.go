@@ -110,11 +110,14 @@ type RunsResult struct {
 
 func (*RunsResult) Refusal() *model.Error { return nil }
 
-// Runs lists at most limit runs (0 = all).
+// Runs lists at most limit runs (0 = all), without their output detail.
 func Runs(st *db.Store, limit int) (*RunsResult, error) {
 	runs, err := st.Runs(limit)
 	if err != nil {
 		return nil, err
+	}
+	for i := range runs {
+		runs[i].Detail = "" // up to 32 KiB each: flowdeck show RUN has it
 	}
 	return &RunsResult{OK: true, Runs: orEmpty(runs)}, nil
 }
