@@ -225,9 +225,13 @@ func featureIDs(p *Plan) []string {
 	return ids
 }
 
-func invalidArg(msg string, args ...any) *Error {
-	return refuse(CodeInvalidArgument, "", "valid arguments", "Check the command's arguments (flowdeck help flow).",
+// invalidArg refuses an argument; field is its name (the MCP argument,
+// the CLI flag without --).
+func invalidArg(field, msg string, args ...any) *Error {
+	e := refuse(CodeInvalidArgument, "", "valid arguments", "Check the command's arguments (flowdeck help flow).",
 		"flowdeck help flow", msg, args...)
+	e.Field = field
+	return e
 }
 
 var sessionIDPattern = featureIDPattern
@@ -283,7 +287,7 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 	}
 	goal := strings.TrimSpace(a.Goal)
 	if goal == "" {
-		return invalidArg("the goal is empty")
+		return invalidArg("goal", "the goal is empty")
 	}
 	if !ValidSessionID(a.ID) {
 		return refuse(CodeInvalidSessionID, "", "a valid session id", "Session ids are kebab-case.",
@@ -358,7 +362,7 @@ func (a PlanSelect) decide(s *Session, b *builder) error {
 			"flowdeck flow status", "session %s is %s; the plan can be narrowed only while planning", s.ID, s.Status)
 	}
 	if len(a.FeatureIDs) == 0 {
-		return invalidArg("select needs at least one feature id")
+		return invalidArg("feature_ids", "select needs at least one feature id")
 	}
 	keep := map[string]bool{}
 	for _, id := range a.FeatureIDs {
@@ -495,20 +499,20 @@ func (a Validate) decide(s *Session, b *builder) error {
 	switch a.Status {
 	case ValidationPassed, ValidationFailed, ValidationPartial:
 	default:
-		return invalidArg("validation status %s is not passed, failed or partial", quoteID(string(a.Status)))
+		return invalidArg("status", "validation status %s is not passed, failed or partial", quoteID(string(a.Status)))
 	}
 	if err := checkScope(a.Scope); err != nil {
 		return err
 	}
 	if strings.TrimSpace(a.Command) == "" {
-		return invalidArg("validation needs the command that was run")
+		return invalidArg("command", "validation needs the command that was run")
 	}
 	src := a.Source
 	if src == "" {
 		src = SourceReported
 	}
 	if src != SourceReported && src != SourceObserved {
-		return invalidArg("evidence source %s is not reported or observed", quoteID(string(src)))
+		return invalidArg("source", "evidence source %s is not reported or observed", quoteID(string(src)))
 	}
 	e := b.emit(Event{Type: EventValidationRecorded, Feature: a.Feature})
 	e.Evidence = &Evidence{
@@ -520,7 +524,7 @@ func (a Validate) decide(s *Session, b *builder) error {
 
 func checkScope(s Scope) error {
 	if s != ScopeTargeted && s != ScopeBroad {
-		return invalidArg("scope %s is not targeted or broad", quoteID(string(s)))
+		return invalidArg("scope", "scope %s is not targeted or broad", quoteID(string(s)))
 	}
 	return nil
 }
@@ -530,7 +534,7 @@ func checkDecision(d ReviewDecision) error {
 	case ReviewApproved, ReviewNeedsFix, ReviewBlocked:
 		return nil
 	}
-	return invalidArg("review decision %s is not approved, needs_fix or blocked", quoteID(string(d)))
+	return invalidArg("decision", "review decision %s is not approved, needs_fix or blocked", quoteID(string(d)))
 }
 
 func (a ReviewFeature) decide(s *Session, b *builder) error {
@@ -587,7 +591,7 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 	case OutcomeBlocked, OutcomeNeedsInput:
 		b.emit(Event{Type: EventFeatureBlocked, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
 	default:
-		return invalidArg("outcome %s is not completed, replan_required, blocked or needs_input", quoteID(string(a.Outcome)))
+		return invalidArg("outcome", "outcome %s is not completed, replan_required, blocked or needs_input", quoteID(string(a.Outcome)))
 	}
 	return nil
 }
@@ -728,7 +732,7 @@ func (a AddNote) decide(s *Session, b *builder) error {
 	}
 	text := strings.TrimSpace(a.Text)
 	if text == "" {
-		return invalidArg("the note is empty")
+		return invalidArg("text", "the note is empty")
 	}
 	b.emit(Event{Type: EventNoteAdded, Text: text})
 	return nil
