@@ -42,6 +42,7 @@ type env struct {
 	dir            string
 	actor          string
 	json           bool
+	full           bool // flow actions and status: the whole session in --json
 	now            func() time.Time
 	cockpitFn      Cockpit
 	// expectSeq is --expect-seq of the flow actions: the session sequence
@@ -104,6 +105,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if isFault {
 		code = ExitInternal // the project's files refused: never a usage error
 	}
+	if e.json || jsonRequested(args) {
+		// --json promises one object on stdout, whatever went wrong.
+		e.writeJSON(errorObject(code, err))
+	}
 	fmt.Fprintf(stderr, "flowdeck: %v\n", err)
 	if isFault && fault.Hint != "" {
 		fmt.Fprintf(stderr, "  hint: %s\n", fault.Hint)
@@ -112,6 +117,34 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
 	}
 	return code
+}
+
+// jsonRequested reports whether --json is among args, for errors found
+// before the flags were parsed.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// errorObject is the one JSON object of a usage or internal error, in the
+// shape of every refusal.
+func errorObject(code int, err error) any {
+	if code != ExitUsage {
+		return ops.Failed(err) // names a fault's code and path
+	}
+	e := &model.Error{Code: model.CodeInvalidArgument, Message: err.Error(),
+		Recovery: model.Recovery{Hint: "See 'flowdeck help' for the commands, their arguments and flags.", NextCommand: "flowdeck help"}}
+	if code != ExitUsage {
+		e = &model.Error{Code: "internal", Message: err.Error()}
+	}
+	return ops.Refused(e)
 }
 
 func (e *env) rootCommand() *cobra.Command {
@@ -194,7 +227,7 @@ func (e *env) do(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now())
+	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now(), e.full)
 	if err != nil {
 		return e.fail(err)
 	}

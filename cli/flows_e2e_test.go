@@ -208,6 +208,11 @@ func TestFlowsEndToEnd(t *testing.T) {
 			t.Errorf("the worker's %s: %v", f, err)
 		}
 	}
+	// auto on the completed session asks for the next goal.
+	log, code = p.run(t, &res, "--json", "flows", "run", "auto", "--no-wait")
+	if h := res.Run.History; code != 0 || res.Run.Status != db.FlowCompleted || len(h) == 0 || h[len(h)-1].Step != "completed-need-goal" {
+		t.Errorf("auto on a completed session: exit %d, %+v\n%s", code, res.Run, log)
+	}
 	fevents, err := st.FlowEvents(autoRun, 1, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -64,8 +64,11 @@ func (e *env) fail(err error) error {
 // showAction prints an action's result: its events, then the next command.
 func (e *env) showAction(res *ops.ActionResult) error {
 	return e.show(res, func() {
-		for _, ev := range res.Events {
+		for _, ev := range res.Raw {
 			fmt.Fprintln(e.stdout, describeEvent(ev))
+		}
+		if res.Message != "" {
+			fmt.Fprintln(e.stdout, "· "+res.Message)
 		}
 		if res.OK {
 			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
@@ -87,6 +90,9 @@ func printRefusal(w io.Writer, r *model.Error) {
 func describeEvent(ev model.Event) string {
 	switch ev.Type {
 	case model.EventSessionStarted:
+		if ev.Summary != "" {
+			return fmt.Sprintf("✓ session %s started: %s (%s)", ev.Session, ev.Goal, ev.Summary)
+		}
 		return fmt.Sprintf("✓ session %s started: %s", ev.Session, ev.Goal)
 	case model.EventPlanApplied:
 		ids := make([]string, len(ev.Plan.Features))
@@ -123,6 +129,9 @@ func describeEvent(ev model.Event) string {
 	case model.EventFeaturesReset:
 		return fmt.Sprintf("↺ reset %d feature(s): %s", len(ev.FeatureIDs), strings.Join(ev.FeatureIDs, ", "))
 	case model.EventSessionArchived:
+		if ev.Summary != "" {
+			return fmt.Sprintf("✓ session %s archived (kept in history): %s", ev.Session, ev.Summary)
+		}
 		return fmt.Sprintf("✓ session %s archived (kept in history)", ev.Session)
 	case model.EventSessionActivated:
 		return fmt.Sprintf("✓ session %s is active", ev.Session)

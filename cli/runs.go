@@ -49,8 +49,8 @@ func (e *env) recallCmd() *cobra.Command {
 				fmt.Fprintf(out, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
 			}
 			if len(hits) == 0 {
-				fmt.Fprintln(e.stderr, "no match")
-				return silent(ExitRejected)
+				// As oo: finding nothing is an answer, not a failure.
+				fmt.Fprintln(e.stdout, ops.NoResults)
 			}
 			return nil
 		},
@@ -311,7 +311,7 @@ func (e *env) patternsCmd() *cobra.Command {
 			c.Write(data)
 			res := c.Finish(exit, 0)
 			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "classification": res})
+				return e.writeJSON(map[string]any{"ok": true, "classification": ops.Classify(res)})
 			}
 			name := res.Pattern
 			if name == "" {

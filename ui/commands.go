@@ -68,6 +68,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 			// The auto flow would stop and ask; it never invents a goal.
 			return nil, usageError("/flow-auto needs a goal: there is no active session · /flow-plan GOAL plans one first")
 		}
+		if m.sess.Status == model.StatusCompleted {
+			return nil, usageError("/flow-auto needs a goal: the session is completed · /flow-plan GOAL plans the next one")
+		}
 		return m.startFlow("auto", nil), nil
 	case "/flow":
 		if len(c.Args) == 0 {
