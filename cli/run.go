@@ -147,7 +147,7 @@ func (e *env) printRun(res *ops.RunResult, tty, quiet bool) {
 	fmt.Fprintln(e.stdout, res.Headline)
 	detail := res.Classification.Detail
 	streamed := tty && !quiet
-	if detail != "" && !streamed && (res.Classification.Class == patterns.Failure || res.Classification.Class == patterns.Passthrough) {
+	if detail != "" && !streamed && (res.Classification.Class == patterns.Failure || res.Classification.Class == patterns.Passthrough || res.Classification.Class == patterns.NoTests) {
 		fmt.Fprintln(e.stdout, strings.TrimRight(detail, "\n"))
 	}
 	if res.Evidence != nil {
