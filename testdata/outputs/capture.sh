@@ -571,6 +571,42 @@ EOF
 	)
 }
 
+# ---------------------------------------------------------------- mocha
+capture_mocha() {
+	have npm || { skip mocha "npm not found"; return; }
+	local n=$work/node
+	mkdir -p "$n"
+	if [ ! -x "$n/node_modules/.bin/mocha" ]; then
+		(cd "$n" && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --no-audit --no-fund mocha >/dev/null 2>&1) ||
+			{ skip mocha "npm install failed"; return; }
+	fi
+	rm -rf "$n"/{mp,mf}
+	mkdir -p "$n"/{mp,mf}/test
+	cat >"$n/mp/test/sum.spec.js" <<'EOF'
+const assert = require('node:assert');
+const sum = (a, b) => a + b;
+
+describe('sum', () => {
+  it('adds 1 + 2', () => assert.strictEqual(sum(1, 2), 3));
+  it('adds negatives', () => assert.strictEqual(sum(-1, -2), -3));
+  it.skip('adds bigints', () => assert.strictEqual(sum(1n, 2n), 3n));
+});
+
+describe('clamp', () => {
+  it('clamps high', () => assert.strictEqual(Math.min(20, 10), 10));
+});
+EOF
+	sed 's/sum(1, 2), 3/sum(1, 2), 4/; s/Math.min(20, 10), 10/Math.min(20, 10), 11/' "$n/mp/test/sum.spec.js" >"$n/mf/test/sum.spec.js"
+	printf '{ "name": "mocha-demo", "version": "1.0.0", "private": true, "scripts": { "test": "mocha" } }\n' | tee "$n/mp/package.json" >"$n/mf/package.json"
+	(
+		export PATH=$n/node_modules/.bin:$PATH
+		cap mocha pass "$n/mp" mocha
+		cap mocha fail "$n/mf" mocha
+		cap mocha no_tests "$n/mp" mocha --grep nothing_matches
+		cap npm test_mocha_fail "$n/mf" npm test
+	)
+}
+
 # ---------------------------------------------------------------- make
 capture_make() {
 	have make && have cc || { skip make "make or cc not found"; return; }
@@ -608,10 +644,9 @@ EOF
 	fi
 }
 
-capture_go
-capture_rust
-capture_python
-capture_node
-capture_make
+# CAPTURE_ONLY="node mocha" captures only those parts.
+for part in ${CAPTURE_ONLY:-go rust python node mocha make}; do
+	"capture_$part"
+done
 skip ruff "not installable here: testdata/outputs/ruff is written by hand (see its README.md)"
 echo "outputs in $out, projects in $work"
