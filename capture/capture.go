@@ -268,10 +268,12 @@ func Headline(rec db.RunRecord, class patterns.Result) string {
 
 // EvidenceStatus turns a run's ending into validation status: a clean exit
 // passes, a failure fails, and a run that was cut short (timeout, cancel)
-// is partial.
+// or that ran no test (class no_tests) is partial: it proves nothing.
 func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
 	switch {
 	case rec.Outcome == string(runner.TimedOut) || rec.Outcome == string(runner.Cancelled):
+		return model.ValidationPartial
+	case rec.Class == string(patterns.NoTests):
 		return model.ValidationPartial
 	case rec.Outcome == string(runner.Exited) && rec.ExitCode == 0:
 		return model.ValidationPassed

@@ -161,7 +161,7 @@ func (e *env) printRun(res *ops.RunResult, tty, quiet bool) {
 	fmt.Fprintln(e.stdout, res.Headline)
 	detail := res.Class.Detail
 	streamed := tty && !quiet
-	if detail != "" && !streamed && (res.Class.Class == patterns.Failure || res.Class.Class == patterns.Passthrough) {
+	if c := res.Class.Class; detail != "" && !streamed && (c == patterns.Failure || c == patterns.Passthrough || c == patterns.NoTests) {
 		fmt.Fprintln(e.stdout, strings.TrimRight(detail, "\n"))
 	}
 	if res.Evidence != nil {
