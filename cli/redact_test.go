@@ -63,21 +63,19 @@ func TestRedactionMatrixThroughTheBinary(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", f.name, code, errs)
 		}
 		var res struct {
-			Run struct {
-				ID string `json:"id"`
-			} `json:"run"`
+			RunID string `json:"run_id"`
 		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil || res.Run.ID == "" {
+		if err := json.Unmarshal([]byte(out), &res); err != nil || res.RunID == "" {
 			t.Fatalf("%s: run result %q: %v", f.name, out, err)
 		}
-		ids = append(ids, res.Run.ID)
+		ids = append(ids, res.RunID)
 		mustHide(t, f.name+": run --json", out, f.value)
-		shown, _, _ := flowdeck(t, dir, "show", res.Run.ID)
+		shown, _, _ := flowdeck(t, dir, "show", res.RunID)
 		mustHide(t, f.name+": show", shown, f.value)
 		if n := strings.Count(shown, "[REDACTED]"); n < 4 {
 			t.Errorf("%s: show has %d [REDACTED], want 4:\n%s", f.name, n, shown)
 		}
-		raw, _, _ := flowdeck(t, dir, "show", "--raw", res.Run.ID)
+		raw, _, _ := flowdeck(t, dir, "show", "--raw", res.RunID)
 		mustHide(t, f.name+": show --raw", raw, f.value)
 		recalled, _, _ := flowdeck(t, dir, "recall", f.value)
 		mustHide(t, f.name+": recall", recalled, f.value)

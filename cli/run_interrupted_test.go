@@ -128,7 +128,7 @@ func TestKilledRunDoesNotEvictNewerRuns(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil || code != 0 {
 		t.Fatalf("run: exit %d %v %s %s", code, err, out, errs)
 	}
-	if out, errs, code := flowdeckEnv(t, dir, env, "show", r.Run.ID); code != 0 || !strings.Contains(out, "important") {
+	if out, errs, code := flowdeckEnv(t, dir, env, "show", r.ID); code != 0 || !strings.Contains(out, "important") {
 		t.Fatalf("the newest run was forgotten: exit %d %q %q", code, out, errs)
 	}
 	runs := listRuns(t, dir, env)
@@ -147,10 +147,10 @@ func TestShowJSONStreamsLargeOutput(t *testing.T) {
 	dir := t.TempDir()
 	const size = 64 << 20
 	r := runJSONIn(t, dir, nil, "sh", "-c", `head -c 67108864 /dev/zero | tr '\0' x | fold -w 127; printf '<tail>&\n'`)
-	if r.Run.Outcome != "exited" || r.Run.ExitCode != 0 {
-		t.Fatalf("run: %+v", r.Run)
+	if r.Outcome != "exited" || r.ExitCode != 0 {
+		t.Fatalf("run: %+v", r)
 	}
-	cmd := exec.Command(binary, "--dir", dir, "--json", "show", r.Run.ID)
+	cmd := exec.Command(binary, "--dir", dir, "--json", "show", r.ID)
 	var out strings.Builder
 	cmd.Stdout = &out
 	if err := cmd.Run(); err != nil {
@@ -164,7 +164,7 @@ func TestShowJSONStreamsLargeOutput(t *testing.T) {
 	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
 		t.Fatalf("not JSON: %v", err)
 	}
-	if !res.OK || res.Run.ID != r.Run.ID || strings.Count(res.Output, "x") != size || !strings.HasSuffix(res.Output, "x<tail>&\n") {
+	if !res.OK || res.Run.ID != r.ID || strings.Count(res.Output, "x") != size || !strings.HasSuffix(res.Output, "x<tail>&\n") {
 		t.Fatalf("ok %v run %q output %d bytes, tail %q", res.OK, res.Run.ID, len(res.Output), res.Output[max(0, len(res.Output)-20):])
 	}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && ru.Maxrss<<10 > 2*size {

@@ -48,12 +48,10 @@ func gitRepo(t *testing.T) string {
 }
 
 type runJSON struct {
-	Run struct {
-		ID       string `json:"id"`
-		Outcome  string `json:"outcome"`
-		ExitCode int    `json:"exit_code"`
-		Summary  string `json:"summary"`
-	} `json:"run"`
+	ID       string `json:"run_id"`
+	Outcome  string `json:"outcome"`
+	ExitCode int    `json:"exit_code"`
+	Summary  string `json:"summary"`
 }
 
 // runJSONIn runs `flowdeck --json run` in dir and decodes the result.
@@ -101,8 +99,8 @@ func TestPagersAndPromptsReturn(t *testing.T) {
 		}
 		start := time.Now()
 		r := runJSONIn(t, dir, env, c.argv...)
-		if r.Run.Outcome != "exited" || r.Run.ExitCode != c.exit {
-			t.Errorf("%q: outcome %s exit %d (want exited %d) after %s: %s", c.argv, r.Run.Outcome, r.Run.ExitCode, c.exit, time.Since(start).Round(time.Millisecond), r.Run.Summary)
+		if r.Outcome != "exited" || r.ExitCode != c.exit {
+			t.Errorf("%q: outcome %s exit %d (want exited %d) after %s: %s", c.argv, r.Outcome, r.ExitCode, c.exit, time.Since(start).Round(time.Millisecond), r.Summary)
 		}
 	}
 }
@@ -115,10 +113,10 @@ func TestStalledRunIsNamed(t *testing.T) {
 	os.WriteFile(cfg, []byte("[run]\nstall = \"1s\"\n[run.env]\nPAGER = \"more\"\n"), 0o644)
 	env := []string{"FLOWDECK_CONFIG=" + cfg}
 	r := runJSONIn(t, dir, env, "sh", "-c", `echo "pager=$PAGER"; stty raw -echo </dev/tty; while :; do dd bs=1 count=1 </dev/tty 2>/dev/null; done`)
-	if r.Run.Outcome != "stalled_waiting_for_input" || !strings.Contains(r.Run.Summary, "stalled waiting for input") {
-		t.Fatalf("outcome %s, summary %q", r.Run.Outcome, r.Run.Summary)
+	if r.Outcome != "stalled_waiting_for_input" || !strings.Contains(r.Summary, "stalled waiting for input") {
+		t.Fatalf("outcome %s, summary %q", r.Outcome, r.Summary)
 	}
-	out, _, _ := flowdeck(t, dir, "show", r.Run.ID)
+	out, _, _ := flowdeck(t, dir, "show", r.ID)
 	if !strings.Contains(out, "pager=more") {
 		t.Fatalf("config run.env did not override PAGER: %q", out)
 	}

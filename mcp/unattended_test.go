@@ -32,8 +32,7 @@ func TestRunToolNeverWaitsForInput(t *testing.T) {
 		{"sh", "-c", `read x; echo "stdin:$?"`},
 	} {
 		out, isErr := call(t, cs, "run", map[string]any{"command": argv, "timeout": "60s"})
-		run, _ := out["run"].(map[string]any)
-		if isErr || run["outcome"] != "exited" || run["exit_code"] != float64(0) {
+		if isErr || out["outcome"] != "exited" || out["exit_code"] != float64(0) {
 			t.Errorf("%v: %v", argv, out)
 		}
 	}
@@ -71,7 +70,7 @@ func TestKilledServerLeavesInterruptedRun(t *testing.T) {
 		}
 	}
 	cmd.Process.Kill()
-	cmd.Wait()
+	cs.Close() // waits for the killed server (the transport owns cmd.Wait)
 	if r := runs(); len(r) != 1 || r[0].Outcome != db.RunInterrupted {
 		t.Fatalf("after the server's death: %+v", r)
 	}

@@ -298,10 +298,16 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error
 		return nil, err
 	}
 	rec := res.Run
+	class := Classify(res.Classification)
+	if rec.Outcome != "exited" && rec.Summary != "" {
+		// A run that was ended (timeout, stall, memory) is summarized by
+		// why, not by the exit status its kill left behind.
+		class.Summary = rec.Summary
+	}
 	return &RunResult{
 		OK: rec.ExitCode == 0 && res.EvidenceError == nil, Error: res.EvidenceError,
 		RunID: rec.ID, Command: rec.Argv, ExitCode: rec.ExitCode, Signal: rec.Signal, Outcome: rec.Outcome,
-		DurationMS: rec.Duration.Milliseconds(), Classification: Classify(res.Classification),
+		DurationMS: rec.Duration.Milliseconds(), Classification: class,
 		Evidence: viewEvidence(res.Evidence, true),
 		Run:      rec, Class: res.Classification, Headline: res.Headline,
 		EvidenceError: res.EvidenceError, EvidenceFull: res.Evidence,
