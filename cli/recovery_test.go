@@ -146,7 +146,13 @@ func TestReadOnlyProjectServesReaders(t *testing.T) {
 	if out, errs, code := flowdeck(t, dir, "run", "--", "echo", "hello-readonly"); code != 0 {
 		t.Fatalf("run: %s %s", out, errs)
 	}
-	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"recall", "hello-readonly"}, {"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
+	out, _, _ := flowdeck(t, dir, "--json", "runs")
+	var runs struct{ Runs []struct{ ID string } }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs.Runs) == 0 {
+		t.Fatalf("runs: %s (%v)", out, err)
+	}
+	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"show", runs.Runs[0].ID}, {"recall", "hello-readonly"},
+		{"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
 	run := readOnlyRunner(t, dir)
 	for _, args := range readers {
 		out, errs, code := run(args...)
