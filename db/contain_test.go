@@ -165,6 +165,14 @@ func TestFeatureDocSymlinkIsReplacedNotFollowed(t *testing.T) {
 	if fi, err := os.Lstat(doc); err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("a.md after refresh: %v, %v", fi, err)
 	}
+	// A manifest replaced by a link out is replaced by a file, unread.
+	manifest := filepath.Join(st.DocsDir(sess.ID), "features", manifestName)
+	symlink(t, filepath.Join(out.dir, "notes.md"), manifest)
+	mustDo(t, st, model.AddNote{Text: "again"})
+	out.check(t)
+	if fi, err := os.Lstat(manifest); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("manifest after refresh: %v, %v", fi, err)
+	}
 	// Cleanup leaves a link alone (flowdeck never wrote one), and what it
 	// points at.
 	b := filepath.Join(st.DocsDir(sess.ID), "features", "b.md")

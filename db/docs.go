@@ -94,7 +94,9 @@ func (s *Store) WriteDocs(sess *model.Session) error {
 func removeStale(r *os.Root, featDir string, written map[string]string) error {
 	manifest := filepath.Join(featDir, manifestName)
 	old, err := r.ReadFile(manifest)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if contain.Escapes(err) {
+		old = nil // a link put in its place: replaced below, never followed
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return contain.Fault(r.Name(), err)
 	}
 	for _, line := range strings.Split(string(old), "\n") {
