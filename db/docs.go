@@ -69,30 +69,36 @@ func (s *Store) WriteDocs(sess *model.Session) error {
 	}
 	defer r.Close()
 	dir := s.docsRel(sess.ID)
-	featDir := filepath.Join(dir, "features")
-	if err := r.MkdirAll(featDir, 0o755); err != nil {
+	if err := r.MkdirAll(filepath.Join(dir, "features"), 0o755); err != nil {
 		return contain.Fault(s.project, err)
 	}
+	// A root on the features directory (opened beneath the project) resolves
+	// each doc's name in one step instead of six.
+	feat, err := r.OpenRoot(filepath.Join(dir, "features"))
+	if err != nil {
+		return contain.Fault(s.project, err)
+	}
+	defer feat.Close()
 	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
 		return err
 	}
 	written := map[string]string{}                 // feature id -> digest of its doc
 	for _, id := range model.DocFeatureIDs(sess) { // valid ids only: safe as file names
 		doc := model.RenderFeature(sess, sess.Plan.Feature(id))
-		if err := writeDoc(r, filepath.Join(featDir, id+".md"), doc); err != nil {
+		if err := writeDoc(feat, id+".md", doc); err != nil {
 			return err
 		}
 		written[id] = digest(doc)
 	}
-	return removeStale(r, featDir, written)
+	return removeStale(feat, written)
 }
 
 // removeStale deletes the docs the manifest lists that are not in keep, then
 // records what was written as the new manifest. A listed doc is removed only
 // while it is still the regular file flowdeck wrote (same SHA-256): an edited
 // doc, a link, or a name added to the manifest by someone else stays.
-func removeStale(r *os.Root, featDir string, written map[string]string) error {
-	manifest := filepath.Join(featDir, manifestName)
+func removeStale(r *os.Root, written map[string]string) error {
+	manifest := manifestName
 	old, err := r.ReadFile(manifest)
 	if contain.Escapes(err) {
 		old = nil // a link put in its place: replaced below, never followed
@@ -104,7 +110,7 @@ func removeStale(r *os.Root, featDir string, written map[string]string) error {
 		if _, kept := written[id]; kept || !model.ValidFeatureID(id) {
 			continue
 		}
-		name := filepath.Join(featDir, id+".md")
+		name := id + ".md"
 		if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
