@@ -148,6 +148,11 @@ func FuzzDamagedDatabase(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := Doctor(path, Options{NoSync: true}); err != nil {
+			if _, ok := model.AsFault(err); !ok {
+				t.Logf("doctor: %v", err)
+			}
+		}
 		s, err := Open(path, Options{NoSync: true})
 		if err == nil {
 			err = exercise(s)
