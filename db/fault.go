@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -16,6 +17,9 @@ import (
 	"flowdeck/internal/contain"
 	"flowdeck/model"
 )
+
+// leaked holds the files whose bolt.Open panicked in this process, by path.
+var leaked sync.Map
 
 var (
 	errEmpty   = errors.New("the file is empty (zero bytes); flowdeck does not re-initialise it, since an empty database is a damaged one")
@@ -39,11 +43,13 @@ func (s *Store) corrupt(cause error) *model.Fault {
 // process just made it.
 func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options) (b *bolt.DB, err error) {
 	var size int64
+	var opened *os.File
 	opts.OpenFile = func(_ string, flag int, mode os.FileMode) (*os.File, error) {
 		f, err := r.OpenFile(rel, flag&^os.O_CREATE, mode)
 		if err != nil {
 			return nil, contain.Fault(s.project, err)
 		}
+		opened = f
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
 		}
@@ -51,12 +57,28 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 			f.Close()
 			return nil, s.corrupt(errEmpty)
 		}
+		if flag&os.O_RDWR != 0 && !fresh {
+			if err := precheckFreelist(f, size); err != nil {
+				f.Close()
+				return nil, s.corrupt(err)
+			}
+		}
 		return f, nil
 	}
 	err = s.guard(func() error {
 		b, err = bolt.Open(filepath.Join(s.project, rel), 0o644, opts)
 		return err
 	})
+	if err != nil && b == nil && opened != nil {
+		// bbolt does not close the file when it panics while opening. Its
+		// map keeps the file, and its flock, until this process exits (the
+		// freelist precheck avoids the usual cause); remember why, so that
+		// a later open here says damaged rather than busy.
+		opened.Close()
+		if f, ok := model.AsFault(err); ok && f.Code == model.CodeDatabaseCorrupt {
+			leaked.Store(s.path, f)
+		}
+	}
 	if err == nil && !fresh {
 		err = s.checkSize(b, size)
 	}
@@ -67,6 +89,9 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 		return nil, err
 	}
 	if errors.Is(err, bolt.ErrTimeout) {
+		if f, ok := leaked.Load(s.path); ok {
+			return nil, f.(*model.Fault)
+		}
 		return nil, ErrBusy{Path: s.path, Waited: s.timeout}
 	}
 	for _, bad := range []error{berrors.ErrInvalid, berrors.ErrVersionMismatch, berrors.ErrChecksum, berrors.ErrInvalidMapping} {
