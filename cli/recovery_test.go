@@ -89,6 +89,15 @@ func TestDamagedDatabaseExitsThreeNamingTheFile(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s", args, code, errs)
 				}
 			}
+			out, _, code := flowdeck(t, dir, "--json", "flow", "status")
+			var res struct {
+				OK    bool
+				Error struct{ Code, Path, Hint string }
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitInternal || res.OK ||
+				res.Error.Code != "database_corrupt" || res.Error.Path != path || res.Error.Hint == "" {
+				t.Fatalf("--json flow status: exit %d %s (%v)", code, out, err)
+			}
 			if after, _ := os.ReadFile(path); len(after) != len(data) {
 				t.Fatalf("the damaged file was rewritten: %d bytes, was %d", len(after), len(data))
 			}
