@@ -89,6 +89,15 @@ func TestDamagedDatabaseExitsThreeNamingTheFile(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s", args, code, errs)
 				}
 			}
+			out, _, code := flowdeck(t, dir, "--json", "flow", "status")
+			var res struct {
+				OK    bool
+				Error struct{ Code, Path, Hint string }
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitInternal || res.OK ||
+				res.Error.Code != "database_corrupt" || res.Error.Path != path || res.Error.Hint == "" {
+				t.Fatalf("--json flow status: exit %d %s (%v)", code, out, err)
+			}
 			if after, _ := os.ReadFile(path); len(after) != len(data) {
 				t.Fatalf("the damaged file was rewritten: %d bytes, was %d", len(after), len(data))
 			}
@@ -146,7 +155,13 @@ func TestReadOnlyProjectServesReaders(t *testing.T) {
 	if out, errs, code := flowdeck(t, dir, "run", "--", "echo", "hello-readonly"); code != 0 {
 		t.Fatalf("run: %s %s", out, errs)
 	}
-	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"recall", "hello-readonly"}, {"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
+	out, _, _ := flowdeck(t, dir, "--json", "runs")
+	var runs struct{ Runs []struct{ ID string } }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs.Runs) == 0 {
+		t.Fatalf("runs: %s (%v)", out, err)
+	}
+	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"show", runs.Runs[0].ID}, {"recall", "hello-readonly"},
+		{"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
 	run := readOnlyRunner(t, dir)
 	for _, args := range readers {
 		out, errs, code := run(args...)

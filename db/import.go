@@ -27,6 +27,13 @@ type ImportReport struct {
 	MovedAside string `json:"moved_aside,omitempty"`
 }
 
+// BadExport is an export that import refuses to read: not an export, or a
+// line that does not decode or replay. It names the line.
+type BadExport struct{ Err error }
+
+func (e *BadExport) Error() string { return e.Err.Error() }
+func (e *BadExport) Unwrap() error { return e.Err }
+
 // imported is one session rebuilt from an export.
 type imported struct {
 	id      string
@@ -42,7 +49,7 @@ type imported struct {
 func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (*ImportReport, error) {
 	head, sessions, err := readExport(r)
 	if err != nil {
-		return nil, err
+		return nil, &BadExport{err}
 	}
 	s, err := configure(path, opts)
 	if err != nil {

@@ -697,7 +697,7 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 		if file, err = e.tempFile(run, fmt.Sprintf("%s-exec%d.%s", s.Name, ex.Index, ex.Lang), code); err != nil {
 			return run, err
 		}
-		defer os.Remove(file)
+		defer e.Store.Remove(file)
 	}
 	label := fmt.Sprintf("exec block %d (%s, line %d)", ex.Index+1, ex.Lang, ex.Line)
 	run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
@@ -740,11 +740,8 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 }
 
 func (e *Engine) tempFile(run *db.FlowRun, name, content string) (string, error) {
-	dir := filepath.Join(e.Store.Dir(), "tmp")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, run.ID+"-*-"+filepath.Base(name))
+	// Beneath the project: a .flow/tmp that leads out of it is refused.
+	f, err := e.Store.CreateTemp("tmp", 0o700, run.ID+"-*-"+filepath.Base(name))
 	if err != nil {
 		return "", err
 	}
@@ -790,7 +787,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 		}
 		argv := agentArgv(a, current, file)
 		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role, true)
-		os.Remove(file)
+		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
 		}
