@@ -76,13 +76,18 @@ func sgrAt(s string, allowSGR bool) (int, error) {
 	if j >= len(s) || s[j] != 'm' {
 		return 0, fmt.Errorf("CSI other than SGR")
 	}
-	for _, p := range strings.Split(s[2:j], ";") {
-		if p == "5" || p == "6" || p == "8" {
-			// A colour index of 5 or 8 after 38;5 is legitimate; only
-			// report attributes standing alone at the start.
-			if strings.HasPrefix(s[2:j], p+";") || s[2:j] == p {
-				return 0, fmt.Errorf("SGR %s (blink or conceal)", p)
+	ps := strings.Split(s[2:j], ";")
+	for i := 0; i < len(ps); i++ {
+		switch p := ps[i]; {
+		case strings.Contains(p, ":"): // a colon group is one attribute
+		case p == "38" || p == "48" || p == "58":
+			if i+1 < len(ps) && ps[i+1] == "5" {
+				i += 2
+			} else if i+1 < len(ps) && ps[i+1] == "2" {
+				i += 4
 			}
+		case p == "5" || p == "6" || p == "8":
+			return 0, fmt.Errorf("SGR %s (blink or conceal)", p)
 		}
 	}
 	return j + 1, nil
