@@ -80,6 +80,24 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+func TestVisible(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Goal \x1b]52;c;SGVsbG8=\x07!", `Goal \e]52;c;SGVsbG8…!`},
+		{"\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\", `\e]8;;https://x…link\e]8;;…`},
+		{"\x1b]0;t\x07x", `\e]0;t…x`},
+		{"\x1b[1;31mred\x1b[0m\x1b[2J", "red"},
+		{"a\u009b31mb\u202ec", `a\u009bb\u202ec`},
+		{"\x1bP1$qm\x1b\\\x1b_apc\x1b\\x", `\eP…\e_…x`},
+		{"osc to eol \x1b]0;never\nnext", "osc to eol \\e]0;never…\nnext"},
+		{"bel\x07cr\rbs\b", "belcrbs"},
+	}
+	for _, c := range cases {
+		if got := Visible(c.in); got != c.want {
+			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestJSON(t *testing.T) {
 	in := []byte(`{"a":"x` + "\u009b\u202e\u061c" + `é"}`)
 	want := `{"a":"x\u009b\u202e\u061cé"}`
@@ -107,7 +125,7 @@ func TestWriterUnterminatedString(t *testing.T) {
 	if got := out.String(); got != "before\nafter\r\n" {
 		t.Errorf("got %q", got)
 	}
-	if c := cap(w.z.p.Data()); c > 1 {
+	if c := cap(w.z.p.Data()); c > visibleData {
 		t.Errorf("parser kept %d bytes of string data", c)
 	}
 }
@@ -133,7 +151,7 @@ func FuzzSanitize(f *testing.F) {
 	f.Add("\x1b[38;5;8;5mx\u202e\xc3", 3, 4)
 	f.Add("a\xe2\x80\xaeb\xc2\x9b1mc", 2, 5)
 	f.Fuzz(func(t *testing.T, s string, c1, c2 int) {
-		for _, o := range []Options{{}, {OneLine: true}, {KeepSGR: true, KeepCR: true}} {
+		for _, o := range []Options{{}, {OneLine: true}, {KeepSGR: true, KeepCR: true}, {Visible: true}, {Visible: true, OneLine: true}} {
 			whole := With(s, o)
 			if err := hostile.Check([]byte(whole), o.KeepSGR); err != nil {
 				t.Fatalf("With(%q, %+v) = %q: %v", s, o, whole, err)

@@ -133,7 +133,7 @@ func checkTerminalStream(b []byte) error {
 			body := strings.TrimRight(strings.TrimPrefix(s, "\x1b]"), "\x07\x1b\\")
 			switch {
 			case cmd == 0 || cmd == 2:
-				if strings.Contains(body, "pwned") || !termtext.Safe(body) {
+				if !termtext.Safe(body) {
 					return fmt.Errorf("title %q", body)
 				}
 			case strings.HasSuffix(body, ";?"): // a query (colours)
