@@ -136,7 +136,6 @@ func checkTerminalStream(b []byte) error {
 				if !termtext.Safe(body) {
 					return fmt.Errorf("title %q", body)
 				}
-			case strings.HasSuffix(body, ";?"): // a query (colours)
 			default:
 				return fmt.Errorf("OSC %d: %q", cmd, s)
 			}
@@ -147,6 +146,9 @@ func checkTerminalStream(b []byte) error {
 				}
 			}
 		case ansi.HasCsiPrefix(seq):
+			if s == "\x1b[6n" || s == "\x1b[c" { // the corpus's queries
+				return fmt.Errorf("query %q reached the terminal", s)
+			}
 			if strings.HasSuffix(s, "m") && !strings.ContainsAny(s[2:], "<=>?") {
 				if err := sgrSafe(s); err != nil {
 					return err
