@@ -2,7 +2,10 @@ package termtext
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"flowdeck/internal/hostile"
@@ -167,4 +170,37 @@ func FuzzSanitize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriterConcurrent: writes from several goroutines (a flow's log and
+// its command's live output) each arrive whole; run with -race.
+func TestWriterConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	var out bytes.Buffer
+	w := NewWriter(lockedWriter{&mu, &out}, Options{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				fmt.Fprintf(w, "line from %d\x1b[31m\n", g)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := strings.Count(out.String(), "\n"); n != 800 || strings.Contains(out.String(), "\x1b") {
+		t.Fatalf("%d lines, escapes kept: %v", n, strings.Contains(out.String(), "\x1b"))
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
