@@ -2,6 +2,7 @@ package termtext
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -203,4 +204,17 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// TestJSONKeepsMeaning: the escaped JSON decodes to the same value.
+func TestJSONKeepsMeaning(t *testing.T) {
+	in := map[string]string{"goal": hostile.Corpus + "é日本"}
+	raw, _ := json.Marshal(in)
+	var back map[string]string
+	if err := json.Unmarshal(JSON(raw), &back); err != nil || back["goal"] != in["goal"] {
+		t.Fatalf("%v: %q", err, back["goal"])
+	}
+	if err := hostile.Check(JSON(raw), false); err != nil {
+		t.Fatal(err)
+	}
 }
