@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/patterns"
@@ -551,20 +553,20 @@ func (s *sink) plainText(line []byte) []byte {
 	return s.stripCSI(line)
 }
 
-// stripCSI removes CSI sequences (ESC [ parameters intermediates final),
-// the only controls plainText lets through to it.
+// stripCSI removes CSI sequences, the only controls plainText lets through
+// to it: text is copied up to each ESC, and x/ansi's decoder says where the
+// sequence there ends (a sequence cut by the line end runs to it).
 func (s *sink) stripCSI(line []byte) []byte {
 	out := s.scratch[:0]
-	for i := 0; i < len(line); i++ {
-		if line[i] != 0x1b {
-			out = append(out, line[i])
-			continue
+	for len(line) > 0 {
+		i := bytes.IndexByte(line, 0x1b)
+		if i < 0 {
+			out = append(out, line...)
+			break
 		}
-		j := i + 2
-		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
-			j++
-		}
-		i = j // the final byte, or past the end of a cut sequence
+		out = append(out, line[:i]...)
+		_, _, n, _ := ansi.DecodeSequence(line[i:], ansi.NormalState, nil)
+		line = line[i+max(n, 1):]
 	}
 	s.scratch = out
 	return out

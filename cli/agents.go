@@ -92,7 +92,9 @@ MCP client's name from the initialize handshake.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := MCPServer(ctx, st, actor, e.stdin, e.rawOut, e.rawErr); err != nil && ctx.Err() == nil {
+			// Clients show tool results to people, often in a terminal: the
+			// JSON-RPC lines carry C1 and bidi characters escaped too.
+			if err := MCPServer(ctx, st, actor, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
 				return internalErr(fmt.Errorf("mcp: %w", err))
 			}
 			return nil

@@ -76,9 +76,10 @@ func (s silent) Error() string { return fmt.Sprintf("exit %d", int(s)) }
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockpit) int {
 	// flowdeck's human output has no styling of its own (recall's
 	// highlight and run's live output write through writers of their own),
-	// so every SGR on these streams came from foreign text and goes.
-	out := termtext.NewWriter(stdout, termtext.Options{})
-	errw := termtext.NewWriter(stderr, termtext.Options{})
+	// so every sequence on these streams came from foreign text: it goes,
+	// and a clipboard write, title or link shows as what it was.
+	out := termtext.NewWriter(stdout, termtext.Options{Visible: true})
+	errw := termtext.NewWriter(stderr, termtext.Options{Visible: true})
 	defer out.Flush()
 	defer errw.Flush()
 	e := &env{stdin: stdin, stdout: out, stderr: errw, rawOut: stdout, rawErr: stderr, now: time.Now, cockpitFn: cockpit}

@@ -29,6 +29,17 @@ func (e *env) writeJSON(v any) error {
 	return nil
 }
 
+// jsonSafe writes JSON with C1 and bidi characters escaped (termtext.JSON);
+// it reports every byte written, since the escapes only lengthen the text.
+type jsonSafe struct{ w io.Writer }
+
+func (j jsonSafe) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(termtext.JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // show prints a result: the object for agents (--json), else human text by
 // human; a refusal goes to stderr and becomes exit code 1.
 func (e *env) show(res ops.Result, human func()) error {
