@@ -161,7 +161,11 @@ func runGenerated(t *testing.T, seed uint64, v string) {
 		return // no shell can hold a NUL in a variable or argument
 	}
 	g := generate(seed, v)
-	code, err := Shell(g.code, map[string]any{"v": v})
+	dialect := "sh"
+	if g.bash {
+		dialect = "bash"
+	}
+	code, err := Code(g.code, dialect, map[string]any{"v": v})
 	if err != nil {
 		if !g.refuseable {
 			t.Fatalf("seed %d value %q refused: %v\nscript:\n%s", seed, v, err, g.code)
@@ -219,7 +223,11 @@ func TestShellEveryContext(t *testing.T) {
 
 func runSink(t *testing.T, sk sink, v string) {
 	t.Helper()
-	code, err := Shell(sk.code, map[string]any{"v": v})
+	dialect := "sh"
+	if sk.bash {
+		dialect = "bash"
+	}
+	code, err := Code(sk.code, dialect, map[string]any{"v": v})
 	refuse := sk.refuses != nil && sk.refuses(v)
 	if (err != nil) != refuse {
 		t.Fatalf("%q with %q: err %v, refuse %v", sk.code, v, err, refuse)
@@ -266,9 +274,17 @@ func TestShellIssueArithmeticShift(t *testing.T) {
 		dir := t.TempDir()
 		canary := filepath.Join(dir, "x")
 		name := `bob"; touch ` + canary + `; echo "`
-		out, err := Shell(code, map[string]any{"name": name})
+		out, err := Code(code, "bash", map[string]any{"name": name})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.Contains(code, "(( x") {
+			// dash reads "(( x <<= 1 ))" as a heredoc: an sh block is refused
+			if _, err := Shell(code, map[string]any{"name": name}); err == nil {
+				t.Errorf("sh accepted %q", code)
+			}
+		} else if sh, err := Shell(code, map[string]any{"name": name}); err != nil || sh != out {
+			t.Errorf("sh: %q, %v", sh, err)
 		}
 		got, err := exec.Command("bash", "-c", out).Output()
 		if err != nil {
