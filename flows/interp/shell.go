@@ -50,7 +50,8 @@ func shell(src string, vars map[string]any, dialect string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{}}
+		w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{},
+			posix: lang == syntax.LangPOSIX}
 		syntax.Walk(f, w.visit)
 		if w.err != nil {
 			return "", w.err

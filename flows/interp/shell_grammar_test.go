@@ -11,12 +11,19 @@ import (
 
 // A sink prints the flow variable $v to stdout from one quoting context.
 type sink struct {
-	code         string
-	pre, post    string // printed around the value
-	bash         bool   // bash-only syntax
-	noBackticks  bool   // a heredoc: not nested in `...`
-	refuses      func(v string) bool
-	trimNewlines bool // $( ) drops the value's trailing newlines
+	code          string
+	pre, post     string // printed around the value
+	bash          bool   // bash-only syntax
+	noBackticks   bool   // a heredoc: not nested in `...`
+	quotedHeredoc bool   // bash drops \x01 from one inside $( ): refused there
+	refuses       func(v string) bool
+	trimNewlines  bool // $( ) drops the value's trailing newlines
+}
+
+// heredocPrefix is the sink's text before $v on its line.
+func (sk sink) heredocPrefix() string {
+	i := strings.Index(sk.code, "$v")
+	return sk.code[strings.LastIndexByte(sk.code[:i], '\n')+1 : i]
 }
 
 func refusesHeredoc(v string) bool {
@@ -47,11 +54,11 @@ var sinks = []sink{
 	{code: `printf '%s' x'$v'"y"`, pre: "x", post: "y"},
 	{code: `printf '%s' $'$v'`, bash: true},
 	{code: "cat <<EOF\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<'EOF'\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<\"EOF\"\n\"$v\"\nEOF", pre: `"`, post: "\"\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<\\EOF\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<'EOF'\n$v\nEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<\"EOF\"\n\"$v\"\nEOF", quotedHeredoc: true, pre: `"`, post: "\"\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<\\EOF\n$v\nEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesHeredoc},
 	{code: "cat <<-EOF\n\t$v\n\tEOF", post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
-	{code: "cat <<-'EOF'\n\t$v\n\tEOF", post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
+	{code: "cat <<-'EOF'\n\t$v\n\tEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
 	{code: "cat <<EOF\n$(printf '%s' $v)\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc, trimNewlines: true},
 	{code: `case $v in $v) printf '%s' "$v";; *) echo MISMATCH;; esac`},
 	{code: `case "$v" in "$v") printf '%s' $v;; esac`},
@@ -124,16 +131,20 @@ func generate(seed uint64, v string) genScript {
 	sk := sinks[r.IntN(len(sinks))]
 	g := genScript{bash: sk.bash}
 	stmt := sk.code
+	inSubst := false
+	backticks := strings.Count(sk.code, "`") / 2 // the sink's own
 	for range r.IntN(4) {
 		w := wrappers[r.IntN(len(wrappers))]
 		if w.backticks && sk.noBackticks {
 			continue
 		}
 		if w.backticks {
+			backticks++
 			// Inside `...` the shell drops one level of \ before ` and \.
 			stmt = strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(stmt)
 		}
 		stmt = strings.Replace(w.code, "S", stmt, 1)
+		inSubst = inSubst || strings.Contains(w.code, "$(") || w.backticks
 	}
 	var lines []string
 	for range r.IntN(5) {
@@ -149,7 +160,9 @@ func generate(seed uint64, v string) genScript {
 		val = strings.TrimRight(v, "\n")
 	}
 	g.want = sk.pre + val + sk.post
-	g.refuseable = sk.refuses != nil && sk.refuses(v)
+	g.refuseable = sk.refuses != nil && sk.refuses(v) || backticks > 1 ||
+		inSubst && sk.quotedHeredoc && strings.ContainsRune(v, 1) ||
+		!g.bash && sk.noBackticks && dashDrops(sk.heredocPrefix(), v, "EOF", strings.Contains(sk.code, "<<-"))
 	return g
 }
 
@@ -207,7 +220,7 @@ func needShells(t testing.TB) {
 var hostileShell = append([]string{
 	"", "42", "-7", "007", "EOF", "a\nEOF\nb", "\tEOF", "x\n\ty", "\ttab",
 	`bob"; touch PWNED; echo "`, "$((1<<3))", "a[$(touch PWNED)]", `\`, `\\'`, "\n\n",
-	"*", "?(x)", "[a]", "~", "{a,b}", "a b  c", "-n", "&& touch PWNED", "\r\x1b[31m", "\xff\xfe",
+	"*", "?(x)", "[a]", "~", "{a,b}", "a b  c", "-n", "&& touch PWNED", "\r\x1b[31m", "\xff\xfe", "E\xfe", "EOF\xc3\xa9", "\x01\x01", "✓ ok",
 }, hostile...)
 
 // TestShellEveryContext runs every sink with every hostile value, once,
@@ -228,7 +241,7 @@ func runSink(t *testing.T, sk sink, v string) {
 		dialect = "bash"
 	}
 	code, err := Code(sk.code, dialect, map[string]any{"v": v})
-	refuse := sk.refuses != nil && sk.refuses(v)
+	refuse := sk.refuses != nil && sk.refuses(v) || !sk.bash && sk.noBackticks && dashDrops(sk.heredocPrefix(), v, "EOF", strings.Contains(sk.code, "<<-"))
 	if (err != nil) != refuse {
 		t.Fatalf("%q with %q: err %v, refuse %v", sk.code, v, err, refuse)
 	}

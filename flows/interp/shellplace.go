@@ -44,6 +44,7 @@ type shellWalker struct {
 	hdocs   map[*syntax.Word]*syntax.Redirect
 	edits   []edit
 	err     error
+	posix   bool // the POSIX reading: sh may be dash
 }
 
 func (w *shellWalker) visit(n syntax.Node) bool {
@@ -193,6 +194,8 @@ func (w *shellWalker) place(off, kind int) int {
 		return 0
 	}
 	c := w.context()
+	c.dash = w.posix
+	c.linePrefix = w.src[strings.LastIndexByte(w.src[:off], '\n')+1 : off]
 	before := strings.TrimRight(w.src[:off], "\t")
 	c.lineStart = before == "" || strings.HasSuffix(before, "\n")
 	switch {
@@ -224,6 +227,9 @@ type where struct {
 	hdocs         []*syntax.Redirect // enclosing heredoc bodies, any level
 	lineStart     bool               // the value starts a line (after tabs)
 	paramInDouble bool               // the ${x:-word} holding the value is inside "..."
+	inSubst       bool               // inside $( ) or ` `, at any depth
+	dash          bool               // the script may run in dash
+	linePrefix    string             // the script's text before the value on its line
 }
 
 // context reads the ancestors from the innermost outwards. Up to the first
@@ -241,8 +247,11 @@ func (w *shellWalker) context() where {
 				kind, decided = ctxHeredoc, true
 			}
 		}
-		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
-			c.backticks++
+		if cs, ok := n.(*syntax.CmdSubst); ok {
+			c.inSubst = true
+			if cs.Backquotes {
+				c.backticks++
+			}
 		}
 		if bounded {
 			continue
@@ -314,6 +323,10 @@ func (c where) quote(s string) (string, error) {
 	case ctxHeredoc:
 		q = escapeDouble(s, false)
 	case ctxRaw:
+		if c.inSubst && strings.ContainsRune(s, 1) {
+			// bash 5.2 drops a \x01 of a quoted heredoc inside $( ).
+			return "", fmt.Errorf("bash loses \\x01 bytes in a quoted heredoc inside a command substitution; pass the value another way")
+		}
 		q = s
 	case ctxParamWord:
 		if len(c.hdocs) > 0 && c.backticks == 0 {
@@ -336,6 +349,11 @@ func (c where) quote(s string) (string, error) {
 	if err := c.checkHeredocs(s); err != nil {
 		return "", err
 	}
+	if c.backticks > 1 {
+		// The parser loses count of backticks nested in backticks (inside
+		// "..." it reads \` as text where bash opens a substitution).
+		return "", fmt.Errorf("a flow variable inside backticks nested in backticks cannot be placed safely; use $( ) instead")
+	}
 	for i := 0; i < c.backticks; i++ {
 		// Old-style command substitution removes one level of
 		// backslashes before its command is parsed.
@@ -348,6 +366,9 @@ func (c where) quote(s string) (string, error) {
 // or lose its leading tabs to <<-.
 func (c where) checkHeredocs(s string) error {
 	for _, r := range c.hdocs {
+		if c.dash && dashDrops(c.linePrefix, s, heredocDelim(r.Word), r.Op == syntax.DashHdoc) {
+			return fmt.Errorf("dash would drop a byte of the value in this heredoc (a line starting like its delimiter, then a non-ASCII byte); write ```bash {exec}")
+		}
 		delim := heredocDelim(r.Word)
 		strip := r.Op == syntax.DashHdoc
 		for i, l := range strings.Split(s, "\n") {
@@ -360,6 +381,36 @@ func (c where) checkHeredocs(s string) error {
 		}
 	}
 	return nil
+}
+
+// dashDrops reports whether dash 0.5 would lose a byte of s in a heredoc
+// body: it drops a byte >= 0x80 that follows the start of a line matching
+// the start of the delimiter ("E\xfe" under <<EOF). prefix is the script's
+// text before s on its line; when it holds an expansion its value is not
+// known, so any non-ASCII byte on that line counts.
+func dashDrops(prefix, s, delim string, strip bool) bool {
+	for i, l := range strings.Split(s, "\n") {
+		if i == 0 {
+			if strings.ContainsAny(prefix, "$`") {
+				for k := 0; k < len(l) && k <= len(delim); k++ {
+					if l[k] >= 0x80 {
+						return true
+					}
+				}
+				continue
+			}
+			l = prefix + l
+		}
+		if strip {
+			l = strings.TrimLeft(l, "\t")
+		}
+		for k := 1; k <= len(delim) && k < len(l); k++ {
+			if l[:k] == delim[:k] && l[k] >= 0x80 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // heredocDelim is the delimiter as the shell compares it: quotes removed.
