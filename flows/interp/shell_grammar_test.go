@@ -59,6 +59,8 @@ var sinks = []sink{
 	{code: "cat <<\\EOF\n$v\nEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesHeredoc},
 	{code: "cat <<-EOF\n\t$v\n\tEOF", post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
 	{code: "cat <<-'EOF'\n\t$v\n\tEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
+	{code: "cat <<EOF\n'$v' \"${u:-x}\"\nEOF", pre: "'", post: "' \"x\"\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<EOF\n$(( $v ))\nEOF", post: "\n", noBackticks: true, refuses: refusesNonInteger},
 	{code: "cat <<EOF\n$(printf '%s' $v)\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc, trimNewlines: true},
 	{code: `case $v in $v) printf '%s' "$v";; *) echo MISMATCH;; esac`},
 	{code: `case "$v" in "$v") printf '%s' $v;; esac`},
@@ -335,5 +337,23 @@ func TestShellSyntaxErrorNamesLine(t *testing.T) {
 	}
 	if err := CheckShell("echo \"unclosed", "sh"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("CheckShell err = %v", err)
+	}
+}
+
+// zsh and ksh blocks are read by their own grammar.
+func TestShellDialects(t *testing.T) {
+	v := map[string]any{"v": `it's "x"`, "n": float64(2)}
+	for _, tc := range []struct{ dialect, in, want string }{
+		{"zsh", `print -r -- $v "$v" ${(U)v}`, `print -r -- 'it'\''s "x"' "it's \"x\"" ${(U)v}`},
+		{"ksh", `print -r -- $v "$(( $n + 1 ))"`, `print -r -- 'it'\''s "x"' "$(( 2 + 1 ))"`},
+		{"bash", `echo $'$v'`, `echo $'it\x27s "x"'`},
+	} {
+		got, err := Code(tc.in, tc.dialect, v)
+		if err != nil || got != tc.want {
+			t.Errorf("%s %q = %q, %v; want %q", tc.dialect, tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := Code(`print ${(U)v} $v`, "sh", v); err == nil {
+		t.Error("sh accepted zsh syntax")
 	}
 }
