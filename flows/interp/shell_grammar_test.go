@@ -85,7 +85,7 @@ var sinks = []sink{
 	{code: `declare -i n=$v; printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
 	{code: `printf '%s' $[ $v ]`, bash: true, refuses: refusesNonInteger},
 	{code: `for (( i=$v; i<=$v; i++ )); do printf '%s' $i; done`, bash: true, refuses: refusesNonInteger},
-	{code: `[[ -v $v ]] || printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier.MatchString(v) }},
+	{code: `[[ -v $v ]]; printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier.MatchString(v) }},
 	{code: `printf '%s' $(( $v ))`, refuses: refusesNonInteger},
 	{code: `(( n = $v )); printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
 	{code: `let "n = $v"; printf '%s' $n`, bash: true, refuses: refusesNonInteger},
