@@ -51,7 +51,7 @@ func shell(src string, vars map[string]any, dialect string) (string, error) {
 			return "", err
 		}
 		w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{},
-			posix: lang == syntax.LangPOSIX}
+			posix: lang == syntax.LangPOSIX, intNames: integerNames(f)}
 		syntax.Walk(f, w.visit)
 		if w.err != nil {
 			return "", w.err

@@ -84,6 +84,7 @@ var sinks = []sink{
 	{code: `cat <(printf '%s' $v)`, bash: true},
 	{code: `declare -i n=$v; printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
 	{code: `printf '%s' $[ $v ]`, bash: true, refuses: refusesNonInteger},
+	{code: "f() { n=$v; printf '%s' \"$n\"; }\ndeclare -i n\nf", bash: true, refuses: refusesNonInteger},
 	{code: `for (( i=$v; i<=$v; i++ )); do printf '%s' $i; done`, bash: true, refuses: refusesNonInteger},
 	{code: `[[ -v $v ]]; printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier.MatchString(v) }},
 	{code: `printf '%s' $(( $v ))`, refuses: refusesNonInteger},

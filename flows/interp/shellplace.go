@@ -45,6 +45,25 @@ type shellWalker struct {
 	edits   []edit
 	err     error
 	posix   bool // the POSIX reading: sh may be dash
+	// intNames are declared integer (declare/local/typeset -i) anywhere in
+	// the script: every assignment to them is arithmetic.
+	intNames map[string]bool
+}
+
+// integerNames finds the names any declare -i of f declares.
+func integerNames(f *syntax.File) map[string]bool {
+	names := map[string]bool{}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.DeclClause); ok && declaresInteger(d) {
+			for _, a := range d.Args {
+				if a.Name != nil && !strings.HasPrefix(a.Name.Value, "-") {
+					names[a.Name.Value] = true
+				}
+			}
+		}
+		return true
+	})
+	return names
 }
 
 func (w *shellWalker) visit(n syntax.Node) bool {
@@ -95,6 +114,9 @@ func (w *shellWalker) markRoots(n syntax.Node) {
 	switch x := n.(type) {
 	case *syntax.Assign:
 		mark(x.Index, rootArith)
+		if x.Name != nil && w.intNames[x.Name.Value] {
+			mark(x.Value, rootArith) // bash evaluates it: declare -i elsewhere
+		}
 	case *syntax.ParamExp:
 		mark(x.Index, rootArith)
 		if x.Slice != nil {
