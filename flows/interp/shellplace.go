@@ -50,21 +50,59 @@ type shellWalker struct {
 	intNames map[string]bool
 }
 
-// integerNames finds the names any declare -i of f declares.
+// integerNames finds the names bash evaluates as arithmetic: those any
+// declare -i declares, and every name arithmetic mentions.
 func integerNames(f *syntax.File) map[string]bool {
 	names := map[string]bool{}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if d, ok := n.(*syntax.DeclClause); ok && declaresInteger(d) {
-			for _, a := range d.Args {
-				if a.Name != nil && !strings.HasPrefix(a.Name.Value, "-") {
-					names[a.Name.Value] = true
+	collect := func(n syntax.Node) {
+		if n == nil || isNilNode(n) {
+			return
+		}
+		syntax.Walk(n, func(m syntax.Node) bool {
+			switch x := m.(type) {
+			case *syntax.Lit:
+				for _, id := range identToken.FindAllString(x.Value, -1) {
+					names[id] = true
 				}
+			case *syntax.CmdSubst:
+				return false // its own commands, not this arithmetic
+			}
+			return true
+		})
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch x := n.(type) {
+		case *syntax.DeclClause:
+			if declaresInteger(x) {
+				for _, a := range x.Args {
+					if a.Name != nil && !strings.HasPrefix(a.Name.Value, "-") {
+						names[a.Name.Value] = true
+					}
+				}
+			}
+		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
+			collect(x)
+		case *syntax.Assign:
+			collect(x.Index)
+		case *syntax.ParamExp:
+			collect(x.Index)
+			if x.Slice != nil {
+				collect(x.Slice.Offset)
+				collect(x.Slice.Length)
+			}
+		case *syntax.BinaryTest:
+			switch x.Op {
+			case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+				collect(x.X)
+				collect(x.Y)
 			}
 		}
 		return true
 	})
 	return names
 }
+
+var identToken = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
 func (w *shellWalker) visit(n syntax.Node) bool {
 	if n == nil {
@@ -115,7 +153,10 @@ func (w *shellWalker) markRoots(n syntax.Node) {
 	case *syntax.Assign:
 		mark(x.Index, rootArith)
 		if x.Name != nil && w.intNames[x.Name.Value] {
-			mark(x.Value, rootArith) // bash evaluates it: declare -i elsewhere
+			// bash evaluates what lands in a name declared -i, or in a name
+			// that arithmetic reads (its value is evaluated recursively:
+			// n='a[$(cmd)]'; $(( n )) runs cmd).
+			mark(x.Value, rootArith)
 		}
 	case *syntax.ParamExp:
 		mark(x.Index, rootArith)
