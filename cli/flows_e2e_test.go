@@ -335,3 +335,26 @@ func TestFlowsCheckListShow(t *testing.T) {
 		t.Error("a variable ran a command")
 	}
 }
+
+// The issue's attack through the real binary: --var with a double quote,
+// after an arithmetic shift, reaches the shell as data. The greeting-style
+// store block that prints no JSON goes on; --strict refuses it.
+func TestFlowsRunVarAfterArithmeticShift(t *testing.T) {
+	p := newFlowProject(t)
+	canary := filepath.Join(t.TempDir(), "x")
+	flow := filepath.Join(p.dir, "attack.md")
+	os.WriteFile(flow, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n"+
+		"```bash {exec}\nflags=$(( 1 << 3 ))\nx=1; (( x <<= 1 ))\necho \"flags=$flags user=$name\"\n```\n"+
+		"```python {exec mode=store}\nimport json\njson.dumps({'a': 1})\n```\n"), 0o644)
+	name := `bob"; touch ` + canary + `; echo "`
+	out, code := p.run(t, nil, "flows", "run", flow, "--var", "name="+name)
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatalf("the value ran a command:\n%s", out)
+	}
+	if code != 0 || !strings.Contains(out, "flags=8 user="+name) || !strings.Contains(out, "printed no JSON object; nothing stored") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if out, code := p.run(t, nil, "flows", "run", "--strict", flow, "--var", "name=x"); code == 0 || !strings.Contains(out, "printed no JSON object") {
+		t.Fatalf("--strict: exit %d:\n%s", code, out)
+	}
+}

@@ -689,8 +689,11 @@ func firstLine(s string) string {
 // execBlock runs one exec block of the current step.
 func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.Exec, run *db.FlowRun) (*db.FlowRun, error) {
 	code, err := interp.Code(ex.Code, ex.Dialect, e.scope(run))
+	if se := (*interp.SyntaxError)(nil); errors.As(err, &se) {
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %s", run.Source, ex.Line+se.Line, s.Name, se.Msg)
+	}
 	if err != nil {
-		return run, fmt.Errorf("step %q: exec block at line %d: %v", s.Name, ex.Line, err)
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %v", run.Source, ex.Line, s.Name, err)
 	}
 	file := ""
 	if ex.ViaFile {

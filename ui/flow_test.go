@@ -323,7 +323,7 @@ func TestFlowAutoNeedsAGoal(t *testing.T) {
 func TestFlowFileErrors(t *testing.T) {
 	st := newStore(t)
 	bad := filepath.Join(t.TempDir(), "bad.md")
-	if err := os.WriteFile(bad, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext: nowhere\n```\nHi.\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnxt: nowhere\n```\nHi.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, st, 100, 30, zeroConfig())
