@@ -7,11 +7,19 @@ import (
 
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
+	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
 
 // commandKey edits the command line; enter runs it.
 func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
+	switch a, _ := m.textAction(k, keys.Quit, keys.Help); a {
+	case keys.Quit:
+		return m.quit()
+	case keys.Help:
+		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeCommand
+		return nil
+	}
 	line, res, cmd := m.cmdline.HandleKey(k, cmdline.Pools{Features: m.feats.IDs(), Sessions: m.sessionIDs(),
 		Flows: m.flowNames, FlowRuns: m.flowRunIDs()})
 	switch res {

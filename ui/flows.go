@@ -187,8 +187,8 @@ func (m *Model) setFlows(fl flowLoad) tea.Cmd {
 
 // promptFlowRun is the flow run of the open decision prompt ("" = none).
 func (m *Model) promptFlowRun() string {
-	if p := m.prompt; p != nil && p.kind == promptDecision {
-		return p.dec.d.FlowRun
+	if d, ok := m.top().(*decisionDialog); ok {
+		return d.f.d.FlowRun
 	}
 	return ""
 }

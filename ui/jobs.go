@@ -321,12 +321,32 @@ func (m *Model) startStop() tea.Cmd {
 // A flow the cockpit executes stops the same way: its engine's context is
 // cancelled, its command killed, and the run is left for the next start to
 // show as interrupted.
+// Quitting asks first when it would lose something: typed text not sent,
+// or runs and flows started here.
 func (m *Model) quit() tea.Cmd {
-	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
-		return tea.Quit
-	}
 	if m.quitting {
 		return nil
+	}
+	if _, asked := m.top().(*quitDialog); !asked {
+		var why []string
+		if m.unsent() {
+			why = append(why, "A text field holds text you have not sent: it is lost.")
+		}
+		if n := len(m.jobs) + len(m.flowJobs); n > 0 {
+			why = append(why, fmt.Sprintf("%d run(s) and flow(s) started here are stopped (process groups killed, kept as cancelled or interrupted).", n))
+		}
+		if len(why) > 0 {
+			m.push(&quitDialog{why: why}, false)
+			return nil
+		}
+	}
+	return m.quitNow()
+}
+
+// quitNow ends the program, stopping what the cockpit started.
+func (m *Model) quitNow() tea.Cmd {
+	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
+		return tea.Quit
 	}
 	m.quitting = true
 	switch {

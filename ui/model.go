@@ -139,8 +139,15 @@ type Model struct {
 	filter  textinput.Model
 	search  textinput.Model
 	cmdline cmdline.Model
-	prompt  *prompt
+	// dialogs is the dialog stack (dialog.go); docked: the top one stays
+	// on screen while the keys go to the panes.
+	dialogs []Dialog
+	docked  bool
 	helpOff int
+	// helpFrom is the mode the help was opened from (a text field).
+	helpFrom mode
+	// showInternal lists the runs flows make for their own plumbing.
+	showInternal bool
 
 	note note
 
@@ -239,6 +246,8 @@ func New(st *db.Store, opts Options) *Model {
 	m.search.Prompt = "search output: "
 	m.search.SetStyles(fst)
 	m.cmdline = cmdline.New()
+	m.cmdline.SetKeys(cmdline.Keys{Submit: m.keys.Get(keys.Open), Cancel: m.keys.Get(keys.Back),
+		Complete: m.keys.Get(keys.Complete), Prev: m.keys.Get(keys.Up), Next: m.keys.Get(keys.Down)})
 	return m
 }
 

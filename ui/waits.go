@@ -137,13 +137,12 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 // while the person types (the keys are theirs); leaving the text field
 // calls it again.
 func (m *Model) openWaiting() tea.Cmd {
-	if m.prompt != nil || m.typing() || m.mode == modeHelp {
+	if m.top() != nil || m.typing() || m.mode == modeHelp {
 		return nil
 	}
 	for _, w := range m.waits {
 		if (w.kind == "review" || w.kind == "final") && !m.dismissed[w.key] && m.waitKeys[w.key] {
-			m.openReviewPrompt(w, true)
-			return nil
+			return m.openReviewPrompt(w, true)
 		}
 	}
 	for _, w := range m.waits {
@@ -160,29 +159,34 @@ func (m *Model) openWaiting() tea.Cmd {
 // cancelled), with a one-line notice of who resolved it and how. A decision
 // prompt showing why its answer was refused stays.
 func (m *Model) closeStalePrompt() {
-	p := m.prompt
-	if p == nil {
-		return
-	}
-	switch p.kind {
-	case promptReview, promptFindings:
-		if p.waitKey == "" || m.hasWait(p.waitKey) {
-			return
-		}
-		m.prompt = nil
-		m.note = infoNote(m.resolvedBy(p))
-	case promptDecision:
-		if p.dec.refused || p.dec.sending || m.answering[p.dec.d.ID] {
-			return
-		}
-		for _, d := range m.decisions {
-			if d.ID == p.dec.d.ID {
-				return
+	for _, d := range append([]Dialog(nil), m.dialogs...) {
+		switch d := d.(type) {
+		case *reviewDialog, *findingsDialog:
+			b := d.base()
+			if b.waitKey == "" || m.hasWait(b.waitKey) {
+				continue
 			}
+			m.drop(d.ID())
+			feature, final := reviewSubject(d)
+			m.note = infoNote(m.resolvedBy(feature, final, b.seq))
+		case *decisionDialog:
+			if d.f.refused || d.f.sending || m.answering[d.f.d.ID] || pendingIn(m.decisions, d.f.d.ID) {
+				continue
+			}
+			m.drop(d.ID())
+			m.note = infoNote(goneText(d.f.d.ID, m.gone))
 		}
-		m.prompt = nil
-		m.note = infoNote(goneText(p.dec.d.ID, m.gone))
 	}
+}
+
+func reviewSubject(d Dialog) (string, bool) {
+	switch d := d.(type) {
+	case *reviewDialog:
+		return d.feature, d.final
+	case *findingsDialog:
+		return d.feature, d.final
+	}
+	return "", false
 }
 
 func (m *Model) hasWait(key string) bool {
@@ -196,15 +200,15 @@ func (m *Model) hasWait(key string) bool {
 
 // resolvedBy names the change that ended a review prompt's wait: the
 // latest history item since the prompt was drawn that concerns it.
-func (m *Model) resolvedBy(p *prompt) string {
-	what := "review " + p.feature
-	if p.final {
+func (m *Model) resolvedBy(feature string, final bool, seq uint64) string {
+	what := "review " + feature
+	if final {
 		what = "final review"
 	}
 	if m.sess != nil {
 		h := m.sess.Execution.History
-		for i := len(h) - 1; i >= 0 && h[i].Seq > p.seq; i-- {
-			if p.final || h[i].Feature == p.feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
+		for i := len(h) - 1; i >= 0 && h[i].Seq > seq; i-- {
+			if final || h[i].Feature == feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
 				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, h[i].Actor, h[i].At.UTC().Format("15:04:05"))
 			}
 		}
