@@ -67,6 +67,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		if len(c.Args) > 1 {
 			return nil, usage(c.Name)
 		}
+		if err := m.canRun(c.Args); err != nil {
+			return nil, err
+		}
 		return m.startFlow("run", c.Args), nil
 	case "/flow-auto":
 		if len(c.Args) > 0 {
@@ -131,7 +134,21 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		return nil, usage(c.Name)
 	case "/flow-approve":
-		return m.do("plan approve", model.PlanApprove{}), nil
+		if !m.planWaits() {
+			return nil, usageError("no plan waits for approval")
+		}
+		return m.startApprovePlan(), nil
+	case "/flow-apply":
+		if c.Rest == "" {
+			return nil, usage(c.Name)
+		}
+		return m.applyPlanFile(c.Rest), nil
+	case "/flow-complete":
+		return m.completeCommand(c)
+	case "/flow-validate":
+		return m.validateCommand(c)
+	case "/flow-review":
+		return m.reviewCommand(c)
 	case "/flow-note":
 		if c.Rest == "" {
 			return nil, usage(c.Name)

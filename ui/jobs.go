@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -187,6 +188,12 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 				msg.pending = len(argvs) - i
 				break
 			}
+			if argv[0] == "flowdeck" {
+				// This cockpit's own flowdeck, whatever PATH holds.
+				if exe, err := os.Executable(); err == nil {
+					argv = append([]string{flowdeckBinary(exe)}, argv[1:]...)
+				}
+			}
 			req := ops.RunDefaults(cfg)
 			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
 			// Broken pattern files are reported once, not per command.
@@ -224,6 +231,21 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 		msg.warnings = strings.TrimSpace(warn.String())
 		return msg
 	}
+}
+
+// flowdeckBinary is what `flowdeck` in /run means: the lean flowdeck next to
+// this executable, else this executable when it is flowdeck itself (the
+// cockpit binary accepts every subcommand), else whatever PATH finds.
+func flowdeckBinary(exe string) string {
+	if p := filepath.Join(filepath.Dir(exe), "flowdeck"); p != exe {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if strings.HasPrefix(filepath.Base(exe), "flowdeck") {
+		return exe
+	}
+	return "flowdeck"
 }
 
 // onJob shows how a job ended and reloads at once, so the evidence it

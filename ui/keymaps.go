@@ -18,7 +18,7 @@ var globalKeys = []keys.Action{keys.Quit, keys.Help, keys.Command, keys.Recall, 
 
 var (
 	moveKeys    = []keys.Action{keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp, keys.Open, keys.Back}
-	featureKeys = []keys.Action{keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession}
+	featureKeys = []keys.Action{keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Complete1, keys.Reset, keys.ResetSession, keys.ApprovePlan}
 )
 
 // paneKeyMap is what a pane's keys do.

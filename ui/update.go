@@ -195,7 +195,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
-	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession:
+	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession, keys.ApprovePlan, keys.Complete1:
 		return m.featureKey(a)
 	case keys.Kill:
 		return m.startStop()

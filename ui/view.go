@@ -252,9 +252,33 @@ func (m *Model) sessionBar() []string {
 	if a := m.idlePart(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
+	parts = append(parts, m.nextHint(model.NextCommand(s)))
 	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
 	return []string{l1, layout.Fit(l2, m.w)}
+}
+
+// nextHint is the next command with the cockpit's way to do it: the key, or
+// the command line's command.
+func (m *Model) nextHint(cmd string) string {
+	for _, n := range []struct {
+		prefix string
+		a      keys.Action
+	}{
+		{"flowdeck flow plan approve", keys.ApprovePlan},
+		{"flowdeck flow review ", keys.Approve},
+		{"flowdeck flow run start", keys.Start},
+		{"flowdeck flow run complete ", keys.Complete1},
+		{"flowdeck run --feature ", keys.Verify},
+		{"flowdeck flow reset feature ", keys.Reset},
+	} {
+		if strings.HasPrefix(cmd, n.prefix) && m.keys.Get(n.a).Enabled() {
+			return m.th.Dim.Render("next (") + m.th.KeyHint.Render(m.keyName(n.a)) + m.th.Dim.Render("): ") + cmd
+		}
+	}
+	if strings.HasPrefix(cmd, "flowdeck flow plan apply") {
+		return m.th.Dim.Render("next (") + m.th.KeyHint.Render(":/flow-apply FILE") + m.th.Dim.Render("): ") + cmd
+	}
+	return m.th.Dim.Render("next: ") + cmd
 }
 
 // waitingPart lists what waits for the person (reviews, a blocked session,

@@ -14,8 +14,9 @@ import (
 // wait is something that waits for the person: a feature review, the final
 // review, a blocked session, or a flow's pending decision.
 type wait struct {
-	kind    string // "review", "final", "blocked", "decision"
+	kind    string // "plan", "review", "final", "blocked", "decision"
 	feature string
+	reason  string // blocked: why
 	// key names this occurrence: a new validation after needs_fix is a new
 	// review request, so the evidence sequence is part of it.
 	key      string
@@ -28,6 +29,8 @@ func (w wait) String() string {
 		return "review " + w.feature
 	case "final":
 		return "final review"
+	case "plan":
+		return "plan approval"
 	case "decision":
 		d := w.decision
 		switch {
@@ -38,10 +41,14 @@ func (w wait) String() string {
 		}
 		return "decision " + d.FlowRun + " " + d.Step
 	}
+	what := "session blocked"
 	if w.feature != "" {
-		return "session blocked (" + w.feature + ")"
+		what += " (" + w.feature + ")"
 	}
-	return "session blocked"
+	if w.reason != "" {
+		what += ": " + w.reason
+	}
+	return what
 }
 
 // waitsOf lists what waits in s, in plan order.
@@ -50,6 +57,9 @@ func waitsOf(s *model.Session) []wait {
 		return nil
 	}
 	var out []wait
+	if s.Status != model.StatusCompleted && s.Approval != model.ApprovalApproved {
+		out = append(out, wait{kind: "plan", key: fmt.Sprintf("plan:%s@%d", s.ID, planSince(s))})
+	}
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
 		if model.StateOf(s, f) == model.StateAwaitingReview {
@@ -64,15 +74,31 @@ func waitsOf(s *model.Session) []wait {
 		out = append(out, wait{kind: "final", feature: s.Execution.ActiveFeature, key: fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
 	}
 	if s.Status == model.StatusBlocked {
-		var ids []string
+		var ids, reasons []string
 		for _, f := range s.Plan.Features {
 			if f.Status == model.FeatureBlocked {
 				ids = append(ids, f.ID)
+				if f.OutcomeNote != "" {
+					reasons = append(reasons, f.OutcomeNote)
+				}
 			}
 		}
-		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), reason: strings.Join(reasons, "; "),
+			key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
 	}
 	return out
+}
+
+// planSince is the history item that put the current plan in place, so a
+// plan applied again asks again.
+func planSince(s *model.Session) uint64 {
+	h := s.Execution.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Type == model.EventPlanApplied || h[i].Type == model.EventPlanSelected {
+			return h[i].Seq
+		}
+	}
+	return 0
 }
 
 func lastBroadSeq(s *model.Session) uint64 {
@@ -94,6 +120,47 @@ func blockedSince(s *model.Session) uint64 {
 	return 0
 }
 
+// sessionWaits are the session's waits, less the reviews a flow asks for
+// itself: a review is asked once, in the flow's decision.
+func (m *Model) sessionWaits() []wait {
+	ws := waitsOf(m.sess)
+	if !m.flowReviews() {
+		return ws
+	}
+	out := ws[:0]
+	for _, w := range ws {
+		if w.kind != "review" && w.kind != "final" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// flowReviews reports whether a flow run asks for the review itself: a
+// pending decision offers the review's verdicts, or a run of a flow that
+// reviews (run, auto, review) is under way and will ask.
+func (m *Model) flowReviews() bool {
+	for _, d := range m.decisions {
+		if isReviewDecision(d) {
+			return true
+		}
+	}
+	for _, r := range m.flowRuns {
+		if !db.FlowEnded(r.Status) && r.Status != db.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
+			return true
+		}
+	}
+	return false
+}
+
+func isReviewDecision(d db.Decision) bool {
+	has := map[string]bool{}
+	for _, o := range d.Options {
+		has[o.ID] = true
+	}
+	return has["approved"] && has["needs_fix"]
+}
+
 // decisionWaits are the pending decisions, oldest first.
 func decisionWaits(ds []db.Decision) []wait {
 	out := make([]wait, 0, len(ds))
@@ -108,7 +175,7 @@ func decisionWaits(ds []db.Decision) []wait {
 // a review opens its prompt. A decision prompt opens whenever none is open
 // and a decision waits that the person has not put off (esc).
 func (m *Model) updateWaits(first bool) tea.Cmd {
-	m.waits = append(waitsOf(m.sess), decisionWaits(m.decisions)...)
+	m.waits = append(m.sessionWaits(), decisionWaits(m.decisions)...)
 	m.closeStalePrompt()
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait

@@ -70,6 +70,8 @@ const (
 	Choose      Action = "choose"
 	Complete    Action = "complete"
 	ShowAll     Action = "show_internal"
+	ApprovePlan Action = "approve_plan"
+	Complete1   Action = "complete_feature"
 )
 
 type def struct {
@@ -111,6 +113,8 @@ var defaults = []def{
 	{Block, []string{"b"}, "block"},
 	{Reset, []string{"r"}, "reset"},
 	{ResetSession, []string{"R"}, "reset session"},
+	{ApprovePlan, []string{"P"}, "approve the plan"},
+	{Complete1, []string{"C"}, "complete feature"},
 
 	{Kill, []string{"K"}, "stop run"},
 	{Follow, []string{"f"}, "follow"},
