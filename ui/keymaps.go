@@ -102,6 +102,7 @@ func (m *Model) contextKeyMap() (keyMap, string) {
 // toggleInternal shows or hides the runs flows make for their own plumbing.
 func (m *Model) toggleInternal() {
 	m.showInternal = !m.showInternal
+	m.runList.SetRuns(m.shownRuns())
 	if m.showInternal {
 		m.note = infoNote("internal runs shown (the flows' own flowdeck calls)")
 	} else {

@@ -82,6 +82,7 @@ func pendingIn(ds []db.Decision, id string) bool {
 func (m *Model) onStamp(msg stampMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.pollCmd()}
 	m.ticks++
+	m.expireNote()
 	changed := msg.err == nil && msg.stamp != m.stamp
 	if (changed || m.ticks%forceEvery == 0) && !m.loading {
 		cmds = append(cmds, m.loadCmd())

@@ -122,6 +122,9 @@ type Model struct {
 	answering map[string]bool
 	gone      *db.Decision // see loadedMsg.gone
 
+	// allRuns is the runs list as loaded; the pane shows shownRuns.
+	allRuns []db.RunRecord
+
 	// How the output pane reads the selected run.
 	out     *feed
 	outGoto int // a recall hit's line to show once loaded
@@ -149,7 +152,9 @@ type Model struct {
 	// showInternal lists the runs flows make for their own plumbing.
 	showInternal bool
 
-	note note
+	note    note
+	noteKey string    // the note's text when noteAt was taken
+	noteAt  time.Time // when the note last changed
 
 	waits     []wait
 	waitKeys  map[string]bool

@@ -71,6 +71,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		cmd = m.onWheel(msg.Mouse())
 	}
+	m.stampNote()
 	return m, tea.Batch(cmd, m.relayout())
 }
 
@@ -143,6 +144,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.focusDialog()
 	case keys.ShowAll:
 		m.toggleInternal()
+		return m.syncOutput()
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:

@@ -73,7 +73,11 @@ func (m *Model) relayout() tea.Cmd {
 	}
 	bodyY := sessionBarH
 	bodyH := max(0, m.h-sessionBarH-len(m.footerLines()))
-	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
+	slot := m.slot
+	if slot == layout.Flow && m.flowView == nil && m.focus != layout.Flow {
+		slot = layout.Output // an empty flow pane gives its room back
+	}
+	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2)
 	set := func(p layout.Pane, sz interface{ SetSize(w, h int) }) {
 		r := m.lay.Rects[p]
 		sz.SetSize(max(0, r.W-2), max(0, r.H-2))
@@ -89,7 +93,7 @@ func (m *Model) relayout() tea.Cmd {
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
-		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2)
 	}
 	return m.refreshDetail()
 }
