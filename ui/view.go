@@ -396,7 +396,7 @@ func (m *Model) hintBar() string {
 		text += m.th.Dim.Render(lead) + m.th.Dim.Render(" · ")
 	}
 	room := m.w - layout.Width(text) - layout.Width(tail) - 3
-	if m.mode == modeCommand {
+	if typing {
 		bs = textKeys(bs)
 	}
 	if hints := m.bindingHints(room, bs...); hints != "" {
