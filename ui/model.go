@@ -99,6 +99,9 @@ type Model struct {
 	// (the active feature, else one that waits) until the person moves it.
 	autoSel bool
 
+	// panes are the panes by id (what every pane answers to); the typed
+	// fields below are the same panes, for what only one of them does.
+	panes   [layout.NumPanes]pane
 	feats   *features.Model
 	graph   *dag.Model
 	detail  *textview.Model
@@ -240,6 +243,8 @@ func New(st *db.Store, opts Options) *Model {
 	flowOut := output.New(m.th)
 	m.flowFeed = &feed{view: flowOut}
 	m.flowPane = flowpane.New(m.th, flowOut)
+	m.panes = [layout.NumPanes]pane{layout.Features: m.feats, layout.DAG: m.graph, layout.Detail: m.detail,
+		layout.Runs: m.runList, layout.Output: m.output, layout.Recall: m.recall, layout.Flow: m.flowPane}
 	m.flowPane.SetNote("no flow run yet · :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
 
 	m.filter = textinput.New()

@@ -351,23 +351,7 @@ type pane interface {
 	Footer() string
 }
 
-func (m *Model) pane(p layout.Pane) pane {
-	switch p {
-	case layout.Features:
-		return m.feats
-	case layout.DAG:
-		return m.graph
-	case layout.Runs:
-		return m.runList
-	case layout.Output:
-		return m.output
-	case layout.Recall:
-		return m.recall
-	case layout.Flow:
-		return m.flowPane
-	}
-	return m.detail
-}
+func (m *Model) pane(p layout.Pane) pane { return m.panes[p] }
 
 // textAction is the bound action of a key in a text field, among acts:
 // printable keys never act there, they are text.

@@ -78,17 +78,10 @@ func (m *Model) relayout() tea.Cmd {
 		slot = layout.Output // an empty flow pane gives its room back
 	}
 	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2)
-	set := func(p layout.Pane, sz interface{ SetSize(w, h int) }) {
+	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
-		sz.SetSize(max(0, r.W-2), max(0, r.H-2))
+		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
 	}
-	set(layout.Features, m.feats)
-	set(layout.DAG, m.graph)
-	set(layout.Detail, m.detail)
-	set(layout.Runs, m.runList)
-	set(layout.Output, m.output)
-	set(layout.Recall, m.recall)
-	set(layout.Flow, m.flowPane)
 	m.cmdline.SetWidth(m.w)
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
