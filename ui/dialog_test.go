@@ -77,3 +77,21 @@ func TestReviewShowsEvidenceTail(t *testing.T) {
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.mustSee("Review reset-api", "last lines of run "+id, "--- FAIL: TestExpiry", "reset_test.go:40: token expired too early")
 }
+
+// Quit from the help, with typed findings unsent, asks where it can be
+// answered.
+func TestQuitFromHelpAsksVisibly(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "review")
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("x")
+	h.typeText("half a thought")
+	h.key("f1")
+	h.mustSee("Help")
+	h.key("q")
+	h.mustSee("Quit flowdeck?")
+	h.key("y")
+	if !h.quit {
+		t.Fatal("y does not quit")
+	}
+}

@@ -358,6 +358,9 @@ func (m *Model) quit() tea.Cmd {
 			why = append(why, fmt.Sprintf("%d run(s) and flow(s) started here are stopped (process groups killed, kept as cancelled or interrupted).", n))
 		}
 		if len(why) > 0 {
+			if m.mode == modeHelp {
+				m.closeHelp() // the question must be seen to be answered
+			}
 			m.push(&quitDialog{why: why}, false)
 			return nil
 		}
