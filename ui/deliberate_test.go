@@ -70,6 +70,9 @@ func settle(h *harness) {
 	h.tb.Helper()
 	for i := 0; i < 8 && (h.m.top() != nil || h.m.mode != modeNormal); i++ {
 		h.clk.Add(time.Second) // past a dialog's grace period
+		if h.m.top() != nil && h.m.docked && !h.m.typing() {
+			h.key("!") // back to the docked dialog, to close it
+		}
 		h.key("esc")
 	}
 	if h.m.top() != nil || h.m.mode != modeNormal {
@@ -95,6 +98,18 @@ func contexts() []place {
 	return append(out,
 		place{"filter", func(h *harness) { focusBy(layout.Features)(h); h.key("/") }},
 		place{"command line", func(h *harness) { settle(h); h.key(":") }},
+		place{"runs, the review or plan dialog docked", func(h *harness) {
+			focusBy(layout.Features)(h)
+			if h.m.sess.Plan.Feature("reset-api") != nil {
+				h.key("/")
+				h.typeText("reset-api")
+				h.key("enter")
+			}
+			h.key("a", "4")
+			if h.m.top() == nil || !h.m.docked || h.m.focus != layout.Runs {
+				h.tb.Fatalf("no docked dialog: top %v docked %v focus %v", h.m.top() != nil, h.m.docked, h.m.focus)
+			}
+		}},
 		place{"output search", func(h *harness) { focusBy(layout.Output)(h); h.key("/") }},
 		place{"form", func(h *harness) {
 			focusBy(layout.Flow)(h)
