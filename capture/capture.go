@@ -61,6 +61,8 @@ type Options struct {
 	// output is forgotten first); 0 = DefaultRetainBytes, <0 = unbounded.
 	RetainBytes int64
 	Now         func() time.Time
+	// Internal tags the run as a flow's plumbing (db.RunRecord.Internal).
+	Internal bool
 }
 
 // DefaultRetainBytes is how much output a project keeps by default.
@@ -141,7 +143,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	}
 	rec := db.RunRecord{
 		ID: id, Feature: o.Feature, Scope: string(o.Scope),
-		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start,
+		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
 	}
 	w, err := st.StartRun(rec)
 	if err != nil {

@@ -64,6 +64,9 @@ type RunRecord struct {
 	// Forgotten is set when the output and index were deleted; the record
 	// stays because evidence may point at it.
 	Forgotten bool `json:"forgotten,omitempty"`
+	// Internal marks a flow's own plumbing (an exec block whose output is
+	// stored, not shown): the cockpit hides it unless asked.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // NewRunID returns a new run id: sortable by start time (millisecond

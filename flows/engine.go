@@ -602,6 +602,7 @@ func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []s
 // capture runs argv for the run and returns the result and its output as
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
+// show false marks the run internal: plumbing whose output a step stores.
 func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -631,7 +632,7 @@ func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, en
 		Argv: argv, Dir: e.Root, Env: env, Actor: actor, Timeout: timeout,
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
-		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now,
+		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
 	})
 	if err != nil {
 		return nil, "", err

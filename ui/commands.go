@@ -7,11 +7,19 @@ import (
 
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
+	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
 
 // commandKey edits the command line; enter runs it.
 func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
+	switch a, _ := m.textAction(k, keys.Quit, keys.Help); a {
+	case keys.Quit:
+		return m.quit()
+	case keys.Help:
+		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeCommand
+		return nil
+	}
 	line, res, cmd := m.cmdline.HandleKey(k, cmdline.Pools{Features: m.feats.IDs(), Sessions: m.sessionIDs(),
 		Flows: m.flowNames, FlowRuns: m.flowRunIDs()})
 	switch res {
@@ -58,6 +66,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 	case "/flow-run":
 		if len(c.Args) > 1 {
 			return nil, usage(c.Name)
+		}
+		if err := m.canRun(c.Args); err != nil {
+			return nil, err
 		}
 		return m.startFlow("run", c.Args), nil
 	case "/flow-auto":
@@ -126,7 +137,21 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		return nil, usage(c.Name)
 	case "/flow-approve":
-		return m.do("plan approve", model.PlanApprove{}), nil
+		if !m.planWaits() {
+			return nil, usageError("no plan waits for approval")
+		}
+		return m.startApprovePlan(), nil
+	case "/flow-apply":
+		if c.Rest == "" {
+			return nil, usage(c.Name)
+		}
+		return m.applyPlanFile(c.Rest), nil
+	case "/flow-complete":
+		return m.completeCommand(c)
+	case "/flow-validate":
+		return m.validateCommand(c)
+	case "/flow-review":
+		return m.reviewCommand(c)
 	case "/flow-note":
 		if c.Rest == "" {
 			return nil, usage(c.Name)

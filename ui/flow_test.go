@@ -511,6 +511,10 @@ func TestQuitStopsFlows(t *testing.T) {
 	h.waitScreen("the decision prompt", "Decision · ship-1")
 	h.clk.Add(time.Second)
 	h.keyAsync("ctrl+c")
+	// A flow started here runs: quitting asks first, naming it.
+	h.pump(5*time.Second, "the quit question", func() bool { return strings.Contains(h.screen(), "Quit flowdeck?") })
+	h.mustSee("1 run(s) and flow(s) started here are stopped")
+	h.keyAsync("y")
 	h.pump(10*time.Second, "the cockpit to quit", func() bool { return h.quit })
 	if flows.Executing(st, "ship-1") {
 		t.Fatal("the run is still executed after quitting")

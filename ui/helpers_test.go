@@ -257,6 +257,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
 	}
 	if strings.HasPrefix(k, "ctrl+") {
 		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
