@@ -309,7 +309,7 @@ func TestTmuxApprovalsAreDeliberate(t *testing.T) {
 		var st struct {
 			Session *model.Session `json:"session"`
 		}
-		if err := json.Unmarshal([]byte(flowdeck("--json", "flow", "status")), &st); err != nil {
+		if err := json.Unmarshal([]byte(flowdeck("--json", "flow", "status", "--full")), &st); err != nil {
 			t.Fatal(err)
 		}
 		return st.Session.Plan.Feature("callback-handler").Reviews
