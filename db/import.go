@@ -109,6 +109,8 @@ func (s *Store) moveAside(r *os.Root, force bool, now time.Time) (string, error)
 	for n := 2; ; n++ { // never over an earlier one
 		if _, err := r.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
 			break
+		} else if err != nil {
+			return "", contain.Fault(s.project, err)
 		}
 		aside = fmt.Sprintf("%s.replaced-%s-%d", s.dbRel, now.UTC().Format("20060102-150405"), n)
 	}
