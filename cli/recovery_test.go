@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -177,9 +178,19 @@ func TestReadOnlyProjectServesReaders(t *testing.T) {
 
 func readOnlyRunner(t *testing.T, dir string) func(args ...string) (string, string, int) {
 	if os.Geteuid() != 0 {
-		for _, d := range []string{dir, filepath.Join(dir, ".flow")} {
-			os.Chmod(d, 0o555)
-			t.Cleanup(func() { os.Chmod(d, 0o755) })
+		// Everything read-only: the directories and the files in .flow
+		// (the database and its lock would stay writable otherwise).
+		var paths []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		for _, p := range paths {
+			fi, _ := os.Stat(p)
+			os.Chmod(p, fi.Mode().Perm()&^0o222)
+			t.Cleanup(func() { os.Chmod(p, fi.Mode().Perm()) })
 		}
 		return func(args ...string) (string, string, int) { return flowdeck(t, dir, args...) }
 	}

@@ -67,6 +67,10 @@ func TestExportImportVerifyRoundTrip(t *testing.T) {
 	if _, err := os.Stat(irep.MovedAside); err != nil {
 		t.Fatalf("the old database was not kept: %v", err)
 	}
+	again, err := Import(path, bytes.NewReader(buf.Bytes()), true, t0, Options{})
+	if err != nil || again.MovedAside == irep.MovedAside {
+		t.Fatalf("a second forced import in the same second: %+v, %v", again, err)
+	}
 }
 
 func TestImportRejectsABadExportNamingTheLine(t *testing.T) {

@@ -49,7 +49,6 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 		if err != nil {
 			return nil, contain.Fault(s.project, err)
 		}
-		opened = f
 		if fi, err := f.Stat(); err == nil {
 			size = fi.Size()
 		}
@@ -63,21 +62,22 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 				return nil, s.corrupt(err)
 			}
 		}
+		opened = f
 		return f, nil
 	}
 	err = s.guard(func() error {
 		b, err = bolt.Open(filepath.Join(s.project, rel), 0o644, opts)
 		return err
 	})
-	if err != nil && b == nil && opened != nil {
+	var bp boltPanic
+	if errors.As(err, &bp) && b == nil && opened != nil {
 		// bbolt does not close the file when it panics while opening. Its
 		// map keeps the file, and its flock, until this process exits (the
 		// freelist precheck avoids the usual cause); remember why, so that
 		// a later open here says damaged rather than busy.
 		opened.Close()
-		if f, ok := model.AsFault(err); ok && f.Code == model.CodeDatabaseCorrupt {
-			leaked.Store(s.path, f)
-		}
+		f, _ := model.AsFault(err)
+		leaked.Store(s.path, f)
 	}
 	if err == nil && !fresh {
 		err = s.checkSize(b, size)
@@ -156,10 +156,15 @@ func (s *Store) guard(fn func() error) (err error) {
 		if !fromBolt(r) {
 			panic(r)
 		}
-		err = s.corrupt(fmt.Errorf("bbolt failed reading it: %v", r))
+		err = s.corrupt(boltPanic{r})
 	}()
 	return fn()
 }
+
+// boltPanic is the cause of a fault recovered from a panic in bbolt.
+type boltPanic struct{ value any }
+
+func (p boltPanic) Error() string { return fmt.Sprintf("bbolt failed reading it: %v", p.value) }
 
 // fromBolt reports whether the panic being recovered was raised in bbolt, or
 // is a fault on mapped memory (an address far from nil), which only bbolt's

@@ -106,6 +106,14 @@ func (s *Store) moveAside(r *os.Root, force bool, now time.Time) (string, error)
 			Hint:    "pass --force to move the existing file aside (it is renamed, not deleted)"}
 	}
 	aside := s.dbRel + ".replaced-" + now.UTC().Format("20060102-150405")
+	for n := 2; ; n++ { // never over an earlier one
+		if _, err := r.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return "", contain.Fault(s.project, err)
+		}
+		aside = fmt.Sprintf("%s.replaced-%s-%d", s.dbRel, now.UTC().Format("20060102-150405"), n)
+	}
 	if err := r.Rename(s.dbRel, aside); err != nil {
 		return "", contain.Fault(s.project, err)
 	}
