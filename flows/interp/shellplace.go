@@ -18,8 +18,8 @@ const (
 	ctxRaw              // a quoted heredoc body
 	ctxArith            // evaluated as arithmetic
 	ctxName             // a variable name ([[ -v ]])
-	ctxParamWord        // the word of ${x:-word}, ${x#word}, ${x/a/b}
-	ctxRefuse           // a heredoc delimiter
+	ctxParamWord        // the word of ${x:-word} (and :=, :?, :+)
+	ctxRefuse           // a heredoc delimiter, ${x#pattern}, ${x/a/b}
 )
 
 // roots mark fields whose whole subtree has one context.
@@ -45,8 +45,9 @@ type shellWalker struct {
 	edits   []edit
 	err     error
 	posix   bool // the POSIX reading: sh may be dash
-	// intNames are declared integer (declare/local/typeset -i) anywhere in
-	// the script: every assignment to them is arithmetic.
+	// intNames are names bash evaluates as arithmetic (declared -i, or
+	// read by arithmetic) anywhere in the script: assigning to one is
+	// arithmetic too.
 	intNames map[string]bool
 }
 
