@@ -264,11 +264,14 @@ func (w *shellWalker) place(off, kind int) int {
 	c.lineStart = before == "" || strings.HasSuffix(before, "\n")
 	switch {
 	case kind == ctxSingle || kind == ctxANSI:
-		if c.kind == ctxParamWord || c.kind == ctxHeredoc || c.kind == ctxDouble {
-			// Shells disagree on whether ' quotes here: refuse.
-			c.kind = ctxRefuse
-		} else if c.kind != ctxArith {
+		switch c.kind {
+		case ctxUnquoted:
 			c.kind = kind
+		case ctxArith, ctxName, ctxRefuse:
+			// stricter than the quotes: arithmetic and names are evaluated
+			// quoted or not, a delimiter is never a place for a value
+		default:
+			c.kind = ctxRefuse // shells disagree on whether ' quotes here
 		}
 	case kind >= 0:
 		c.kind = kind
