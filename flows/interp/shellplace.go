@@ -340,9 +340,7 @@ func (w *shellWalker) context() where {
 		case rootArith:
 			arith = true
 		case rootName:
-			if !decided {
-				kind, decided = ctxName, true
-			}
+			kind, decided = ctxName, true // quoted or not, bash reads a name
 		case rootParamWord:
 			if !decided {
 				kind, decided = ctxParamWord, true
