@@ -358,7 +358,7 @@ func (w *shellWalker) context() where {
 }
 
 var (
-	integer    = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) // no octal, no overflow
+	integer    = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,17})$`) // canonical: no -0, octal or overflow
 	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
