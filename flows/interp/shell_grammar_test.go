@@ -359,4 +359,9 @@ func TestShellDialects(t *testing.T) {
 	if _, err := Code(`print ${(U)v} $v`, "sh", v); err == nil {
 		t.Error("sh accepted zsh syntax")
 	}
+	for _, refused := range []string{"cat <<'$v'\nx\n$v\n", `[[ -v '$v' ]]`, `[[ -v "$v" ]]`, `(( '$v' ))`} {
+		if out, err := Code(refused, "bash", v); err == nil {
+			t.Errorf("%q placed: %q", refused, out)
+		}
+	}
 }

@@ -18,8 +18,8 @@ const (
 	ctxRaw              // a quoted heredoc body
 	ctxArith            // evaluated as arithmetic
 	ctxName             // a variable name ([[ -v ]])
-	ctxParamWord        // the word of ${x:-word}, ${x#word}, ${x/a/b}
-	ctxRefuse           // a heredoc delimiter
+	ctxParamWord        // the word of ${x:-word} (and :=, :?, :+)
+	ctxRefuse           // a heredoc delimiter, ${x#pattern}, ${x/a/b}
 )
 
 // roots mark fields whose whole subtree has one context.
@@ -45,8 +45,9 @@ type shellWalker struct {
 	edits   []edit
 	err     error
 	posix   bool // the POSIX reading: sh may be dash
-	// intNames are declared integer (declare/local/typeset -i) anywhere in
-	// the script: every assignment to them is arithmetic.
+	// intNames are names bash evaluates as arithmetic (declared -i, or
+	// read by arithmetic) anywhere in the script: assigning to one is
+	// arithmetic too.
 	intNames map[string]bool
 }
 
@@ -263,11 +264,14 @@ func (w *shellWalker) place(off, kind int) int {
 	c.lineStart = before == "" || strings.HasSuffix(before, "\n")
 	switch {
 	case kind == ctxSingle || kind == ctxANSI:
-		if c.kind == ctxParamWord || c.kind == ctxHeredoc || c.kind == ctxDouble {
-			// Shells disagree on whether ' quotes here: refuse.
-			c.kind = ctxRefuse
-		} else if c.kind != ctxArith {
+		switch c.kind {
+		case ctxUnquoted:
 			c.kind = kind
+		case ctxArith, ctxName, ctxRefuse:
+			// stricter than the quotes: arithmetic and names are evaluated
+			// quoted or not, a delimiter is never a place for a value
+		default:
+			c.kind = ctxRefuse // shells disagree on whether ' quotes here
 		}
 	case kind >= 0:
 		c.kind = kind
@@ -336,9 +340,7 @@ func (w *shellWalker) context() where {
 		case rootArith:
 			arith = true
 		case rootName:
-			if !decided {
-				kind, decided = ctxName, true
-			}
+			kind, decided = ctxName, true // quoted or not, bash reads a name
 		case rootParamWord:
 			if !decided {
 				kind, decided = ctxParamWord, true
@@ -356,7 +358,7 @@ func (w *shellWalker) context() where {
 }
 
 var (
-	integer    = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) // no octal, no overflow
+	integer    = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,17})$`) // canonical: no -0, octal or overflow
 	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
