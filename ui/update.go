@@ -197,6 +197,13 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
+	}
+	return m.paneAction(a)
+}
+
+// paneAction runs an action that belongs to a pane (features, flow, output).
+func (m *Model) paneAction(a keys.Action) tea.Cmd {
+	switch a {
 	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession, keys.ApprovePlan, keys.Complete1:
 		return m.featureKey(a)
 	case keys.Kill:
