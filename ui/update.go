@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -99,10 +100,14 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if !m.typing() {
 		return m.modeKey(k)
 	}
-	// A dialog that waited while the person typed opens once they stop.
+	// A dialog that waited while the person typed shows once they stop,
+	// docked: the keys they type next are still for the pane they chose.
 	cmd := m.modeKey(k)
-	if !m.typing() {
+	if !m.typing() && m.top() == nil {
 		cmd = tea.Batch(cmd, m.openWaiting())
+		if d := m.top(); d != nil {
+			m.docked, d.base().until = true, time.Time{}
+		}
 	}
 	return cmd
 }
