@@ -108,6 +108,19 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		m.focusPane(layout.Flow)
 		m.minLoad = m.loadSeq + 1
 		return m.loadCmd(), nil
+	case "/run":
+		argv := argvOf(c.Rest)
+		if len(argv) == 0 {
+			return nil, usage(c.Name)
+		}
+		return m.startJob(c.Rest, "", "", [][]string{argv}), nil
+	}
+	return m.sessionCommand(c)
+}
+
+// sessionCommand runs the commands that act on the session or show it.
+func (m *Model) sessionCommand(c cmdline.Command) (tea.Cmd, error) {
+	switch c.Name {
 	case "/flow-status":
 		m.doc = docIndex
 		m.focusPane(layout.Detail)
@@ -157,12 +170,6 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 			return nil, usage(c.Name)
 		}
 		return m.do("note", model.AddNote{Text: c.Rest}), nil
-	case "/run":
-		argv := argvOf(c.Rest)
-		if len(argv) == 0 {
-			return nil, usage(c.Name)
-		}
-		return m.startJob(c.Rest, "", "", [][]string{argv}), nil
 	}
 	return nil, usage(c.Name)
 }

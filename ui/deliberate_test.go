@@ -193,5 +193,7 @@ func TestReviewWaitsWhileRecallTyping(t *testing.T) {
 	}
 	h.mustNotSee("Review reset-api")
 	h.key("esc")
-	h.mustSee("Review reset-api")
+	h.mustSee("Review reset-api", "! back to the dialog")
+	h.key("!", "a")
+	h.mustSee("✓ review of reset-api: approved")
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -99,10 +100,14 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if !m.typing() {
 		return m.modeKey(k)
 	}
-	// A dialog that waited while the person typed opens once they stop.
+	// A dialog that waited while the person typed shows once they stop,
+	// docked: the keys they type next are still for the pane they chose.
 	cmd := m.modeKey(k)
-	if !m.typing() {
+	if !m.typing() && m.top() == nil {
 		cmd = tea.Batch(cmd, m.openWaiting())
+		if d := m.top(); d != nil {
+			m.docked, d.base().until = true, time.Time{}
+		}
 	}
 	return cmd
 }
@@ -197,6 +202,13 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
+	}
+	return m.paneAction(a)
+}
+
+// paneAction runs an action that belongs to a pane (features, flow, output).
+func (m *Model) paneAction(a keys.Action) tea.Cmd {
+	switch a {
 	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession, keys.ApprovePlan, keys.Complete1:
 		return m.featureKey(a)
 	case keys.Kill:
