@@ -577,9 +577,14 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
 			return e
 		}
-		// The verification is shell text: the argv runs it with sh -c, and
-		// next_command is that argv quoted, so both say the same.
-		return e.withAction("run", "--feature", f.ID, "--scope", string(scope), "--", "sh", "-c", f.Verification[0])
+		// The verification is shell text: the argv runs it with sh -c (or as
+		// its words, when no word needs a shell), and next_command is that
+		// argv quoted, so both say the same.
+		argv := []string{"run", "--feature", f.ID, "--scope", string(scope), "--"}
+		if words, ok := plainWords(f.Verification[0]); ok {
+			return e.withAction(append(argv, words...)...)
+		}
+		return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
 	}
 	if len(since) == 0 {
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",

@@ -108,6 +108,23 @@ func ShellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
+// plainWords splits a command into words when no word needs quoting, so
+// running the words is exactly what a shell would run: no quotes, globs,
+// variables, redirections or separators, only the characters ShellQuote
+// leaves bare.
+func plainWords(cmd string) ([]string, bool) {
+	words := strings.Fields(cmd)
+	if len(words) == 0 || strings.Contains(words[0], "=") { // NAME=value is an assignment to a shell
+		return nil, false
+	}
+	for _, w := range words {
+		if ShellQuote(w) != w {
+			return nil, false
+		}
+	}
+	return words, true
+}
+
 // ShellQuote returns s quoted for a POSIX shell when it needs quoting.
 func ShellQuote(s string) string {
 	if s == "" {
