@@ -319,21 +319,21 @@ func TestTmuxApprovalsAreDeliberate(t *testing.T) {
 	time.Sleep(500 * time.Millisecond) // the dialog's grace period
 	before := len(reviews())
 	tm.keys("6")
-	tm.waitFor("type to search all output", 5*time.Second)
+	tm.waitFor("type to search all output", 30*time.Second)
 	tm.keys("-l", "fail axbrsvPCyRK!q?")
-	tm.waitFor("fail axbrsvPCyRK!q?", 5*time.Second)
+	tm.waitFor("fail axbrsvPCyRK!q?", 30*time.Second)
 	if n := len(reviews()); n != before {
 		t.Fatalf("typing into recall recorded %d review(s)", n-before)
 	}
 
 	tm.keys("Escape")
-	tm.waitGone("type to search all output", 5*time.Second) // esc alone, so it is not read as alt+!
+	tm.waitGone("type to search all output", 30*time.Second) // esc alone, so it is not read as alt+!
 	tm.keys("!")
-	tm.waitFor("a approve · x needs fix", 5*time.Second)
+	tm.waitFor("a approve · x needs fix", 30*time.Second)
 	flowdeck("--actor", "bob", "flow", "review", "callback-handler", "--decision", "needs_fix", "--finding", "from bob")
 	tm.waitFor("review callback-handler closed: review of callback-handler: needs_fix (by bob", 10*time.Second)
 	tm.keys("a")
-	tm.waitFor("does not wait for a review", 5*time.Second)
+	tm.waitFor("does not wait for a review", 30*time.Second)
 	rs := reviews()
 	if last := rs[len(rs)-1]; last.Actor != "bob" || last.Decision != model.ReviewNeedsFix {
 		t.Fatalf("a overrode bob's review: %+v", last)

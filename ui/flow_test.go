@@ -460,7 +460,7 @@ func flowCapture(t *testing.T, st *db.Store, id string, at time.Time, argv []str
 	}
 	if running {
 		t.Cleanup(func() { _, _ = w.Finish(rec, 0) })
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			if r, err := st.Run(id); err == nil && r.Bytes >= int64(len(out)) {
 				return id
