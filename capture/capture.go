@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/patterns"
@@ -59,6 +61,8 @@ type Options struct {
 	// output is forgotten first); 0 = DefaultRetainBytes, <0 = unbounded.
 	RetainBytes int64
 	Now         func() time.Time
+	// Internal tags the run as a flow's plumbing (db.RunRecord.Internal).
+	Internal bool
 }
 
 // DefaultRetainBytes is how much output a project keeps by default.
@@ -139,7 +143,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	}
 	rec := db.RunRecord{
 		ID: id, Feature: o.Feature, Scope: string(o.Scope),
-		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start,
+		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
 	}
 	w, err := st.StartRun(rec)
 	if err != nil {
@@ -268,10 +272,12 @@ func Headline(rec db.RunRecord, class patterns.Result) string {
 
 // EvidenceStatus turns a run's ending into validation status: a clean exit
 // passes, a failure fails, and a run that was cut short (timeout, cancel)
-// is partial.
+// or that ran no test (class no_tests) is partial: it proves nothing.
 func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
 	switch {
 	case rec.Outcome == string(runner.TimedOut) || rec.Outcome == string(runner.Cancelled):
+		return model.ValidationPartial
+	case rec.Class == string(patterns.NoTests):
 		return model.ValidationPartial
 	case rec.Outcome == string(runner.Exited) && rec.ExitCode == 0:
 		return model.ValidationPassed
@@ -549,20 +555,20 @@ func (s *sink) plainText(line []byte) []byte {
 	return s.stripCSI(line)
 }
 
-// stripCSI removes CSI sequences (ESC [ parameters intermediates final),
-// the only controls plainText lets through to it.
+// stripCSI removes CSI sequences, the only controls plainText lets through
+// to it: text is copied up to each ESC, and x/ansi's decoder says where the
+// sequence there ends (a sequence cut by the line end runs to it).
 func (s *sink) stripCSI(line []byte) []byte {
 	out := s.scratch[:0]
-	for i := 0; i < len(line); i++ {
-		if line[i] != 0x1b {
-			out = append(out, line[i])
-			continue
+	for len(line) > 0 {
+		i := bytes.IndexByte(line, 0x1b)
+		if i < 0 {
+			out = append(out, line...)
+			break
 		}
-		j := i + 2
-		for j < len(line) && line[j] >= 0x20 && line[j] <= 0x3f {
-			j++
-		}
-		i = j // the final byte, or past the end of a cut sequence
+		out = append(out, line[:i]...)
+		_, _, n, _ := ansi.DecodeSequence(line[i:], ansi.NormalState, nil)
+		line = line[i+max(n, 1):]
 	}
 	s.scratch = out
 	return out

@@ -92,7 +92,9 @@ MCP client's name from the initialize handshake.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := MCPServer(ctx, st, actor, e.stdin, e.rawOut, e.rawErr); err != nil && ctx.Err() == nil {
+			// Clients show tool results to people, often in a terminal: the
+			// JSON-RPC lines carry C1 and bidi characters escaped too.
+			if err := MCPServer(ctx, st, actor, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
 				return internalErr(fmt.Errorf("mcp: %w", err))
 			}
 			return nil
@@ -158,13 +160,33 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 	return c
 }
 
+// runToolWarning is what init says whenever it plugs the MCP server into a
+// client: allowing the server allows its run tool, which runs any command.
+const runToolWarning = "flowdeck's MCP server has a run tool that executes any command in this repository: " +
+	"allowing the server in a client allows that. To allow only the flow_* tools: " +
+	`Claude Code: add "mcp__flowdeck__flow_*" to permissions.allow in .claude/settings.json ` +
+	`(and "mcp__flowdeck__run" to permissions.deny to forbid run); ` +
+	`opencode: set "tools": {"flowdeck_run": false} in opencode.json.`
+
+// notes are init's notes, with the run tool's warning when an MCP client
+// is among the agents.
+func initNotes(plan *agentinit.Plan) []string {
+	notes := append([]string{}, plan.Notes...)
+	for _, a := range plan.Agents {
+		if a == "claude" || a == "opencode" {
+			return append(notes, runToolWarning)
+		}
+	}
+	return notes
+}
+
 func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 	if e.json {
 		files := []string{}
 		for _, c := range plan.Changes {
 			files = append(files, c.Path)
 		}
-		notes := append([]string{}, plan.Notes...)
+		notes := initNotes(plan)
 		res := map[string]any{"ok": true, "agents": plan.Agents, "changed": files, "notes": notes, "dry_run": dryRun}
 		if dryRun {
 			res["diff"] = agentinit.Diff(plan.Changes)
@@ -185,7 +207,7 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 			fmt.Fprintf(e.stdout, "✓ already set up for %v: nothing to change\n", plan.Agents)
 		}
 	}
-	for _, n := range plan.Notes {
+	for _, n := range initNotes(plan) {
 		fmt.Fprintln(e.stderr, "note: "+n)
 	}
 	return nil

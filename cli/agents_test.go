@@ -46,16 +46,23 @@ func TestInitCommand(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".mcp.json")); err == nil {
 		t.Fatal("--dry-run wrote .mcp.json")
 	}
-	out, _, code = flowdeck(t, dir, "init", "--agent", "claude")
+	out, errs, code := flowdeck(t, dir, "init", "--agent", "claude")
 	if code != 0 || !strings.Contains(out, "created .claude/settings.json") {
 		t.Fatalf("init: exit %d\n%s", code, out)
+	}
+	// Plugging the server in says what its run tool can do, and how to
+	// allow only the flow_* tools.
+	if !strings.Contains(errs, "run tool that executes any command") || !strings.Contains(errs, `"mcp__flowdeck__flow_*"`) || !strings.Contains(errs, `"flowdeck_run": false`) {
+		t.Fatalf("init says nothing about the run tool: %s", errs)
 	}
 	out, _, code = flowdeck(t, dir, "--json", "init")
 	var res struct {
 		Agents  []string `json:"agents"`
 		Changed []string `json:"changed"`
+		Notes   []string `json:"notes"`
 	}
-	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || len(res.Changed) != 0 || !slices.Equal(res.Agents, []string{"claude", "generic"}) {
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || len(res.Changed) != 0 || !slices.Equal(res.Agents, []string{"claude", "generic"}) ||
+		!strings.Contains(strings.Join(res.Notes, " "), "mcp__flowdeck__flow_*") {
 		t.Fatalf("second init: %s", out)
 	}
 	if _, errs, code := flowdeck(t, dir, "init", "--agent", "cursor"); code != ExitUsage || !strings.Contains(errs, "cursor") {

@@ -42,6 +42,7 @@ type env struct {
 	dir            string
 	actor          string
 	json           bool
+	full           bool // flow actions and status: the whole session in --json
 	now            func() time.Time
 	cockpitFn      Cockpit
 	// expectSeq is --expect-seq of the flow actions: the session sequence
@@ -75,9 +76,10 @@ func (s silent) Error() string { return fmt.Sprintf("exit %d", int(s)) }
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockpit) int {
 	// flowdeck's human output has no styling of its own (recall's
 	// highlight and run's live output write through writers of their own),
-	// so every SGR on these streams came from foreign text and goes.
-	out := termtext.NewWriter(stdout, termtext.Options{})
-	errw := termtext.NewWriter(stderr, termtext.Options{})
+	// so every sequence on these streams came from foreign text: it goes,
+	// and a clipboard write, title or link shows as what it was.
+	out := termtext.NewWriter(stdout, termtext.Options{Visible: true})
+	errw := termtext.NewWriter(stderr, termtext.Options{Visible: true})
 	defer out.Flush()
 	defer errw.Flush()
 	e := &env{stdin: stdin, stdout: out, stderr: errw, rawOut: stdout, rawErr: stderr, now: time.Now, cockpitFn: cockpit}
@@ -104,6 +106,10 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if isFault {
 		code = ExitInternal // the project's files refused: never a usage error
 	}
+	if e.json || jsonRequested(args) {
+		// --json promises one object on stdout, whatever went wrong.
+		e.writeJSON(errorObject(code, err))
+	}
 	fmt.Fprintf(stderr, "flowdeck: %v\n", err)
 	if isFault && fault.Hint != "" {
 		fmt.Fprintf(stderr, "  hint: %s\n", fault.Hint)
@@ -112,6 +118,34 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
 	}
 	return code
+}
+
+// jsonRequested reports whether --json is among args, for errors found
+// before the flags were parsed.
+func jsonRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
+// errorObject is the one JSON object of a usage or internal error, in the
+// shape of every refusal.
+func errorObject(code int, err error) any {
+	if code != ExitUsage {
+		return ops.Failed(err) // names a fault's code and path
+	}
+	e := &model.Error{Code: model.CodeInvalidArgument, Message: err.Error(),
+		Recovery: model.Recovery{Hint: "See 'flowdeck help' for the commands, their arguments and flags.", NextCommand: "flowdeck help"}}
+	if code != ExitUsage {
+		e = &model.Error{Code: "internal", Message: err.Error()}
+	}
+	return ops.Refused(e)
 }
 
 func (e *env) rootCommand() *cobra.Command {
@@ -194,7 +228,7 @@ func (e *env) do(a model.Action) error {
 	if err != nil {
 		return err
 	}
-	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now())
+	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now(), e.full)
 	if err != nil {
 		return e.fail(err)
 	}

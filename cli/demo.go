@@ -16,6 +16,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/demo"
+	"flowdeck/internal/contain"
 )
 
 func (e *env) demoCommand() *cobra.Command {
@@ -141,9 +142,14 @@ func (e *env) startAgent(dir string, toStdout bool, tick time.Duration) (*exec.C
 	if toStdout {
 		cmd.Stdout, cmd.Stderr = e.stdout, e.stderr
 	} else {
-		log, err := os.Create(filepath.Join(dir, ".flow", "demo-agent.log"))
+		r, err := contain.Open(dir)
 		if err != nil {
 			return nil, err
+		}
+		log, err := r.Create(filepath.Join(".flow", "demo-agent.log")) // beneath dir, never through a link out
+		r.Close()
+		if err != nil {
+			return nil, contain.Fault(dir, err)
 		}
 		cmd.Stdout, cmd.Stderr = log, log
 	}

@@ -27,6 +27,7 @@ recovery hint), 2 usage error, 3 storage or internal error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error { return cmd.Help() },
 	}
+	flow.PersistentFlags().BoolVar(&e.full, "full", false, "with --json: the whole stored session (every evidence, review, note and history item) instead of a summary")
 	flow.AddCommand(
 		e.statusCommand(),
 		e.planCommand(),
@@ -84,11 +85,11 @@ func (e *env) statusCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := ops.Status(st)
+			res, err := ops.Status(st, e.full)
 			if err != nil {
 				return e.fail(err)
 			}
-			return e.show(res, func() { printStatus(e.stdout, res.Session) })
+			return e.show(res, func() { printStatus(e.stdout, res.State) })
 		},
 	}
 }

@@ -208,6 +208,11 @@ func TestFlowsEndToEnd(t *testing.T) {
 			t.Errorf("the worker's %s: %v", f, err)
 		}
 	}
+	// auto on the completed session asks for the next goal.
+	log, code = p.run(t, &res, "--json", "flows", "run", "auto", "--no-wait")
+	if h := res.Run.History; code != 0 || res.Run.Status != db.FlowCompleted || len(h) == 0 || h[len(h)-1].Step != "completed-need-goal" {
+		t.Errorf("auto on a completed session: exit %d, %+v\n%s", code, res.Run, log)
+	}
 	fevents, err := st.FlowEvents(autoRun, 1, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -328,5 +333,28 @@ func TestFlowsCheckListShow(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(p.dir, "PWNED")); err == nil {
 		t.Error("a variable ran a command")
+	}
+}
+
+// The issue's attack through the real binary: --var with a double quote,
+// after an arithmetic shift, reaches the shell as data. The greeting-style
+// store block that prints no JSON goes on; --strict refuses it.
+func TestFlowsRunVarAfterArithmeticShift(t *testing.T) {
+	p := newFlowProject(t)
+	canary := filepath.Join(t.TempDir(), "x")
+	flow := filepath.Join(p.dir, "attack.md")
+	os.WriteFile(flow, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n"+
+		"```bash {exec}\nflags=$(( 1 << 3 ))\nx=1; (( x <<= 1 ))\necho \"flags=$flags user=$name\"\n```\n"+
+		"```python {exec mode=store}\nimport json\njson.dumps({'a': 1})\n```\n"), 0o644)
+	name := `bob"; touch ` + canary + `; echo "`
+	out, code := p.run(t, nil, "flows", "run", flow, "--var", "name="+name)
+	if _, err := os.Stat(canary); err == nil {
+		t.Fatalf("the value ran a command:\n%s", out)
+	}
+	if code != 0 || !strings.Contains(out, "flags=8 user="+name) || !strings.Contains(out, "printed no JSON object; nothing stored") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if out, code := p.run(t, nil, "flows", "run", "--strict", flow, "--var", "name=x"); code == 0 || !strings.Contains(out, "printed no JSON object") {
+		t.Fatalf("--strict: exit %d:\n%s", code, out)
 	}
 }

@@ -29,6 +29,17 @@ func (e *env) writeJSON(v any) error {
 	return nil
 }
 
+// jsonSafe writes JSON with C1 and bidi characters escaped (termtext.JSON);
+// it reports every byte written, since the escapes only lengthen the text.
+type jsonSafe struct{ w io.Writer }
+
+func (j jsonSafe) Write(p []byte) (int, error) {
+	if _, err := j.w.Write(termtext.JSON(p)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
 // show prints a result: the object for agents (--json), else human text by
 // human; a refusal goes to stderr and becomes exit code 1.
 func (e *env) show(res ops.Result, human func()) error {
@@ -64,8 +75,11 @@ func (e *env) fail(err error) error {
 // showAction prints an action's result: its events, then the next command.
 func (e *env) showAction(res *ops.ActionResult) error {
 	return e.show(res, func() {
-		for _, ev := range res.Events {
+		for _, ev := range res.Raw {
 			fmt.Fprintln(e.stdout, describeEvent(ev))
+		}
+		if res.Message != "" {
+			fmt.Fprintln(e.stdout, "· "+res.Message)
 		}
 		if res.OK {
 			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
@@ -87,6 +101,9 @@ func printRefusal(w io.Writer, r *model.Error) {
 func describeEvent(ev model.Event) string {
 	switch ev.Type {
 	case model.EventSessionStarted:
+		if ev.Summary != "" {
+			return fmt.Sprintf("✓ session %s started: %s (%s)", ev.Session, ev.Goal, ev.Summary)
+		}
 		return fmt.Sprintf("✓ session %s started: %s", ev.Session, ev.Goal)
 	case model.EventPlanApplied:
 		ids := make([]string, len(ev.Plan.Features))
@@ -123,6 +140,9 @@ func describeEvent(ev model.Event) string {
 	case model.EventFeaturesReset:
 		return fmt.Sprintf("↺ reset %d feature(s): %s", len(ev.FeatureIDs), strings.Join(ev.FeatureIDs, ", "))
 	case model.EventSessionArchived:
+		if ev.Summary != "" {
+			return fmt.Sprintf("✓ session %s archived (kept in history): %s", ev.Session, ev.Summary)
+		}
 		return fmt.Sprintf("✓ session %s archived (kept in history)", ev.Session)
 	case model.EventSessionActivated:
 		return fmt.Sprintf("✓ session %s is active", ev.Session)

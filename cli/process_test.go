@@ -16,6 +16,7 @@ import (
 	"flowdeck/db"
 	"flowdeck/internal/testbin"
 	"flowdeck/model"
+	"flowdeck/ops"
 	"flowdeck/runner"
 )
 
@@ -144,18 +145,26 @@ func TestExitCodesAndJSONShape(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || res.OK || res.Error.Code != model.CodeNoActiveSession || res.Error.Recovery.NextCommand == "" {
 		t.Fatalf("refusal JSON = %s (%v)", out, err)
 	}
-	// Accepted: exit 0, session, events and next_command.
+	// Accepted: exit 0, the session's summary, compact events and next_command.
 	flowdeck(t, dir, "flow", "plan", "start", "json", "shape")
 	out, _, code = flowdeck(t, dir, "--json", "flow", "plan", "apply", plan)
 	var ok struct {
-		OK          bool           `json:"ok"`
-		Session     *model.Session `json:"session"`
-		Events      []model.Event  `json:"events"`
-		NextCommand string         `json:"next_command"`
+		OK          bool                `json:"ok"`
+		Session     *ops.SessionSummary `json:"session"`
+		Events      []ops.EventView     `json:"events"`
+		NextCommand string              `json:"next_command"`
 	}
-	if err := json.Unmarshal([]byte(out), &ok); err != nil || code != 0 || !ok.OK || len(ok.Session.Plan.Features) != 2 ||
-		len(ok.Events) != 1 || ok.NextCommand != "flowdeck flow plan approve" {
+	if err := json.Unmarshal([]byte(out), &ok); err != nil || code != 0 || !ok.OK || ok.Session.Counts["features"] != 2 ||
+		len(ok.Events) != 1 || ok.Events[0].Features != 2 || ok.NextCommand != "flowdeck flow plan approve" {
 		t.Fatalf("apply JSON = %s (exit %d, %v)", out, code, err)
+	}
+	// --full: the whole stored session.
+	out, _, _ = flowdeck(t, dir, "--json", "flow", "status", "--full")
+	var full struct {
+		Session *model.Session `json:"session"`
+	}
+	if err := json.Unmarshal([]byte(out), &full); err != nil || full.Session == nil || len(full.Session.Plan.Features) != 2 {
+		t.Fatalf("status --full = %s (%v)", out, err)
 	}
 	// A broken plan file is a usage error naming the file and line.
 	bad := filepath.Join(dir, "bad.json")

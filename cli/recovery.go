@@ -114,7 +114,10 @@ flowdeck.db.replaced-TIME (it is never deleted).`,
 				in = f
 			}
 			rep, err := db.Import(path, in, force, e.now(), db.Options{})
-			if err != nil {
+			var bad *db.BadExport
+			if errors.As(err, &bad) {
+				return usageErr("import %s: %v", args[0], err)
+			} else if err != nil {
 				return e.fail(err)
 			}
 			st, err := db.Open(path, db.Options{Existing: true})

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -89,6 +90,15 @@ func TestDamagedDatabaseExitsThreeNamingTheFile(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s", args, code, errs)
 				}
 			}
+			out, _, code := flowdeck(t, dir, "--json", "flow", "status")
+			var res struct {
+				OK    bool
+				Error struct{ Code, Path, Hint string }
+			}
+			if err := json.Unmarshal([]byte(out), &res); err != nil || code != ExitInternal || res.OK ||
+				res.Error.Code != "database_corrupt" || res.Error.Path != path || res.Error.Hint == "" {
+				t.Fatalf("--json flow status: exit %d %s (%v)", code, out, err)
+			}
 			if after, _ := os.ReadFile(path); len(after) != len(data) {
 				t.Fatalf("the damaged file was rewritten: %d bytes, was %d", len(after), len(data))
 			}
@@ -146,7 +156,13 @@ func TestReadOnlyProjectServesReaders(t *testing.T) {
 	if out, errs, code := flowdeck(t, dir, "run", "--", "echo", "hello-readonly"); code != 0 {
 		t.Fatalf("run: %s %s", out, errs)
 	}
-	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"recall", "hello-readonly"}, {"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
+	out, _, _ := flowdeck(t, dir, "--json", "runs")
+	var runs struct{ Runs []struct{ ID string } }
+	if err := json.Unmarshal([]byte(out), &runs); err != nil || len(runs.Runs) == 0 {
+		t.Fatalf("runs: %s (%v)", out, err)
+	}
+	readers := [][]string{{"flow", "status"}, {"hud"}, {"runs"}, {"show", runs.Runs[0].ID}, {"recall", "hello-readonly"},
+		{"flow", "history"}, {"flow", "verify"}, {"export"}, {"doctor"}}
 	run := readOnlyRunner(t, dir)
 	for _, args := range readers {
 		out, errs, code := run(args...)
@@ -162,9 +178,19 @@ func TestReadOnlyProjectServesReaders(t *testing.T) {
 
 func readOnlyRunner(t *testing.T, dir string) func(args ...string) (string, string, int) {
 	if os.Geteuid() != 0 {
-		for _, d := range []string{dir, filepath.Join(dir, ".flow")} {
-			os.Chmod(d, 0o555)
-			t.Cleanup(func() { os.Chmod(d, 0o755) })
+		// Everything read-only: the directories and the files in .flow
+		// (the database and its lock would stay writable otherwise).
+		var paths []string
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil {
+				paths = append(paths, p)
+			}
+			return err
+		})
+		for _, p := range paths {
+			fi, _ := os.Stat(p)
+			os.Chmod(p, fi.Mode().Perm()&^0o222)
+			t.Cleanup(func() { os.Chmod(p, fi.Mode().Perm()) })
 		}
 		return func(args ...string) (string, string, int) { return flowdeck(t, dir, args...) }
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -62,21 +63,19 @@ func TestRedactionMatrixThroughTheBinary(t *testing.T) {
 			t.Fatalf("%s: exit %d: %s", f.name, code, errs)
 		}
 		var res struct {
-			Run struct {
-				ID string `json:"id"`
-			} `json:"run"`
+			RunID string `json:"run_id"`
 		}
-		if err := json.Unmarshal([]byte(out), &res); err != nil || res.Run.ID == "" {
+		if err := json.Unmarshal([]byte(out), &res); err != nil || res.RunID == "" {
 			t.Fatalf("%s: run result %q: %v", f.name, out, err)
 		}
-		ids = append(ids, res.Run.ID)
+		ids = append(ids, res.RunID)
 		mustHide(t, f.name+": run --json", out, f.value)
-		shown, _, _ := flowdeck(t, dir, "show", res.Run.ID)
+		shown, _, _ := flowdeck(t, dir, "show", res.RunID)
 		mustHide(t, f.name+": show", shown, f.value)
 		if n := strings.Count(shown, "[REDACTED]"); n < 4 {
 			t.Errorf("%s: show has %d [REDACTED], want 4:\n%s", f.name, n, shown)
 		}
-		raw, _, _ := flowdeck(t, dir, "show", "--raw", res.Run.ID)
+		raw, _, _ := flowdeck(t, dir, "show", "--raw", res.RunID)
 		mustHide(t, f.name+": show --raw", raw, f.value)
 		recalled, _, _ := flowdeck(t, dir, "recall", f.value)
 		mustHide(t, f.name+": recall", recalled, f.value)
@@ -196,5 +195,30 @@ func TestBrokenRedactRuleStopsRuns(t *testing.T) {
 	}
 	if runs, _, _ := flowdeck(t, dir, "--json", "runs"); strings.Contains(runs, "touch") {
 		t.Errorf("a run was stored: %s", runs)
+	}
+}
+
+// A verification that ran no test says so and is not passing evidence.
+func TestNoTestsRunIsNotPassingEvidence(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("go is not on PATH: this test runs a real go test")
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/nt\n\ngo 1.22\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "x_test.go"), []byte("package nt\n\nimport \"testing\"\n\nfunc TestLex(t *testing.T) {}\n"), 0o644)
+	plan := filepath.Join(dir, "plan.json")
+	os.WriteFile(plan, []byte(`{"features":[{"id":"lexer","title":"Lexer","verification":["go test -count=1 -run TestNothing ."]}]}`), 0o644)
+	for _, args := range [][]string{{"flow", "plan", "start", "g"}, {"flow", "plan", "apply", plan}, {"flow", "plan", "approve"}, {"flow", "run", "start", "lexer"}} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatal(errs)
+		}
+	}
+	out, errs, code := flowdeck(t, dir, "run", "--feature", "lexer", "--", "sh", "-c", "go test -count=1 -run TestNothing .")
+	if code != 0 || !strings.Contains(out, "⚠ go test: no tests ran") {
+		t.Fatalf("exit %d, out %q, stderr %q", code, out, errs)
+	}
+	status, _, _ := flowdeck(t, dir, "--json", "flow", "status")
+	if !strings.Contains(status, `"status": "partial"`) || strings.Contains(status, `"status": "passed"`) {
+		t.Fatalf("evidence of a run of no test:\n%s", status)
 	}
 }

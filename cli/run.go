@@ -159,9 +159,9 @@ func (e *env) printRun(res *ops.RunResult, tty, quiet bool) {
 		fmt.Fprint(e.stdout, "\r\n")
 	}
 	fmt.Fprintln(e.stdout, res.Headline)
-	detail := res.Classification.Detail
+	detail := res.Class.Detail
 	streamed := tty && !quiet
-	if detail != "" && !streamed && (res.Classification.Class == patterns.Failure || res.Classification.Class == patterns.Passthrough) {
+	if c := res.Class.Class; detail != "" && !streamed && (c == patterns.Failure || c == patterns.Passthrough || c == patterns.NoTests) {
 		fmt.Fprintln(e.stdout, strings.TrimRight(detail, "\n"))
 	}
 	if res.Evidence != nil {

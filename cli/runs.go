@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -46,8 +49,8 @@ func (e *env) recallCmd() *cobra.Command {
 				fmt.Fprintf(out, "%s  %s:%d  %s\n", h.RunID, clip(model.ShellJoin(h.Argv), 30), h.Line, highlight(h.Text, h.Matched, color))
 			}
 			if len(hits) == 0 {
-				fmt.Fprintln(e.stderr, "no match")
-				return silent(ExitRejected)
+				// As oo: finding nothing is an answer, not a failure.
+				fmt.Fprintln(e.stdout, ops.NoResults)
 			}
 			return nil
 		},
@@ -111,7 +114,7 @@ func (e *env) runsCmd() *cobra.Command {
 				if feature == "" {
 					feature = "-"
 				}
-				fmt.Fprintf(e.stdout, "%s  %-9s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
+				fmt.Fprintf(e.stdout, "%s  %-11s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
 					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(model.ShellJoin(r.Argv), 40), sanitize(r.Summary))
 			}
 			return nil
@@ -147,35 +150,89 @@ func (e *env) showCmd() *cobra.Command {
 				return e.show(ops.Refused(&model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
 					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}}), nil)
 			}
-			var all []byte
-			for off := int64(0); ; {
-				data, next, err := st.ReadOutput(rec.ID, off, 4<<20)
-				if err != nil {
-					return internalErr(err)
-				}
-				if len(data) == 0 {
-					break
-				}
-				off = next
-				if raw && !e.json {
-					e.rawOut.Write(data)
-					continue
-				}
-				all = append(all, data...)
-				if !e.json {
-					// Stream in pieces so a huge output never sits in memory.
-					e.stdout.Write([]byte(sanitize(string(patterns.StripANSI(all)))))
-					all = all[:0]
-				}
+			if err := e.streamOutput(st, rec, raw); err != nil {
+				return err
 			}
-			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "run": rec, "output": sanitize(string(patterns.StripANSI(all)))})
+			if !e.json && (rec.Outcome == db.RunInterrupted || rec.Outcome == db.RunRunning) {
+				// Said apart from the output, which may be piped on.
+				fmt.Fprintf(e.stderr, "flowdeck: run %s is %s: %s\n", rec.ID, rec.Outcome, sanitize(cmp.Or(rec.Summary, "the output so far")))
 			}
 			return nil
 		},
 	}
 	c.Flags().BoolVar(&raw, "raw", false, "print the bytes exactly as the command wrote them")
 	return c
+}
+
+// maxCarry bounds the part of a line held back to be cleaned whole; a
+// longer line is cleaned in pieces.
+const maxCarry = 1 << 20
+
+// streamOutput prints a run's output in pieces cut at line ends, so that a
+// huge output never sits in memory. With --json it writes the object
+// {"ok", "run", "output"}, the output string streamed the same way.
+func (e *env) streamOutput(st *db.Store, rec *db.RunRecord, raw bool) error {
+	if e.json {
+		head, err := json.MarshalIndent(rec, "  ", "  ")
+		if err != nil {
+			return internalErr(err)
+		}
+		fmt.Fprintf(e.stdout, "{\n  \"ok\": true,\n  \"run\": %s,\n  \"output\": \"", head)
+	}
+	emit := func(b []byte) error {
+		text := sanitize(string(patterns.StripANSI(b)))
+		if !e.json {
+			_, err := io.WriteString(e.stdout, text)
+			return err
+		}
+		var q bytes.Buffer
+		enc := json.NewEncoder(&q)
+		enc.SetEscapeHTML(false)
+		enc.Encode(text)
+		_, err := e.stdout.Write(bytes.TrimSuffix(q.Bytes()[1:], []byte("\"\n")))
+		return err
+	}
+	var pending []byte
+	for off := int64(0); ; {
+		data, next, err := st.ReadOutput(rec.ID, off, 4<<20)
+		if err != nil {
+			return internalErr(err)
+		}
+		if len(data) == 0 {
+			break
+		}
+		off = next
+		if raw && !e.json {
+			e.rawOut.Write(data) // --raw is the escape hatch: bytes as stored
+			continue
+		}
+		pending = append(pending, data...)
+		cut := bytes.LastIndexByte(pending, '\n') + 1
+		if cut == 0 && len(pending) > maxCarry {
+			cut = runeStart(pending, maxCarry)
+		}
+		if err := emit(pending[:cut]); err != nil {
+			return nil // the reader went away (a closed pipe)
+		}
+		pending = append(pending[:0], pending[cut:]...)
+	}
+	if len(pending) > 0 {
+		emit(pending)
+	}
+	if e.json {
+		io.WriteString(e.stdout, "\"\n}\n")
+	}
+	return nil
+}
+
+// runeStart is the last index <= n that does not split a UTF-8 sequence.
+func runeStart(b []byte, n int) int {
+	for i := n; i > 0 && i > n-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			return i
+		}
+	}
+	return n
 }
 
 func (e *env) forgetCmd() *cobra.Command {
@@ -254,7 +311,7 @@ func (e *env) patternsCmd() *cobra.Command {
 			c.Write(data)
 			res := c.Finish(exit, 0)
 			if e.json {
-				return e.writeJSON(map[string]any{"ok": true, "classification": res})
+				return e.writeJSON(map[string]any{"ok": true, "classification": ops.Classify(res)})
 			}
 			name := res.Pattern
 			if name == "" {

@@ -119,15 +119,12 @@ func TestDatabaseSymlinkOutIsRefused(t *testing.T) {
 // The attack: a link at .flow/sessions, docs or docs/features made
 // flow note delete the *.md files it pointed at and write docs there.
 func TestDocsDirSymlinkOutRefusesTheAction(t *testing.T) {
-	for _, rel := range []string{"", "docs", "docs/features"} {
-		t.Run("sessions/"+rel, func(t *testing.T) {
+	for _, rel := range []string{"sessions", "sessions/ID", "sessions/ID/docs", "sessions/ID/docs/features"} {
+		t.Run(rel, func(t *testing.T) {
 			st, out := newStore(t), newOutside(t)
 			sess := mustDo(t, st, model.PlanStart{Goal: "g"}).Session
 			mustDo(t, st, model.PlanApply{Plan: twoFeaturePlan()})
-			link := filepath.Join(st.Dir(), "sessions")
-			if rel != "" {
-				link = filepath.Join(st.DocsDir(sess.ID), strings.TrimPrefix(rel, "docs"))
-			}
+			link := filepath.Join(st.Dir(), filepath.FromSlash(strings.Replace(rel, "ID", sess.ID, 1)))
 			symlink(t, out.dir, link)
 			_, err := st.Do(model.AddNote{Text: "hi"}, "tester", t0)
 			wantEscape(t, err, link)
@@ -164,6 +161,14 @@ func TestFeatureDocSymlinkIsReplacedNotFollowed(t *testing.T) {
 	out.check(t)
 	if fi, err := os.Lstat(doc); err != nil || !fi.Mode().IsRegular() {
 		t.Fatalf("a.md after refresh: %v, %v", fi, err)
+	}
+	// A manifest replaced by a link out is replaced by a file, unread.
+	manifest := filepath.Join(st.DocsDir(sess.ID), "features", manifestName)
+	symlink(t, filepath.Join(out.dir, "notes.md"), manifest)
+	mustDo(t, st, model.AddNote{Text: "again"})
+	out.check(t)
+	if fi, err := os.Lstat(manifest); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("manifest after refresh: %v, %v", fi, err)
 	}
 	// Cleanup leaves a link alone (flowdeck never wrote one), and what it
 	// points at.

@@ -1,10 +1,12 @@
 package db
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -148,6 +150,11 @@ func FuzzDamagedDatabase(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
+		if _, err := Doctor(path, Options{NoSync: true}); err != nil {
+			if _, ok := model.AsFault(err); !ok {
+				t.Logf("doctor: %v", err)
+			}
+		}
 		s, err := Open(path, Options{NoSync: true})
 		if err == nil {
 			err = exercise(s)
@@ -156,4 +163,34 @@ func FuzzDamagedDatabase(f *testing.F) {
 			t.Fatalf("fault names %s, not %s", f.Path, path)
 		}
 	})
+}
+
+// A damaged freelist makes bbolt's Open panic, which would leave the file
+// mapped and locked; the precheck finds it first, so every later open, in
+// this process or another, says damaged rather than busy.
+func TestDamagedFreelistIsFoundBeforeBboltPanics(t *testing.T) {
+	st, good := populated(t)
+	page := os.Getpagesize()
+	// Overwrite the freelist page each meta page names (its page id is at
+	// byte 48 of the meta page).
+	data := append([]byte(nil), good...)
+	for m := range 2 {
+		id := int(binary.LittleEndian.Uint64(good[m*page+48:]))
+		overwrite(data, id*page, 16)
+	}
+	os.WriteFile(st.Path(), data, 0o644)
+	r, err := os.OpenRoot(st.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for range 2 {
+		_, err := st.boltOpen(r, st.dbRel, false, &bolt.Options{Timeout: 200 * time.Millisecond})
+		wantCorrupt(t, err, st.Path())
+		if !strings.Contains(err.Error(), "freelist") {
+			t.Fatalf("not found by the precheck: %v", err)
+		}
+	}
+	_, err = st.Do(model.AddNote{Text: "x"}, "tester", t0)
+	wantCorrupt(t, err, st.Path())
 }

@@ -98,84 +98,81 @@ func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 	}
 	defer r.Close()
 	dir := s.docsRel(sess.ID)
-	featDir := filepath.Join(dir, "features")
-	if err := r.MkdirAll(featDir, 0o755); err != nil {
+	if err := r.MkdirAll(filepath.Join(dir, "features"), 0o755); err != nil {
 		return contain.Fault(s.project, err)
 	}
-	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
-		return err
-	}
-	// A root on the features directory itself: each doc then resolves one
-	// name instead of five, which is most of the cost on a large plan.
-	fr, err := r.OpenRoot(featDir)
+	// A root on the features directory (opened beneath the project) resolves
+	// each doc's name in one step instead of six.
+	feat, err := r.OpenRoot(filepath.Join(dir, "features"))
 	if err != nil {
 		return contain.Fault(s.project, err)
 	}
-	defer fr.Close()
+	defer feat.Close()
+	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
+		return err
+	}
 	// written maps a feature id to the digest of its doc.
 	written := map[string]string{}
 	err = model.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
 		written[id] = digest(doc)
-		return writeDoc(fr, id+".md", doc)
+		return writeDoc(feat, id+".md", doc)
 	})
 	if err != nil {
 		return err
 	}
+	old, err := readManifest(feat)
+	if err != nil {
+		return err
+	}
 	if !prune {
-		return updateManifest(fr, ".", written)
+		for id, sum := range written {
+			old[id] = sum
+		}
+		return writeManifest(feat, old)
 	}
-	return removeStale(fr, ".", written)
+	if err := removeStale(feat, old, written); err != nil {
+		return err
+	}
+	return writeManifest(feat, written)
 }
 
-// updateManifest records the digests of the docs just written, keeping the
-// entries of the others.
-func updateManifest(r *os.Root, featDir string, written map[string]string) error {
-	manifest := filepath.Join(featDir, manifestName)
-	old, err := r.ReadFile(manifest)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return contain.Fault(r.Name(), err)
+// readManifest reads the features directory's manifest: feature id ->
+// digest of the doc flowdeck wrote.
+func readManifest(r *os.Root) (map[string]string, error) {
+	data, err := r.ReadFile(manifestName)
+	if contain.Escapes(err) {
+		data = nil // a link put in its place: replaced on write, never followed
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, contain.Fault(r.Name(), err)
 	}
-	entries := parseManifest(old)
-	for id, sum := range written {
-		entries[id] = sum
-	}
-	return writeManifest(r, manifest, entries)
-}
-
-func parseManifest(data []byte) map[string]string {
 	entries := map[string]string{}
 	for _, line := range strings.Split(string(data), "\n") {
 		if id, sum, ok := strings.Cut(line, " "); ok && model.ValidFeatureID(id) {
 			entries[id] = sum
 		}
 	}
-	return entries
+	return entries, nil
 }
 
-func writeManifest(r *os.Root, manifest string, entries map[string]string) error {
+func writeManifest(r *os.Root, entries map[string]string) error {
 	lines := make([]string, 0, len(entries))
 	for id, sum := range entries {
 		lines = append(lines, id+" "+sum)
 	}
 	slices.Sort(lines)
-	return writeDoc(r, manifest, strings.Join(lines, "\n")+"\n")
+	return writeDoc(r, manifestName, strings.Join(lines, "\n")+"\n")
 }
 
-// removeStale deletes the docs the manifest lists that are not in keep, then
-// records what was written as the new manifest. A listed doc is removed only
-// while it is still the regular file flowdeck wrote (same SHA-256): an edited
-// doc, a link, or a name added to the manifest by someone else stays.
-func removeStale(r *os.Root, featDir string, written map[string]string) error {
-	manifest := filepath.Join(featDir, manifestName)
-	old, err := r.ReadFile(manifest)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return contain.Fault(r.Name(), err)
-	}
-	for id, sum := range parseManifest(old) {
+// removeStale deletes the docs the manifest lists that were not written
+// now. A listed doc is removed only while it is still the regular file
+// flowdeck wrote (same SHA-256): an edited doc, a link, or a name added to
+// the manifest by someone else stays.
+func removeStale(r *os.Root, manifest, written map[string]string) error {
+	for id, sum := range manifest {
 		if _, kept := written[id]; kept {
 			continue
 		}
-		name := filepath.Join(featDir, id+".md")
+		name := id + ".md"
 		if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
@@ -186,7 +183,7 @@ func removeStale(r *os.Root, featDir string, written map[string]string) error {
 			return contain.Fault(r.Name(), err)
 		}
 	}
-	return writeManifest(r, manifest, written)
+	return nil
 }
 
 func digest(content string) string {

@@ -48,9 +48,9 @@ func Doctor(path string, opts Options) (*DoctorReport, error) {
 }
 
 // integrity runs bbolt's consistency check. The check reads pages on a
-// goroutine of its own, where a fault could not be recovered, so a file
-// shorter than the pages its meta page claims is reported first and not
-// checked.
+// goroutine of its own, where a fault could not be recovered, so first every
+// reachable page is read here, under guard: a page number pointing outside
+// the file is a database_corrupt fault before the check could crash on it.
 func (s *Store) integrity() ([]string, error) {
 	problems := []string{}
 	err := s.view(func(tx *bolt.Tx) error {
@@ -66,10 +66,31 @@ func (s *Store) integrity() ([]string, error) {
 		if fi.Size() < tx.Size() {
 			return s.corrupt(fmt.Errorf("the file has %d bytes but its pages need %d: it was truncated", fi.Size(), tx.Size()))
 		}
+		var sum byte
+		if err := tx.ForEach(func(_ []byte, b *bolt.Bucket) error { return touch(b, &sum) }); err != nil {
+			return err
+		}
 		for err := range tx.Check() {
 			problems = append(problems, err.Error())
 		}
 		return nil
 	})
 	return problems, err
+}
+
+// touch reads every key and value of b and its nested buckets, to fault on
+// any page that is not in the file.
+func touch(b *bolt.Bucket, sum *byte) error {
+	return b.ForEach(func(k, v []byte) error {
+		if v == nil {
+			if nested := b.Bucket(k); nested != nil {
+				return touch(nested, sum)
+			}
+			return nil
+		}
+		if len(v) > 0 {
+			*sum ^= v[0] ^ v[len(v)-1]
+		}
+		return nil
+	})
 }

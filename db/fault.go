@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
@@ -17,6 +17,9 @@ import (
 	"flowdeck/internal/contain"
 	"flowdeck/model"
 )
+
+// leaked holds the files whose bolt.Open panicked in this process, by path.
+var leaked sync.Map
 
 var (
 	errEmpty   = errors.New("the file is empty (zero bytes); flowdeck does not re-initialise it, since an empty database is a damaged one")
@@ -40,6 +43,7 @@ func (s *Store) corrupt(cause error) *model.Fault {
 // process just made it.
 func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options) (b *bolt.DB, err error) {
 	var size int64
+	var opened *os.File
 	opts.OpenFile = func(_ string, flag int, mode os.FileMode) (*os.File, error) {
 		f, err := r.OpenFile(rel, flag&^os.O_CREATE, mode)
 		if err != nil {
@@ -52,12 +56,29 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 			f.Close()
 			return nil, s.corrupt(errEmpty)
 		}
+		if flag&os.O_RDWR != 0 && !fresh {
+			if err := precheckFreelist(f, size); err != nil {
+				f.Close()
+				return nil, s.corrupt(err)
+			}
+		}
+		opened = f
 		return f, nil
 	}
 	err = s.guard(func() error {
 		b, err = bolt.Open(filepath.Join(s.project, rel), 0o644, opts)
 		return err
 	})
+	var bp boltPanic
+	if errors.As(err, &bp) && b == nil && opened != nil {
+		// bbolt does not close the file when it panics while opening. Its
+		// map keeps the file, and its flock, until this process exits (the
+		// freelist precheck avoids the usual cause); remember why, so that
+		// a later open here says damaged rather than busy.
+		opened.Close()
+		f, _ := model.AsFault(err)
+		leaked.Store(s.path, f)
+	}
 	if err == nil && !fresh {
 		err = s.checkSize(b, size)
 	}
@@ -68,6 +89,9 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 		return nil, err
 	}
 	if errors.Is(err, bolt.ErrTimeout) {
+		if f, ok := leaked.Load(s.path); ok {
+			return nil, f.(*model.Fault)
+		}
 		return nil, ErrBusy{Path: s.path, Waited: s.timeout}
 	}
 	for _, bad := range []error{berrors.ErrInvalid, berrors.ErrVersionMismatch, berrors.ErrChecksum, berrors.ErrInvalidMapping} {
@@ -132,10 +156,15 @@ func (s *Store) guard(fn func() error) (err error) {
 		if !fromBolt(r) {
 			panic(r)
 		}
-		err = s.corrupt(fmt.Errorf("bbolt failed reading it: %v", r))
+		err = s.corrupt(boltPanic{r})
 	}()
 	return fn()
 }
+
+// boltPanic is the cause of a fault recovered from a panic in bbolt.
+type boltPanic struct{ value any }
+
+func (p boltPanic) Error() string { return fmt.Sprintf("bbolt failed reading it: %v", p.value) }
 
 // fromBolt reports whether the panic being recovered was raised in bbolt, or
 // is a fault on mapped memory (an address far from nil), which only bbolt's
@@ -161,52 +190,4 @@ func fromBolt(r any) bool {
 			return false
 		}
 	}
-}
-
-// create makes a new database: bbolt initialises and migrates a temporary
-// file, which is then renamed into place, so the database file never exists
-// half-made (and an empty one can be refused as damaged).
-func (s *Store) create(r *os.Root) error {
-	l, err := acquire(r, s.lockRel, s.lock, true, s.timeout)
-	if err != nil {
-		return err
-	}
-	defer l.release()
-	return s.createLocked(r)
-}
-
-// createLocked is create for a caller that holds the exclusive lock.
-func (s *Store) createLocked(r *os.Root) error {
-	if _, err := r.Stat(s.dbRel); err == nil {
-		return nil // another process made it while we waited
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return contain.Fault(s.project, err)
-	}
-	f, tmp, err := contain.CreateTemp(r, s.flowRel, ".flowdeck.db-new-", 0o644)
-	if err != nil {
-		return err
-	}
-	f.Close()
-	defer r.Remove(tmp) // gone after the rename; left behind only on failure
-	b, err := s.boltOpen(r, tmp, true, &bolt.Options{Timeout: s.timeout, NoSync: s.noSync})
-	if err != nil {
-		return err
-	}
-	err = s.guard(func() error { return b.Update(s.migrate) })
-	if cerr := s.closeBolt(b); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if err := r.Rename(tmp, s.dbRel); err != nil {
-		return contain.Fault(s.project, err)
-	}
-	if d, err := r.Open(s.flowRel); err == nil { // make the rename durable
-		if !s.noSync {
-			d.Sync()
-		}
-		d.Close()
-	}
-	return nil
 }

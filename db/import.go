@@ -27,6 +27,13 @@ type ImportReport struct {
 	MovedAside string `json:"moved_aside,omitempty"`
 }
 
+// BadExport is an export that import refuses to read: not an export, or a
+// line that does not decode or replay. It names the line.
+type BadExport struct{ Err error }
+
+func (e *BadExport) Error() string { return e.Err.Error() }
+func (e *BadExport) Unwrap() error { return e.Err }
+
 // imported is one session rebuilt from an export.
 type imported struct {
 	id      string
@@ -42,7 +49,7 @@ type imported struct {
 func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (*ImportReport, error) {
 	head, sessions, err := readExport(r)
 	if err != nil {
-		return nil, err
+		return nil, &BadExport{err}
 	}
 	s, err := configure(path, opts)
 	if err != nil {
@@ -99,6 +106,14 @@ func (s *Store) moveAside(r *os.Root, force bool, now time.Time) (string, error)
 			Hint:    "pass --force to move the existing file aside (it is renamed, not deleted)"}
 	}
 	aside := s.dbRel + ".replaced-" + now.UTC().Format("20060102-150405")
+	for n := 2; ; n++ { // never over an earlier one
+		if _, err := r.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			break
+		} else if err != nil {
+			return "", contain.Fault(s.project, err)
+		}
+		aside = fmt.Sprintf("%s.replaced-%s-%d", s.dbRel, now.UTC().Format("20060102-150405"), n)
+	}
 	if err := r.Rename(s.dbRel, aside); err != nil {
 		return "", contain.Fault(s.project, err)
 	}

@@ -88,7 +88,7 @@ func (s *Store) probeRun(id string) (l *runLock, remains []byte, dead bool) {
 		return nil, nil, false // cannot tell: say alive, nothing is lost
 	}
 	defer root.Close()
-	f, err := root.OpenFile(name, os.O_RDWR, 0)
+	f, err := root.Open(name) // read-only: flock needs no write access
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, true
 	}

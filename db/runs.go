@@ -64,6 +64,9 @@ type RunRecord struct {
 	// Forgotten is set when the output and index were deleted; the record
 	// stays because evidence may point at it.
 	Forgotten bool `json:"forgotten,omitempty"`
+	// Internal marks a flow's own plumbing (an exec block whose output is
+	// stored, not shown): the cockpit hides it unless asked.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // NewRunID returns a new run id: sortable by start time (millisecond
@@ -131,6 +134,7 @@ type RunWriter struct {
 	err       error
 	closed    bool
 	lock      *runLock // held while the run runs: see runlock.go
+	began     time.Time
 
 	done chan struct{}
 	kick chan struct{}
@@ -161,7 +165,7 @@ func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
 		s.releaseRun(rec.ID, lock)
 		return nil, err
 	}
-	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes, lock: lock}
+	w := &RunWriter{st: s, rec: rec, done: make(chan struct{}), kick: make(chan struct{}, 1), maxIndex: MaxIndexBytes, lock: lock, began: time.Now()}
 	w.cond = sync.NewCond(&w.mu)
 	go w.loop()
 	return w, nil
@@ -303,6 +307,10 @@ func (w *RunWriter) flush(final bool) error {
 	w.flushMu.Lock()
 	defer w.flushMu.Unlock()
 	w.mu.Lock()
+	if !final && !w.closed {
+		// How long it has run so far: what an interrupted run keeps.
+		w.rec.Duration = time.Since(w.began)
+	}
 	raw, idx, first, off := w.raw, w.idx, w.idxFirst, w.rawOffset
 	rec := w.rec
 	if len(raw) == 0 && len(idx) == 0 && !final {
@@ -538,8 +546,9 @@ func (s *Store) Runs(limit int) ([]RunRecord, error) {
 	if err := read(); err != nil {
 		return nil, err
 	}
-	if marked, err := s.settle(out); err != nil || !marked {
-		return out, err
+	// A failure to mark (a read-only project) leaves the list as it is.
+	if marked, _ := s.settle(out); !marked {
+		return out, nil
 	}
 	return out, read()
 }
@@ -577,8 +586,8 @@ func (s *Store) Run(id string) (*RunRecord, error) {
 	if err := read(); err != nil || rec == nil {
 		return rec, err
 	}
-	if marked, err := s.settle([]RunRecord{*rec}); err != nil || !marked {
-		return rec, err
+	if marked, _ := s.settle([]RunRecord{*rec}); !marked {
+		return rec, nil
 	}
 	return rec, read()
 }
@@ -625,152 +634,4 @@ func (s *Store) ReadOutput(id string, offset int64, max int) ([]byte, int64, err
 		return nil
 	})
 	return out, offset, err
-}
-
-// ForgetQuery says which runs' output to delete.
-type ForgetQuery struct {
-	RunID  string
-	Before time.Time // runs that started before this; zero = no bound
-	All    bool
-}
-
-// Forget deletes output and index of the selected runs (the records stay,
-// marked forgotten) and returns how many runs it touched.
-func (s *Store) Forget(q ForgetQuery) (int, error) {
-	n := 0
-	err := s.update(func(tx *bolt.Tx) error {
-		n = 0
-		var recs []RunRecord
-		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-			var rec RunRecord
-			if err := json.Unmarshal(v, &rec); err != nil {
-				return fmt.Errorf("run %s: decode: %w", k, err)
-			}
-			switch {
-			case q.All, q.RunID == rec.ID, !q.Before.IsZero() && rec.Start.Before(q.Before):
-				recs = append(recs, rec)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, rec := range recs {
-			// A run whose capturer died is interrupted, and can be forgotten.
-			if _, err := s.settleTx(tx, &rec); err != nil {
-				return err
-			}
-			if rec.Outcome == RunRunning {
-				continue
-			}
-			if err := forgetRun(tx, rec.ID); err != nil {
-				return err
-			}
-			n++
-		}
-		return nil
-	})
-	return n, err
-}
-
-func forgetRun(tx *bolt.Tx, id string) error {
-	for _, name := range [][]byte{bucketOutput, bucketIndex} {
-		if err := tx.Bucket(name).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
-			return err
-		}
-	}
-	rec, err := getRun(tx, id)
-	if err != nil || rec == nil {
-		return err
-	}
-	if rec.Forgotten {
-		return nil // counted out already
-	}
-	rec.Forgotten = true
-	if rec.Outcome != RunRunning {
-		if err := addOutputBytes(tx, -rec.Bytes); err != nil {
-			return err
-		}
-	}
-	return putRun(tx, rec)
-}
-
-// keyOutputBytes counts the output bytes of finished, unforgotten runs, so
-// retention need not read every record after every run.
-var keyOutputBytes = []byte("output_bytes")
-
-func outputBytes(tx *bolt.Tx) (int64, bool) {
-	v := tx.Bucket(bucketMeta).Get(keyOutputBytes)
-	if len(v) != 8 {
-		return 0, false
-	}
-	return int64(getU64(v)), true
-}
-
-func setOutputBytes(tx *bolt.Tx, n int64) error {
-	return tx.Bucket(bucketMeta).Put(keyOutputBytes, u64(uint64(max(n, 0))))
-}
-
-func addOutputBytes(tx *bolt.Tx, delta int64) error {
-	n, known := outputBytes(tx)
-	if !known {
-		return nil // computed by the next retention scan
-	}
-	return setOutputBytes(tx, n+delta)
-}
-
-// retainTx deletes the output of the oldest finished runs until the stored
-// output is at most maxBytes (counted as the commands wrote it), and returns
-// how many runs it touched. RunWriter.Finish calls it in the transaction that
-// stores a run's last output. A run still running neither counts nor is
-// evicted (its output is counted when it finishes), so it cannot make newer
-// runs be forgotten; one whose capturer died is marked interrupted here and
-// counts and ages like any finished run.
-func (s *Store) retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
-	if maxBytes <= 0 {
-		return 0, nil
-	}
-	if total, known := outputBytes(tx); known && total <= maxBytes {
-		return 0, nil // the common case: no record is decoded
-	}
-	var recs []RunRecord
-	err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-		var rec RunRecord
-		if err := json.Unmarshal(v, &rec); err != nil {
-			return fmt.Errorf("run %s: decode: %w", k, err)
-		}
-		if !rec.Forgotten {
-			recs = append(recs, rec)
-		}
-		return nil
-	})
-	if err != nil {
-		return 0, err
-	}
-	var total int64
-	finished := recs[:0]
-	for _, rec := range recs {
-		if _, err := s.settleTx(tx, &rec); err != nil {
-			return 0, err
-		}
-		if rec.Outcome != RunRunning {
-			finished = append(finished, rec)
-			total += rec.Bytes
-		}
-	}
-	if err := setOutputBytes(tx, total); err != nil || total <= maxBytes {
-		return 0, err
-	}
-	n := 0
-	for _, rec := range finished { // keys sort by start time: oldest first
-		if total <= maxBytes {
-			break
-		}
-		if err := forgetRun(tx, rec.ID); err != nil {
-			return n, err
-		}
-		total -= rec.Bytes
-		n++
-	}
-	return n, nil
 }

@@ -85,7 +85,7 @@ func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 	w.IndexLine([]byte("first line"))
 	// The 250 ms target is measured by BenchmarkLiveOutput; here only that
 	// it shows while the run is still going.
-	deadline := time.Now().Add(3 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, _, err := st.ReadOutput(w.ID(), 0, 100)
 		if err != nil {

@@ -70,6 +70,12 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		switch act := a.(type) {
 		case model.PlanStart:
 			act.ID = uniqueSessionID(tx, now, act.Goal)
+			if model.StartReplaces(active, act.Goal) {
+				// A new goal archives the session in progress first (kept in
+				// history); both steps are one transaction.
+				act.Replaces = active.ID
+				steps = append(steps, step{active, model.ResetSession{Reason: "replaced by session " + act.ID}})
+			}
 			steps = append(steps, step{active, act})
 		case model.ActivateSession:
 			target, err := loadSession(tx, act.ID)

@@ -44,11 +44,9 @@ func (s *Store) Snapshot(runs int) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A run whose capturer died shows as interrupted, not running forever.
-	if marked, err := s.settle(snap.Runs); err != nil || marked {
-		if err != nil {
-			return nil, err
-		}
+	// A run whose capturer died shows as interrupted, not running forever
+	// (unless it cannot be marked: a read-only project).
+	if marked, _ := s.settle(snap.Runs); marked {
 		return s.Snapshot(runs)
 	}
 	return snap, nil

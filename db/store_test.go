@@ -117,19 +117,32 @@ func TestRejectedCompletionIsStoredWithTheError(t *testing.T) {
 func TestArchiveAndActivate(t *testing.T) {
 	st := newStore(t)
 	first := mustDo(t, st, model.PlanStart{Goal: "first"}).Session.ID
-	if _, err := st.Do(model.PlanStart{Goal: "second"}, "tester", t0); err == nil {
-		t.Fatal("a second plan start while a session is in progress was accepted")
+	// The same goal again changes nothing (Flow's habit).
+	if out := mustDo(t, st, model.PlanStart{Goal: "First"}); out.Session.ID != first || len(out.Events) != 0 {
+		t.Fatalf("same goal: %+v", out)
 	}
 	mustDo(t, st, model.ResetSession{})
 	if s, _ := st.Active(); s != nil {
 		t.Fatalf("active after archive = %s", s.ID)
 	}
-	second := mustDo(t, st, model.PlanStart{Goal: "second"}).Session.ID
+	// Nothing to reset is fine.
+	if out := mustDo(t, st, model.ResetSession{}); out.Session != nil || len(out.Events) != 0 {
+		t.Fatalf("reset with no session: %+v", out)
+	}
+	mustDo(t, st, model.ActivateSession{ID: first})
+	// Another goal archives the session in progress and starts a new one, in
+	// one transaction, the archive recording why.
+	out := mustDo(t, st, model.PlanStart{Goal: "second"})
+	second := out.Session.ID
+	if len(out.Events) != 2 || out.Events[0].Type != model.EventSessionArchived || out.Events[0].Session != first ||
+		!strings.Contains(out.Events[0].Summary, second) || !strings.Contains(out.Events[1].Summary, first) {
+		t.Fatalf("replacing start: %+v", out.Events)
+	}
 	if first == second {
 		t.Fatalf("two sessions started in the same second share id %s", first)
 	}
 	// Activating the first archives the second.
-	out := mustDo(t, st, model.ActivateSession{ID: first})
+	out = mustDo(t, st, model.ActivateSession{ID: first})
 	if out.Session.ID != first || out.Session.Archived {
 		t.Fatalf("activate returned %+v", out.Session)
 	}

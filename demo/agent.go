@@ -56,7 +56,7 @@ func (a *Agent) step(ctx context.Context) (bool, error) {
 	var st struct {
 		Session *model.Session `json:"session"`
 	}
-	if err := a.json(ctx, &st, "flow", "status"); err != nil {
+	if err := a.json(ctx, &st, "flow", "status", "--full"); err != nil { // the gates need every evidence
 		return false, err
 	}
 	s := st.Session

@@ -12,6 +12,7 @@ import (
 
 	"flowdeck/capture"
 	"flowdeck/db"
+	"flowdeck/internal/contain"
 	"flowdeck/model"
 	"flowdeck/patterns"
 )
@@ -98,18 +99,30 @@ strategy = "grep"
 grep = 'FAIL|_test.go'
 `
 
-// WriteProject puts the verify script and the pattern into dir.
+// WriteProject puts the verify script and the pattern into dir, through an
+// os.Root on it: a link in dir that leads out of it is refused, not followed.
 func WriteProject(dir string) error {
-	if err := os.MkdirAll(filepath.Join(dir, "scripts"), 0o755); err != nil {
+	r, err := contain.Open(dir)
+	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(dir, ".flow", "patterns"), 0o755); err != nil {
-		return err
+	defer r.Close()
+	files := []struct {
+		name, text string
+		mode       os.FileMode
+	}{
+		{filepath.Join("scripts", "verify"), VerifyScript, 0o755},
+		{filepath.Join(".flow", "patterns", "demo.toml"), PatternTOML, 0o644},
 	}
-	if err := os.WriteFile(filepath.Join(dir, "scripts", "verify"), []byte(VerifyScript), 0o755); err != nil {
-		return err
+	for _, f := range files {
+		if err := r.MkdirAll(filepath.Dir(f.name), 0o755); err != nil {
+			return contain.Fault(dir, err)
+		}
+		if err := contain.WriteAtomic(r, f.name, []byte(f.text), f.mode); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(filepath.Join(dir, ".flow", "patterns", "demo.toml"), []byte(PatternTOML), 0o644)
+	return nil
 }
 
 // Seed writes the demo project into dir and fills st (the project's store)

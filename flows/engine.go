@@ -602,6 +602,7 @@ func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []s
 // capture runs argv for the run and returns the result and its output as
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
+// show false marks the run internal: plumbing whose output a step stores.
 func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -631,7 +632,7 @@ func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, en
 		Argv: argv, Dir: e.Root, Env: env, Actor: actor, Timeout: timeout,
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
-		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now,
+		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
 	})
 	if err != nil {
 		return nil, "", err
@@ -689,15 +690,18 @@ func firstLine(s string) string {
 // execBlock runs one exec block of the current step.
 func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.Exec, run *db.FlowRun) (*db.FlowRun, error) {
 	code, err := interp.Code(ex.Code, ex.Dialect, e.scope(run))
+	if se := (*interp.SyntaxError)(nil); errors.As(err, &se) {
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %s", run.Source, ex.Line+se.Line, s.Name, se.Msg)
+	}
 	if err != nil {
-		return run, fmt.Errorf("step %q: exec block at line %d: %v", s.Name, ex.Line, err)
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %v", run.Source, ex.Line, s.Name, err)
 	}
 	file := ""
 	if ex.ViaFile {
 		if file, err = e.tempFile(run, fmt.Sprintf("%s-exec%d.%s", s.Name, ex.Index, ex.Lang), code); err != nil {
 			return run, err
 		}
-		defer os.Remove(file)
+		defer e.Store.Remove(file)
 	}
 	label := fmt.Sprintf("exec block %d (%s, line %d)", ex.Index+1, ex.Lang, ex.Line)
 	run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
@@ -740,11 +744,8 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 }
 
 func (e *Engine) tempFile(run *db.FlowRun, name, content string) (string, error) {
-	dir := filepath.Join(e.Store.Dir(), "tmp")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, run.ID+"-*-"+filepath.Base(name))
+	// Beneath the project: a .flow/tmp that leads out of it is refused.
+	f, err := e.Store.CreateTemp("tmp", 0o700, run.ID+"-*-"+filepath.Base(name))
 	if err != nil {
 		return "", err
 	}
@@ -790,7 +791,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 		}
 		argv := agentArgv(a, current, file)
 		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role, true)
-		os.Remove(file)
+		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
 		}

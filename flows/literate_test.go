@@ -123,3 +123,34 @@ func TestUnknownNextTargetFollowsOn(t *testing.T) {
 		t.Fatalf("strict start: %v", err)
 	}
 }
+
+// The issue's attack through the engine: a --var value with a double quote
+// after an arithmetic shift stays data; a value that cannot be placed stops
+// the step with the flow file, line and step named.
+func TestExecShellValueAfterArithmeticShift(t *testing.T) {
+	e, log := project(t, nil)
+	canary := filepath.Join(t.TempDir(), "x")
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n" +
+		"```bash {exec mode=stdout}\nflags=$(( 1 << 3 ))\nx=1; (( x <<= 1 )) 2>/dev/null\necho \"flags=$flags user=$name\"\n```\n" +
+		"---\n```yaml {config}\nstep: two\n```\n```sh {exec}\necho $(( $name + 1 ))\n```\n"
+	f := parse(t, "attack.md", src)
+	name := `bob"; touch ` + canary + `; echo "`
+	run, err := e.Start(context.Background(), f, "attack.md", nil, map[string]any{"name": name})
+	if _, serr := os.Stat(canary); serr == nil {
+		t.Fatalf("the value ran a command\n%s", log)
+	}
+	if err != nil && err != ErrWaiting {
+		t.Logf("start: %v", err)
+	}
+	events, _ := e.Store.FlowEvents(run.ID, 1, 0)
+	found := false
+	for _, ev := range events {
+		found = found || ev.Output != nil && strings.Contains(*ev.Output, "flags=8 user="+name)
+	}
+	if !found {
+		t.Fatalf("the value did not arrive as data\n%s", log)
+	}
+	if run.Status != db.FlowFailed || !strings.Contains(run.Error, `attack.md:16: step "two": exec block: line 1 of the block: $name: the shell evaluates this place as arithmetic`) {
+		t.Fatalf("status %s error %q", run.Status, run.Error)
+	}
+}

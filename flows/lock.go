@@ -17,18 +17,16 @@ import (
 // how an interrupted run is recognised, without heartbeats.
 type runLock struct{ f *os.File }
 
-func lockFile(st *db.Store, id string) string {
-	return filepath.Join(st.Dir(), "flowruns", id+".lock")
+// openLock opens the run's lock file beneath the project (db.Store.OpenFile):
+// a .flow/flowruns that leads out of it is refused, not followed.
+func openLock(st *db.Store, id string) (*os.File, error) {
+	return st.OpenFile(filepath.Join("flowruns", id+".lock"), os.O_RDWR|os.O_CREATE, 0o644)
 }
 
 // lockRun takes the run's lock, waiting briefly for a process that is only
 // inspecting it.
 func lockRun(st *db.Store, id string) (*runLock, error) {
-	path := lockFile(st, id)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(st, id)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +50,7 @@ func (l *runLock) release() {
 
 // tryLock takes the run's lock only if it is free at once.
 func tryLock(st *db.Store, id string) *runLock {
-	f, err := os.OpenFile(lockFile(st, id), os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := openLock(st, id)
 	if err != nil {
 		return nil
 	}

@@ -63,6 +63,23 @@ func TestBinaryServesThroughMalformedInput(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":4,"method":"tools/list","params":` + strings.Repeat(`{"a":`, 5000) + "1" + strings.Repeat("}", 5000) + "}", -32600},
 		{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"flow_note","arguments":{"text":"` + strings.Repeat("n", 17<<20) + `"}}}`, -32600},
 	}
+	// Well-formed but odd messages reach the SDK, which answers them (or,
+	// for notifications and stray responses, ignores them) and serves on.
+	odd := []string{
+		`{"jsonrpc":"2.0","id":"o1","method":"tools/call","params":[1,2]}`,
+		`{"jsonrpc":"2.0","id":"o2","method":"no/such/method","params":{}}`,
+		`{"jsonrpc":"2.0","id":"o3","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"again","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":"o4","method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":"o5","method":"tools/call","params":{"name":"flow_note","arguments":"text"}}`,
+	}
+	for _, line := range odd {
+		send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nobody"}}`)
+		send(`{"jsonrpc":"2.0","id":"never-sent","result":{}}`)
+		send(line)
+		if m := next(); m["id"] == nil || (m["error"] == nil && m["result"] == nil) {
+			t.Fatalf("%s: reply %.300v", line, m)
+		}
+	}
 	for i, b := range bad {
 		send(b.line)
 		m := next()

@@ -176,14 +176,15 @@ func TestEveryToolRoundTrip(t *testing.T) {
 	if !isErr || out["ok"] != false || e["code"] != model.CodeNoActiveSession || e["message"] == "" || rec["next_command"] != "flowdeck flow plan start GOAL" || rec["hint"] == "" {
 		t.Fatalf("refusal = %v (isError %v)", out, isErr)
 	}
-	// Arguments outside the schema are tool errors from the SDK; arguments
-	// that only flowdeck can judge are refused as invalid_argument, and
-	// nothing runs.
-	if res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "diagram", Arguments: map[string]any{"format": "svg"}}); err != nil || !res.IsError {
-		t.Fatalf("format outside the enum: %v %v", res, err)
+	// Arguments outside the schema, and arguments that only flowdeck can
+	// judge, are refused as invalid_argument naming the field, and nothing
+	// runs.
+	out, isErr = call(t, cs, "diagram", map[string]any{"format": "svg"})
+	if e, _ := out["error"].(map[string]any); !isErr || e["code"] != model.CodeInvalidArgument || e["field"] != "format" {
+		t.Fatalf("format outside the enum: %v", out)
 	}
 	out, isErr = call(t, cs, "run", map[string]any{"command": []any{"touch", "ran"}, "timeout": "soon"})
-	if e, _ := out["error"].(map[string]any); !isErr || e["code"] != model.CodeInvalidArgument || !strings.Contains(e["message"].(string), "soon") {
+	if e, _ := out["error"].(map[string]any); !isErr || e["code"] != model.CodeInvalidArgument || !strings.Contains(e["message"].(string), "soon") || e["field"] != "timeout" {
 		t.Fatalf("bad timeout = %v", out)
 	}
 	if _, err := os.Stat(filepath.Join(project, "ran")); err == nil {
@@ -205,8 +206,8 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		},
 	}})
 	sel := mustOK(t, cs, "flow_plan_select_features", map[string]any{"feature_ids": []any{"token-store", "reset-api"}})
-	if n := len(sel["session"].(map[string]any)["plan"].(map[string]any)["features"].([]any)); n != 2 {
-		t.Fatalf("selection kept %d features", n)
+	if n := sel["session"].(map[string]any)["counts"].(map[string]any)["features"]; n != 2.0 {
+		t.Fatalf("selection kept %v features", n)
 	}
 	mustOK(t, cs, "flow_plan_approve", nil)
 	start := mustOK(t, cs, "flow_run_start", map[string]any{"agent_id": "agent-7"})
@@ -217,8 +218,13 @@ func TestEveryToolRoundTrip(t *testing.T) {
 	// run: observed evidence, output stored for recall.
 	run := mustOK(t, cs, "run", map[string]any{"command": []any{"sh", "-c", "echo needle-in-output; echo done"}, "feature_id": "token-store"})
 	evd, _ := run["evidence"].(map[string]any)
-	if evd["source"] != "observed" || evd["status"] != "passed" || run["headline"] == "" {
+	if evd["source"] != "observed" || evd["status"] != "passed" || run["run_id"] == "" || run["exit_code"] != 0.0 || run["class"] == "" {
 		t.Fatalf("run = %v", run)
+	}
+	for _, key := range []string{"classification", "headline", "run", "Class", "Counts", "detail"} {
+		if _, ok := run[key]; ok {
+			t.Errorf("run result has %q: %v", key, run)
+		}
 	}
 	hits := mustOK(t, cs, "recall", map[string]any{"query": "needle", "limit": 5})["hits"].([]any)
 	if len(hits) == 0 || !strings.Contains(hits[0].(map[string]any)["text"].(string), "needle-in-output") {

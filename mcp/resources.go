@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -96,7 +95,7 @@ func (s *server) readDoc(ctx context.Context, req *sdk.ReadResourceRequest) (*sd
 	default:
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	data, err := os.ReadFile(filepath.Join(s.st.DocsDir(sess.ID), rel))
+	data, err := s.st.ReadDoc(sess.ID, rel) // beneath the project: a doc linked out of it is not read
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, sdk.ResourceNotFoundError(uri)
 	} else if err != nil {

@@ -34,33 +34,46 @@ type (
 	agent struct {
 		AgentID string `json:"agent_id,omitempty" jsonschema:"who acts; recorded on the events (default: the MCP client's name)"`
 	}
-	noArgs      struct{ agent }
+	// full is in the arguments of the actions and flow_status.
+	full struct {
+		Full bool `json:"full,omitempty" jsonschema:"return the whole stored session (every evidence, review, note and history item) instead of a summary"`
+	}
+	actionArgs struct {
+		agent
+		full
+	}
 	historyArgs struct {
 		agent
 		SessionID string `json:"session_id,omitempty" jsonschema:"a stored session's id: its whole event log; omitted: the list of sessions"`
 	}
 	goalArgs struct {
 		agent
+		full
 		Goal string `json:"goal" jsonschema:"what the session delivers"`
 	}
 	planArgs struct {
 		agent
+		full
 		Plan planInput `json:"plan" jsonschema:"the plan: features with ids, titles, verification commands and dependencies"`
 	}
 	selectArgs struct {
 		agent
+		full
 		FeatureIDs []string `json:"feature_ids" jsonschema:"the features to keep (their dependencies are kept too)"`
 	}
 	optionalFeatureArgs struct {
 		agent
+		full
 		FeatureID string `json:"feature_id,omitempty" jsonschema:"the feature to start; omitted: the first runnable one in plan order"`
 	}
 	featureArgs struct {
 		agent
+		full
 		FeatureID string `json:"feature_id" jsonschema:"a feature id of the plan"`
 	}
 	validateArgs struct {
 		agent
+		full
 		FeatureID string `json:"feature_id" jsonschema:"the active feature"`
 		Status    string `json:"status" jsonschema:"what the validation showed"`
 		Scope     string `json:"scope" jsonschema:"targeted (this feature) or broad (the whole project)"`
@@ -69,27 +82,32 @@ type (
 	}
 	reviewArgs struct {
 		agent
+		full
 		FeatureID string   `json:"feature_id" jsonschema:"the active feature"`
 		Decision  string   `json:"decision" jsonschema:"the reviewer's verdict"`
 		Findings  []string `json:"findings,omitempty" jsonschema:"what the reviewer found"`
 	}
 	finalReviewArgs struct {
 		agent
+		full
 		Decision string   `json:"decision" jsonschema:"the reviewer's verdict on the whole session"`
 		Findings []string `json:"findings,omitempty" jsonschema:"what the reviewer found"`
 	}
 	completeArgs struct {
 		agent
+		full
 		FeatureID string `json:"feature_id" jsonschema:"the active feature"`
 		Outcome   string `json:"outcome" jsonschema:"how the work ended; completed is checked against the evidence and review gates"`
 		Summary   string `json:"summary,omitempty" jsonschema:"what was done, or why it stopped"`
 	}
 	sessionArgs struct {
 		agent
+		full
 		SessionID string `json:"session_id" jsonschema:"a stored session's id (see flow_history)"`
 	}
 	noteArgs struct {
 		agent
+		full
 		Text string `json:"text" jsonschema:"the note"`
 	}
 	runArgs struct {
@@ -157,7 +175,9 @@ var enums = map[string][]any{
 }
 
 // addTool registers a tool whose input schema comes from In (with enums
-// filled in) and whose result is an ops object.
+// filled in) and whose result is an ops object. Arguments are checked here
+// against that schema (see decodeArgs), so that a bad one is refused in the
+// same shape as every other refusal.
 func addTool[In any](s *server, name, desc string, readOnly bool, h func(ctx context.Context, req *sdk.CallToolRequest, in In) (ops.Result, error)) {
 	schema, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -169,13 +189,20 @@ func addTool[In any](s *server, name, desc string, readOnly bool, h func(ctx con
 		}
 	}
 	noNullLists(schema)
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema of %s: %v", name, err))
+	}
 	tool := &sdk.Tool{Name: name, Description: desc, InputSchema: schema}
 	if readOnly {
 		tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
 	}
-	sdk.AddTool(s.srv, tool, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, any, error) {
-		res, err := h(ctx, req, in)
-		return toolResult(res, err)
+	s.srv.AddTool(tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var in In
+		if bad := decodeArgs(req.Params.Arguments, schema, resolved, &in); bad != nil {
+			return toolResult(ops.Refused(bad), nil)
+		}
+		return toolResult(h(ctx, req, in))
 	})
 }
 
@@ -197,19 +224,26 @@ func noNullLists(s *jsonschema.Schema) {
 // toolResult turns an operation's outcome into the tool's answer: the ops
 // object as structured content and as text; refusals, bad arguments and
 // failures are tool errors that carry the same kind of object.
-func toolResult(res ops.Result, err error) (*sdk.CallToolResult, any, error) {
+func toolResult(res ops.Result, err error) (*sdk.CallToolResult, error) {
+	var out any = res
+	isErr := false
 	switch {
 	case ops.IsArgError(err):
-		return &sdk.CallToolResult{IsError: true}, ops.Refused(&model.Error{
-			Code: model.CodeInvalidArgument, Message: err.Error(),
+		out, isErr = ops.Refused(&model.Error{
+			Code: model.CodeInvalidArgument, Message: err.Error(), Field: ops.ArgField(err),
 			Recovery: model.Recovery{Hint: "Fix the argument; the tool's input schema lists the allowed values."},
-		}), nil
+		}), true
 	case err != nil:
-		return &sdk.CallToolResult{IsError: true}, ops.Failed(err), nil
+		out, isErr = ops.Failed(err), true
 	case res.Refusal() != nil:
-		return &sdk.CallToolResult{IsError: true}, res, nil
+		isErr = true
 	}
-	return nil, res, nil
+	data, merr := json.Marshal(out)
+	if merr != nil {
+		return nil, fmt.Errorf("encode result: %w", merr)
+	}
+	return &sdk.CallToolResult{IsError: isErr, Content: []sdk.Content{&sdk.TextContent{Text: string(data)}},
+		StructuredContent: json.RawMessage(data)}, nil
 }
 
 // actor is who acts in a call: its agent_id, else the server's --actor,
@@ -228,8 +262,8 @@ func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 }
 
 // do executes an action as the call's actor.
-func (s *server) do(req *sdk.CallToolRequest, a agent, act model.Action) (ops.Result, error) {
-	return asResult(ops.Do(s.st, act, s.actor(req, a), s.opts.Now()))
+func (s *server) do(req *sdk.CallToolRequest, a agent, f full, act model.Action) (ops.Result, error) {
+	return asResult(ops.Do(s.st, act, s.actor(req, a), s.opts.Now(), f.Full))
 }
 
 // asResult passes on an ops call's typed result, so that a nil *T with an
@@ -243,8 +277,8 @@ func asResult[T ops.Result](res T, err error) (ops.Result, error) {
 
 func (s *server) addTools() {
 	addTool(s, "flow_status", "The active session, its plan and features, and the next command.", true,
-		func(ctx context.Context, req *sdk.CallToolRequest, in noArgs) (ops.Result, error) {
-			return asResult(ops.Status(s.st))
+		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
+			return asResult(ops.Status(s.st, in.Full))
 		})
 	addTool(s, "flow_history", "List the stored sessions, or one session's whole event log.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in historyArgs) (ops.Result, error) {
@@ -252,7 +286,7 @@ func (s *server) addTools() {
 		})
 	addTool(s, "flow_plan_start", "Start a new planning session with a goal.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in goalArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.PlanStart{Goal: in.Goal})
+			return s.do(req, in.agent, in.full, model.PlanStart{Goal: in.Goal})
 		})
 	addTool(s, "flow_plan_apply", "Apply a plan to the session (replaces the plan while planning; every feature becomes pending).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in planArgs) (ops.Result, error) {
@@ -262,54 +296,54 @@ func (s *server) addTools() {
 			}
 			p, err := model.ParsePlan(data)
 			if err != nil {
-				return nil, ops.ArgErrorf("plan: %v", err)
+				return nil, ops.FieldErrorf("plan", "plan: %v", err)
 			}
-			return s.do(req, in.agent, model.PlanApply{Plan: *p})
+			return s.do(req, in.agent, in.full, model.PlanApply{Plan: *p})
 		})
 	addTool(s, "flow_plan_select_features", "Narrow the plan to these features (with all their dependencies) while planning.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in selectArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.PlanSelect{FeatureIDs: in.FeatureIDs})
+			return s.do(req, in.agent, in.full, model.PlanSelect{FeatureIDs: in.FeatureIDs})
 		})
 	addTool(s, "flow_plan_approve", "Approve the plan for execution.", false,
-		func(ctx context.Context, req *sdk.CallToolRequest, in noArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.PlanApprove{})
+		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
+			return s.do(req, in.agent, in.full, model.PlanApprove{})
 		})
 	addTool(s, "flow_run_start", "Start a feature (default: the first runnable one in plan order).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in optionalFeatureArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.RunStart{Feature: in.FeatureID})
+			return s.do(req, in.agent, in.full, model.RunStart{Feature: in.FeatureID})
 		})
 	addTool(s, "flow_validate", "Record validation evidence that you ran yourself (reported). Prefer the run tool with feature_id: its evidence is observed.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in validateArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.Validate{Feature: in.FeatureID, Status: model.ValidationStatus(in.Status),
+			return s.do(req, in.agent, in.full, model.Validate{Feature: in.FeatureID, Status: model.ValidationStatus(in.Status),
 				Scope: model.Scope(in.Scope), Command: in.Command, Summary: in.Summary, Source: model.SourceReported})
 		})
 	addTool(s, "flow_review_record_feature", "Record a reviewer's decision on the active feature.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in reviewArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.ReviewFeature{Feature: in.FeatureID, Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
+			return s.do(req, in.agent, in.full, model.ReviewFeature{Feature: in.FeatureID, Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
 		})
 	addTool(s, "flow_review_record_final", "Record the session's final review.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in finalReviewArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.ReviewFinal{Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
+			return s.do(req, in.agent, in.full, model.ReviewFinal{Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
 		})
 	addTool(s, "flow_run_complete_feature", "End the active feature with a worker outcome; completed needs passing evidence and an approved review.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in completeArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.RunComplete{Feature: in.FeatureID, Outcome: model.Outcome(in.Outcome), Summary: in.Summary})
+			return s.do(req, in.agent, in.full, model.RunComplete{Feature: in.FeatureID, Outcome: model.Outcome(in.Outcome), Summary: in.Summary})
 		})
 	addTool(s, "flow_reset_feature", "Reset a feature and every feature downstream of it to pending.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in featureArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.ResetFeature{Feature: in.FeatureID})
+			return s.do(req, in.agent, in.full, model.ResetFeature{Feature: in.FeatureID})
 		})
 	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back).", false,
-		func(ctx context.Context, req *sdk.CallToolRequest, in noArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.ResetSession{})
+		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
+			return s.do(req, in.agent, in.full, model.ResetSession{})
 		})
 	addTool(s, "flow_session_activate", "Make a stored session the active one (the active one is archived).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in sessionArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.ActivateSession{ID: in.SessionID})
+			return s.do(req, in.agent, in.full, model.ActivateSession{ID: in.SessionID})
 		})
 	addTool(s, "flow_note", "Attach a note to the active session.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in noteArgs) (ops.Result, error) {
-			return s.do(req, in.agent, model.AddNote{Text: in.Text})
+			return s.do(req, in.agent, in.full, model.AddNote{Text: in.Text})
 		})
 	addTool(s, "run", "Run a command in the project root through flowdeck's pty, isolator and output classifier; the output is stored for recall. With feature_id the result is observed validation evidence. Reports progress while it runs; cancelling the call kills the command's whole process group.", false,
 		s.run)
@@ -343,7 +377,7 @@ func (s *server) run(ctx context.Context, req *sdk.CallToolRequest, in runArgs) 
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(in.Timeout)
 		if err != nil {
-			return nil, ops.ArgErrorf("timeout %q: %v (e.g. 90s, 10m)", in.Timeout, err)
+			return nil, ops.FieldErrorf("timeout", "timeout %q: %v (e.g. 90s, 10m)", in.Timeout, err)
 		}
 		r.Timeout = d
 	}

@@ -228,9 +228,13 @@ func featureIDs(p *Plan) []string {
 	return ids
 }
 
-func invalidArg(msg string, args ...any) *Error {
-	return refuse(CodeInvalidArgument, "", "valid arguments", "Check the command's arguments (flowdeck help flow).",
+// invalidArg refuses an argument; field is its name (the MCP argument,
+// the CLI flag without --).
+func invalidArg(field, msg string, args ...any) *Error {
+	e := refuse(CodeInvalidArgument, "", "valid arguments", "Check the command's arguments (flowdeck help flow).",
 		"flowdeck help flow", msg, args...)
+	e.Field = field
+	return e
 }
 
 var sessionIDPattern = featureIDPattern
@@ -238,41 +242,6 @@ var sessionIDPattern = featureIDPattern
 // ValidSessionID reports whether id can name a session (and its docs folder).
 func ValidSessionID(id string) bool {
 	return len(id) <= 100 && sessionIDPattern.MatchString(id)
-}
-
-// inProgress reports whether s is an active session that is not completed.
-func inProgress(s *Session) bool {
-	return s != nil && s.Status != StatusCompleted && !s.Archived
-}
-
-// SameGoal reports whether two goals are the same, case and spacing aside.
-func SameGoal(a, b string) bool {
-	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
-}
-
-// StartReplaces reports whether starting a session for goal replaces the
-// active session: it is in progress with another goal. As in Flow, the
-// active session is then archived (kept in history) and a new one starts.
-func StartReplaces(active *Session, goal string) bool {
-	return inProgress(active) && strings.TrimSpace(goal) != "" && !SameGoal(active.Goal, goal)
-}
-
-// Unchanged says why an accepted action a stored nothing; s is the active
-// session.
-func Unchanged(a Action, s *Session) string {
-	switch a.(type) {
-	case PlanStart:
-		if s != nil {
-			return "session " + s.ID + " already has this goal: it goes on unchanged"
-		}
-	case ResetSession:
-		return "there is no active session: nothing to reset"
-	case ActivateSession:
-		if s != nil {
-			return "session " + s.ID + " is already active"
-		}
-	}
-	return ""
 }
 
 func (a PlanStart) decide(s *Session, b *builder) error {
@@ -286,7 +255,7 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 	}
 	goal := strings.TrimSpace(a.Goal)
 	if goal == "" {
-		return invalidArg("the goal is empty")
+		return invalidArg("goal", "the goal is empty")
 	}
 	if !ValidSessionID(a.ID) {
 		return refuse(CodeInvalidSessionID, "", "a valid session id", "Session ids are kebab-case.",
@@ -295,7 +264,7 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 	b.session, b.seq = a.ID, 0
 	e := Event{Type: EventSessionStarted, Goal: goal}
 	if a.Replaces != "" {
-		e.Summary = "replaces session " + a.Replaces + " (archived, kept in history)"
+		e.Summary = "replaces session " + a.Replaces + ", archived"
 	}
 	b.emit(e)
 	return nil
@@ -361,7 +330,7 @@ func (a PlanSelect) decide(s *Session, b *builder) error {
 			"flowdeck flow status", "session %s is %s; the plan can be narrowed only while planning", s.ID, s.Status)
 	}
 	if len(a.FeatureIDs) == 0 {
-		return invalidArg("select needs at least one feature id")
+		return invalidArg("feature_ids", "select needs at least one feature id")
 	}
 	keep := map[string]bool{}
 	for _, id := range a.FeatureIDs {
@@ -498,20 +467,20 @@ func (a Validate) decide(s *Session, b *builder) error {
 	switch a.Status {
 	case ValidationPassed, ValidationFailed, ValidationPartial:
 	default:
-		return invalidArg("validation status %s is not passed, failed or partial", quoteID(string(a.Status)))
+		return invalidArg("status", "validation status %s is not passed, failed or partial", quoteID(string(a.Status)))
 	}
 	if err := checkScope(a.Scope); err != nil {
 		return err
 	}
 	if strings.TrimSpace(a.Command) == "" {
-		return invalidArg("validation needs the command that was run")
+		return invalidArg("command", "validation needs the command that was run")
 	}
 	src := a.Source
 	if src == "" {
 		src = SourceReported
 	}
 	if src != SourceReported && src != SourceObserved {
-		return invalidArg("evidence source %s is not reported or observed", quoteID(string(src)))
+		return invalidArg("source", "evidence source %s is not reported or observed", quoteID(string(src)))
 	}
 	e := b.emit(Event{Type: EventValidationRecorded, Feature: a.Feature})
 	e.Evidence = &Evidence{
@@ -523,7 +492,7 @@ func (a Validate) decide(s *Session, b *builder) error {
 
 func checkScope(s Scope) error {
 	if s != ScopeTargeted && s != ScopeBroad {
-		return invalidArg("scope %s is not targeted or broad", quoteID(string(s)))
+		return invalidArg("scope", "scope %s is not targeted or broad", quoteID(string(s)))
 	}
 	return nil
 }
@@ -533,7 +502,7 @@ func checkDecision(d ReviewDecision) error {
 	case ReviewApproved, ReviewNeedsFix, ReviewBlocked:
 		return nil
 	}
-	return invalidArg("review decision %s is not approved, needs_fix or blocked", quoteID(string(d)))
+	return invalidArg("decision", "review decision %s is not approved, needs_fix or blocked", quoteID(string(d)))
 }
 
 func (a ReviewFeature) decide(s *Session, b *builder) error {
@@ -590,7 +559,7 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 	case OutcomeBlocked, OutcomeNeedsInput:
 		b.emit(Event{Type: EventFeatureBlocked, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
 	default:
-		return invalidArg("outcome %s is not completed, replan_required, blocked or needs_input", quoteID(string(a.Outcome)))
+		return invalidArg("outcome", "outcome %s is not completed, replan_required, blocked or needs_input", quoteID(string(a.Outcome)))
 	}
 	return nil
 }
@@ -608,9 +577,14 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
 			return e
 		}
-		// The verification is shell text: the argv runs it with sh -c, and
-		// next_command is that argv quoted, so both say the same.
-		return e.withAction("run", "--feature", f.ID, "--scope", string(scope), "--", "sh", "-c", f.Verification[0])
+		// The verification is shell text: the argv runs it with sh -c (or as
+		// its words, when no word needs a shell), and next_command is that
+		// argv quoted, so both say the same.
+		argv := []string{"run", "--feature", f.ID, "--scope", string(scope), "--"}
+		if words, ok := plainWords(f.Verification[0]); ok {
+			return e.withAction(append(argv, words...)...)
+		}
+		return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
 	}
 	if len(since) == 0 {
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
@@ -731,7 +705,7 @@ func (a AddNote) decide(s *Session, b *builder) error {
 	}
 	text := strings.TrimSpace(a.Text)
 	if text == "" {
-		return invalidArg("the note is empty")
+		return invalidArg("text", "the note is empty")
 	}
 	b.emit(Event{Type: EventNoteAdded, Text: text})
 	return nil

@@ -434,3 +434,19 @@ func TestDuplicateDependencyNamed(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+func TestNextActionRunsPlainVerificationAsWords(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"go test ./auth/...":      "flowdeck run --feature a --scope targeted -- go test ./auth/...",
+		"go test ./... | tee log": "flowdeck run --feature a --scope targeted -- sh -c 'go test ./... | tee log'",
+		"CGO_ENABLED=0 go build":  "flowdeck run --feature a --scope targeted -- sh -c 'CGO_ENABLED=0 go build'",
+		"pytest -k 'not slow'":    `flowdeck run --feature a --scope targeted -- sh -c 'pytest -k '\''not slow'\'''`,
+		"make test && make lint":  "flowdeck run --feature a --scope targeted -- sh -c 'make test && make lint'",
+	} {
+		r := readyRig(t, model.Feature{ID: "a", Title: "A", Verification: []string{cmd}})
+		r.do(model.RunStart{})
+		if got := model.NextCommand(r.s); got != want {
+			t.Errorf("%q: next %q, want %q", cmd, got, want)
+		}
+	}
+}

@@ -57,7 +57,7 @@ func Diagram(s *Session, format string) (string, error) {
 	case "dot":
 		return DiagramDOT(s), nil
 	}
-	return "", invalidArg("unknown diagram format %q: use ascii, mermaid or dot", cleanText(format, false))
+	return "", invalidArg("format", "unknown diagram format %q: use ascii, mermaid or dot", cleanText(format, false))
 }
 
 // asciiMaxWidth bounds the ascii drawing so it fits a wide terminal; long

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Error codes. Agents branch on these; they are part of the public contract.
@@ -107,6 +108,23 @@ func ShellJoin(args []string) string {
 	return strings.Join(out, " ")
 }
 
+// plainWords splits a command into words when no word needs quoting, so
+// running the words is exactly what a shell would run: no quotes, globs,
+// variables, redirections or separators, only the characters ShellQuote
+// leaves bare.
+func plainWords(cmd string) ([]string, bool) {
+	words := strings.Fields(cmd)
+	if len(words) == 0 || strings.Contains(words[0], "=") { // NAME=value is an assignment to a shell
+		return nil, false
+	}
+	for _, w := range words {
+		if ShellQuote(w) != w {
+			return nil, false
+		}
+	}
+	return words, true
+}
+
 // ShellQuote returns s quoted for a POSIX shell when it needs quoting.
 func ShellQuote(s string) string {
 	if s == "" {
@@ -122,5 +140,58 @@ func ShellQuote(s string) string {
 	if safe {
 		return s
 	}
+	if needsANSIC(s) {
+		return ansiCQuote(s)
+	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// needsANSIC reports whether s holds a character a terminal would act on
+// rather than show (controls, C1, bidi) or that is not UTF-8.
+func needsANSIC(s string) bool {
+	for i, r := range s {
+		if r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 || isBidi(r) || r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD") {
+			return true
+		}
+	}
+	return false
+}
+
+func isBidi(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// ansiCQuote quotes s as $'…' (bash, zsh, ksh, POSIX.1-2024 sh) with every
+// control, C1, bidi and invalid byte written as an escape: the command
+// shows as it is and still pastes back into a shell as the same bytes.
+func ansiCQuote(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\'' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == 0x1b:
+			b.WriteString(`\e`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && r < 0xa0 || isBidi(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	b.WriteByte('\'')
+	return b.String()
 }

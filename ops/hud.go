@@ -270,5 +270,5 @@ func hudJSON(h *HUD) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(h) // plain strings and slices: cannot fail
-	return b.String()
+	return string(termtext.JSON([]byte(b.String())))
 }

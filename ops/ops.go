@@ -19,14 +19,21 @@ type Result interface {
 	Refusal() *model.Error
 }
 
-// ActionResult is the result of every /flow-* action, accepted or refused,
-// and of flow status.
+// ActionResult is the result of every /flow-* action, accepted or refused:
+// the events it stored, the feature it touched and a summary of the session
+// (the whole session with Full). A refusal's error comes right after ok.
 type ActionResult struct {
-	OK          bool           `json:"ok"`
-	Session     *model.Session `json:"session,omitempty"`
-	Events      []model.Event  `json:"events,omitempty"`
+	OK    bool         `json:"ok"`
+	Error *model.Error `json:"error,omitempty"`
+	// Message says why an accepted action changed nothing (the same goal
+	// again, no session to reset).
+	Message     string         `json:"message,omitempty"`
+	Events      []EventView    `json:"events,omitempty"`
+	Feature     *FeatureView   `json:"feature,omitempty"`
+	Session     any            `json:"session,omitempty"` // *SessionSummary, or *model.Session with Full
 	NextCommand string         `json:"next_command,omitempty"`
-	Error       *model.Error   `json:"error,omitempty"`
+	State       *model.Session `json:"-"` // the session after the action, for Go callers
+	Raw         []model.Event  `json:"-"` // the events as stored
 }
 
 func (r *ActionResult) Refusal() *model.Error { return r.Error }
@@ -36,15 +43,16 @@ func (r *ActionResult) Refusal() *model.Error { return r.Error }
 func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 
 // Do executes one action. A refusal is in the result; the error is for
-// storage and internal failures only.
-func Do(st *db.Store, a model.Action, actor string, now time.Time) (*ActionResult, error) {
-	return DoSeen(st, a, 0, actor, now)
+// storage and internal failures only. full puts the whole session in the
+// result instead of its summary.
+func Do(st *db.Store, a model.Action, actor string, now time.Time, full bool) (*ActionResult, error) {
+	return DoSeen(st, a, 0, actor, now, full)
 }
 
 // DoSeen is Do for a caller that decided on the session as of sequence
 // expectSeq (its expect_seq; 0: no guard): if what a decides changed since,
 // the result is refused with stale_decision.
-func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time) (*ActionResult, error) {
+func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool) (*ActionResult, error) {
 	out, err := st.DoSeen(redactAction(a), expectSeq, actor, now)
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
@@ -54,19 +62,53 @@ func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now ti
 	if out != nil {
 		// Some refusals still store events (a rejected completion, a run
 		// start that blocks the session): they are reported beside the error.
-		res.Session, res.Events = out.Session, out.Events
+		res.State, res.Raw = out.Session, out.Events
+		sessionID := ""
+		if out.Session != nil {
+			sessionID = out.Session.ID
+		}
+		res.Events = ViewEvents(out.Events, sessionID)
+		res.Feature = ViewFeature(out.Session, touchedFeature(out.Events))
+		if full && out.Session != nil {
+			res.Session = out.Session
+		} else if sum := Summarize(out.Session); sum != nil {
+			res.Session = sum
+		}
 		res.NextCommand = model.NextCommand(out.Session)
+		if res.OK && len(out.Events) == 0 {
+			res.Message = model.Unchanged(a, out.Session)
+		}
 	}
 	return res, nil
 }
 
-// Status is the active session (nil when there is none) and its next command.
-func Status(st *db.Store) (*ActionResult, error) {
+// StatusResult is the active session as flow status shows it (nil when
+// there is none) and its next command.
+type StatusResult struct {
+	OK          bool           `json:"ok"`
+	Session     any            `json:"session,omitempty"` // *StatusView, or *model.Session with full
+	NextCommand string         `json:"next_command"`
+	State       *model.Session `json:"-"`
+}
+
+func (*StatusResult) Refusal() *model.Error { return nil }
+
+// Status is the active session and its next command; full is the whole
+// stored session (every evidence, review, note and history item).
+func Status(st *db.Store, full bool) (*StatusResult, error) {
 	s, err := st.Active()
 	if err != nil {
 		return nil, err
 	}
-	return &ActionResult{OK: true, Session: s, NextCommand: model.NextCommand(s)}, nil
+	res := &StatusResult{OK: true, NextCommand: model.NextCommand(s), State: s}
+	switch {
+	case s == nil:
+	case full:
+		res.Session = s
+	default:
+		res.Session = ViewStatus(s)
+	}
+	return res, nil
 }
 
 // Failure is the result object of an operation that failed for a reason
@@ -96,12 +138,26 @@ func Failed(err error) *Failure {
 
 // ArgError is an argument that no rule needs to see to reject: a malformed
 // duration, an unknown format. The CLI calls it a usage error.
-type ArgError struct{ msg string }
+type ArgError struct{ msg, field string }
 
 func (e *ArgError) Error() string { return e.msg }
 
 // ArgErrorf makes an *ArgError.
-func ArgErrorf(format string, args ...any) error { return &ArgError{fmt.Sprintf(format, args...)} }
+func ArgErrorf(format string, args ...any) error { return &ArgError{msg: fmt.Sprintf(format, args...)} }
+
+// FieldErrorf makes an *ArgError about the argument named field.
+func FieldErrorf(field, format string, args ...any) error {
+	return &ArgError{msg: fmt.Sprintf(format, args...), field: field}
+}
+
+// ArgField is the argument an *ArgError is about, or "".
+func ArgField(err error) string {
+	var a *ArgError
+	if errors.As(err, &a) {
+		return a.field
+	}
+	return ""
+}
 
 // IsArgError reports whether err is about the operation's arguments.
 func IsArgError(err error) bool {

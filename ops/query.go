@@ -79,9 +79,13 @@ func Diagram(st *db.Store, format string) (Result, error) {
 
 // RecallResult is the best matching lines of stored output.
 type RecallResult struct {
-	OK   bool     `json:"ok"`
-	Hits []db.Hit `json:"hits"`
+	OK      bool     `json:"ok"`
+	Hits    []db.Hit `json:"hits"`
+	Message string   `json:"message,omitempty"` // NoResults when there are none
 }
+
+// NoResults is what recall says when nothing matches (exit 0, as oo).
+const NoResults = "No results found"
 
 func (*RecallResult) Refusal() *model.Error { return nil }
 
@@ -91,7 +95,11 @@ func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RecallResult{OK: true, Hits: orEmpty(hits)}, nil
+	res := &RecallResult{OK: true, Hits: orEmpty(hits)}
+	if len(hits) == 0 {
+		res.Message = NoResults
+	}
+	return res, nil
 }
 
 // RunsResult lists run records, newest first.
@@ -102,11 +110,14 @@ type RunsResult struct {
 
 func (*RunsResult) Refusal() *model.Error { return nil }
 
-// Runs lists at most limit runs (0 = all).
+// Runs lists at most limit runs (0 = all), without their output detail.
 func Runs(st *db.Store, limit int) (*RunsResult, error) {
 	runs, err := st.Runs(limit)
 	if err != nil {
 		return nil, err
+	}
+	for i := range runs {
+		runs[i].Detail = "" // up to 32 KiB each: flowdeck show RUN has it
 	}
 	return &RunsResult{OK: true, Runs: orEmpty(runs)}, nil
 }

@@ -1,16 +1,10 @@
 package patterns
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
 
-// Parser states for terminal control sequences (ECMA-48 / the VT500 parser,
-// reduced to what is needed to drop sequences, never to execute them).
-const (
-	stGround   = iota
-	stEsc      // after ESC
-	stEscInter // ESC followed by intermediate bytes (ESC ( B, ESC # 8)
-	stCSI      // ESC [ or C1 CSI: parameters and intermediates until a final byte
-	stString   // OSC, DCS, SOS, PM, APC: until BEL or ST
-	stStrEsc   // ESC seen inside a string: ESC \ is ST
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
 )
 
 // replacement is U+FFFD, written in place of bytes that are not UTF-8 so
@@ -23,9 +17,13 @@ const replacement = "\uFFFD"
 // restart the line (progress bars), and replaces invalid UTF-8. It keeps
 // at most maxLine bytes of a line and counts the rest, so a single huge
 // line costs bounded memory. State survives across writes: sequences and
-// UTF-8 characters may be split anywhere.
+// UTF-8 characters may be split anywhere. Where a sequence ends is x/ansi's
+// VT500 state machine's to say; text and lines are the splitter's own.
 type splitter struct {
-	state   int
+	// seq is the escape-sequence parser. Its zero value is ready and
+	// keeps no parameters or string data: the splitter only needs to
+	// know where each sequence ends, never what it says.
+	seq     ansi.Parser
 	strC2   bool // inside a string, the previous byte was 0xC2 (UTF-8 lead of C1 ST)
 	cr      bool // a \r is pending: the next printable byte restarts the line
 	pend    [utf8.UTFMax]byte
@@ -42,7 +40,7 @@ func (s *splitter) write(p []byte) {
 		p = s.finishRune(p)
 	}
 	for len(p) > 0 {
-		if s.state != stGround {
+		if s.inSequence() {
 			p = s.control(p)
 			continue
 		}
@@ -68,7 +66,7 @@ func (s *splitter) write(p []byte) {
 			s.cr = true
 			p = p[1:]
 		case b == 0x1b:
-			s.state = stEsc
+			s.seq.Advance(b)
 			p = p[1:]
 		case b < 0x80:
 			p = p[1:] // other C0 controls and DEL: dropped
@@ -123,10 +121,8 @@ func (s *splitter) handleRune(r rune, enc []byte) {
 		// C1 controls in their UTF-8 form: CSI, OSC and the string
 		// introducers start sequences; the rest are dropped.
 		switch r {
-		case 0x9b:
-			s.state = stCSI
-		case 0x9d, 0x90, 0x98, 0x9e, 0x9f:
-			s.state = stString
+		case 0x9b, 0x9d, 0x90, 0x98, 0x9e, 0x9f:
+			s.seq.Advance(byte(r)) // the 8-bit introducer starts the same sequence
 			s.strC2 = false
 		}
 	default:
@@ -134,81 +130,71 @@ func (s *splitter) handleRune(r rune, enc []byte) {
 	}
 }
 
-// control consumes bytes while inside an escape sequence.
+func (s *splitter) inSequence() bool { return s.seq.State() != parser.GroundState }
+
+// inString reports whether the parser is inside a string (OSC, DCS, SOS,
+// PM, APC), whose payload runs to BEL or ST.
+func (s *splitter) inString() bool {
+	switch s.seq.State() {
+	case parser.OscStringState, parser.DcsStringState, parser.SosStringState,
+		parser.PmStringState, parser.ApcStringState:
+		return true
+	}
+	return false
+}
+
+// control consumes bytes while inside an escape sequence. A newline ends
+// any sequence (one stray OSC cannot hide the rest of a command's output);
+// a non-ASCII byte ends any but a string and is text.
 func (s *splitter) control(p []byte) []byte {
-	for len(p) > 0 && s.state != stGround {
-		b := p[0]
-		switch s.state {
-		case stEsc, stEscInter:
-			switch {
-			case b == '[' && s.state == stEsc:
-				s.state = stCSI
-			case b == ']' && s.state == stEsc:
-				s.state, s.strC2 = stString, false
-			case (b == 'P' || b == 'X' || b == '^' || b == '_') && s.state == stEsc:
-				s.state, s.strC2 = stString, false
-			case b >= 0x20 && b <= 0x2f:
-				s.state = stEscInter
-			case b >= 0x30 && b <= 0x7e:
-				s.state = stGround
-			case b == 0x1b:
-				s.state = stEsc
-			case b == '\n' || b == 0x18 || b == 0x1a || b >= 0x80:
-				// Abort; the byte is handled in ground state (a newline
-				// still ends the line, a non-ASCII byte is text).
-				s.state = stGround
+	for len(p) > 0 && s.inSequence() {
+		if s.inString() {
+			if p = s.skipString(p); len(p) == 0 {
 				return p
 			}
-		case stCSI:
-			switch {
-			case b >= 0x20 && b <= 0x3f:
-			case b >= 0x40 && b <= 0x7e:
-				s.state = stGround
-			case b == 0x1b:
-				s.state = stEsc
-			case b == '\n' || b == 0x18 || b == 0x1a || b >= 0x80:
-				s.state = stGround
-				return p
+			switch c := p[0]; {
+			case c == 0x1b:
+				s.seq.Advance(c) // ends the string; ESC \ is ST
+			case c == '\n':
+				s.seq.Reset()
+				return p // the newline still ends the line
+			default: // BEL, CAN, SUB, the ST of C2 9C
+				s.seq.Reset()
 			}
-		case stString:
-			// Skip the payload quickly: only BEL, ESC, \n, CAN, SUB and
-			// the UTF-8 C1 ST (C2 9C) can end a string.
-			i := 0
-			for i < len(p) {
-				c := p[i]
-				if c == 0x07 || c == 0x1b || c == '\n' || c == 0x18 || c == 0x1a || (c == 0x9c && s.strC2) {
-					break
-				}
-				s.strC2 = c == 0xc2
-				i++
-			}
-			p = p[i:]
-			if len(p) == 0 {
-				return p
-			}
-			switch c := p[0]; c {
-			case 0x1b:
-				s.state = stStrEsc
-			case '\n':
-				// An unterminated string ends at the line end, so one stray
-				// OSC cannot hide the rest of a command's output.
-				s.state = stGround
-				return p
-			default: // BEL, CAN, SUB, ST
-				s.state = stGround
-			}
-		case stStrEsc:
-			if b == '\\' {
-				s.state = stGround
-			} else {
-				// ESC inside a string ends it and starts a new sequence.
-				s.state = stEsc
-				continue
-			}
+			s.strC2 = false
+			p = p[1:]
+			continue
 		}
+		b := p[0]
+		switch {
+		case b == '\n' || b >= 0x80:
+			s.seq.Reset()
+			return p // handled as text or a line end
+		case b == 0x1b && s.seq.State() == parser.DcsEntryState:
+			// x/ansi would take ESC as DCS passthrough data; an empty
+			// DCS ends here instead, and the ESC starts a sequence.
+			s.seq.Reset()
+			continue
+		}
+		s.seq.Advance(b)
 		p = p[1:]
 	}
 	return p
+}
+
+// skipString drops a string's payload up to the first byte that can end
+// it: BEL, ESC, \n, CAN, SUB or the UTF-8 C1 ST (C2 9C).
+func (s *splitter) skipString(p []byte) []byte {
+	i := 0
+	for i < len(p) {
+		c := p[i]
+		if c == 0x07 || c == 0x1b || c == '\n' || c == 0x18 || c == 0x1a || (c == 0x9c && s.strC2) {
+			break
+		}
+		s.strC2 = c == 0xc2
+		i++
+	}
+	return p[i:]
 }
 
 // text appends printable bytes to the current line.
@@ -245,11 +231,11 @@ func (s *splitter) endLine() {
 func (s *splitter) flush() {
 	if s.npend > 0 {
 		s.npend = 0
-		if s.state == stGround {
+		if !s.inSequence() {
 			s.text([]byte(replacement))
 		}
 	}
-	s.state = stGround
+	s.seq.Reset()
 	if s.partial {
 		s.cr = false // "text\r" at the very end: nothing overwrote it
 		s.endLine()

@@ -18,6 +18,7 @@ var builtinPatterns = []*pattern{
 	builtin("jest", `^(jest|react-scripts test|craco test)\b`, newJest),
 	builtin("vitest", `^vitest\b`, newVitest),
 	builtin("node --test", `^node\b.*\s--test(\s|$)`, newNodeTest),
+	builtin("mocha", `^(mocha|_mocha)\b`, newMocha),
 	builtin("eslint", `^eslint\b`, newESLint),
 	builtin("tsc", `^(tsc|vue-tsc)\b`, newTSC),
 	builtin("ruff", `^(ruff|`+py+`ruff)\b`, newRuff),

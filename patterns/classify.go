@@ -18,6 +18,9 @@ const (
 	Passthrough Class = "passthrough" // small output, or a content command: Detail is the output
 	Quiet       Class = "quiet"       // a status command succeeded: nothing worth showing
 	Indexed     Class = "indexed"     // large output: stored and indexed for recall
+	// NoTests: a test command that ran no test (none found, all filtered
+	// out or skipped). Whatever its exit status, it proves nothing.
+	NoTests Class = "no_tests"
 )
 
 // Category says what a command's output is for; it decides the class of a
@@ -66,6 +69,8 @@ type Result struct {
 // command: usually the pattern name, else the command line.
 func (r Result) Headline(cmd string) string {
 	switch {
+	case r.Class == NoTests:
+		return "⚠ " + cmd + ": " + r.Summary
 	case r.Class == Failure && r.Summary != "":
 		return "✗ " + cmd + " — " + r.Summary
 	case r.Class == Failure:
@@ -223,6 +228,14 @@ func (c *Classifier) Finish(exitCode int, elapsed time.Duration) Result {
 	}
 	small := c.stripped <= int64(c.small)
 	switch {
+	case ok && out.noTests:
+		// Show what the tool said, so the person sees why nothing ran.
+		r.Class = NoTests
+		if small {
+			r.Detail = c.smallText(red, unterminated)
+		} else {
+			r.Detail = c.all.render(red)
+		}
 	case exitCode != 0:
 		r.Class = Failure
 		r.Detail = c.failureDetail(red)

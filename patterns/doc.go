@@ -46,14 +46,17 @@
 //
 //	[pattern.success]                 # optional: one-line summary
 //	pattern = '(?P<n>\d+) widgets built'
-//	summary = '{n} widgets built'     # {name}: a named group of pattern
+//	summary = '{n} widgets built'     # {name}: a named group of pattern;
+//	                                  # summary = "" is a bare ✓ (oo's quiet success)
 //
 //	[pattern.failure]                 # optional: what a failure shows
 //	strategy = "grep"                 # tail | head | grep | between
 //	grep = 'ERROR'                    # grep: lines matching
 //	# lines = 30                      # tail, head (default 30)
-//	# start = '^FAIL'                 # between: from a line matching start
-//	# end = '^$'                      #   through the next line matching end
+//	# start = 'FAIL:'                 # between: from a line containing start
+//	# end = 'make['                   #   through the next line containing end
+//	                                  #   (plain text, as in oo; /…/ or
+//	                                  #   regex = true for regexes)
 //
 // The success pattern is matched line by line (multi-line regexes do not
 // apply); the last matching line wins; named groups that hold integers

@@ -31,6 +31,7 @@ var fixtureWant = []struct {
 	{"cargobuild/pass", Passthrough, "cargo build", "1 crate compiled, 0 warnings, 110ms", counts{"compiled": 1, "duration_ms": 110, "errors": 0, "warnings": 0}},
 	{"cargobuild/warnings", Passthrough, "cargo build", "1 crate compiled, 1 warning, 110ms", counts{"compiled": 1, "duration_ms": 110, "errors": 0, "warnings": 1}},
 	{"cargotest/fail", Failure, "cargo test", "2 failed: tests::adds, tests::clamps_high (1 passed, 1 ignored)", counts{"duration_ms": 70, "failed": 2, "ignored": 1, "passed": 1, "suites": 1}},
+	{"cargotest/no_tests", NoTests, "cargo test", "no tests ran, 5 filtered out", counts{"failed": 0, "filtered": 5, "ignored": 0, "passed": 0, "suites": 2}},
 	{"cargotest/pass", Passthrough, "cargo test", "4 passed, 0 failed, 1 ignored, 3 suites", counts{"failed": 0, "ignored": 1, "passed": 4, "suites": 3}},
 	{"eslint/fail", Failure, "eslint", "3 errors, 2 warnings in 2 files", counts{"errors": 3, "files": 2, "warnings": 2}},
 	{"eslint/pass", Passthrough, "eslint", "0 errors, 0 warnings", counts{"errors": 0, "files": 0, "warnings": 0}},
@@ -45,6 +46,10 @@ var fixtureWant = []struct {
 	{"gotest/fail_json", Failure, "go test", "2 failed: TestClamp, TestClampTable/above (9 passed, 2 skipped, 4 packages)", counts{"duration_ms": 5, "failed": 2, "no_test_files": 1, "packages": 4, "packages_failed": 1, "passed": 9, "skipped": 2}},
 	{"gotest/fail_plain", Failure, "go test", "2 failed: TestClamp, TestClampTable/above (1 package failed, 3 packages ok)", counts{"duration_ms": 4, "failed": 2, "no_test_files": 1, "packages": 4, "packages_failed": 1}},
 	{"gotest/fail_verbose", Failure, "go test", "2 failed: TestClamp, TestClampTable/above (9 passed, 2 skipped, 4 packages)", counts{"duration_ms": 6, "failed": 2, "no_test_files": 1, "packages": 4, "packages_failed": 1, "passed": 9, "skipped": 2}},
+	{"gotest/no_test_files", NoTests, "go test", "no tests ran, 1 package without tests", counts{"failed": 0, "no_test_files": 1, "packages": 0}},
+	{"gotest/no_tests_json", NoTests, "go test", "no tests ran, 3 packages matched no test, 2 packages without tests", counts{"duration_ms": 11, "failed": 0, "no_test_files": 2, "packages": 3, "passed": 0, "skipped": 0}},
+	{"gotest/no_tests_plain", NoTests, "go test", "no tests ran, 3 packages matched no test, 2 packages without tests", counts{"duration_ms": 80, "failed": 0, "no_test_files": 2, "packages": 3}},
+	{"gotest/no_tests_verbose", NoTests, "go test", "no tests ran, 3 packages matched no test, 2 packages without tests", counts{"duration_ms": 16, "failed": 0, "no_test_files": 2, "packages": 3}},
 	{"gotest/panic", Failure, "go test", "1 failed: TestPanics (panic, 1 package failed, 2 packages ok)", counts{"duration_ms": 5, "failed": 1, "no_test_files": 2, "packages": 3, "packages_failed": 1}},
 	{"gotest/pass_json", Success, "go test", "7 passed, 0 failed, 1 skipped, 3 packages, 6ms", counts{"duration_ms": 6, "failed": 0, "no_test_files": 2, "packages": 3, "passed": 7, "skipped": 1}},
 	{"gotest/pass_plain", Passthrough, "go test", "3 packages ok, 2 packages without tests, 7ms", counts{"duration_ms": 7, "failed": 0, "no_test_files": 2, "packages": 3}},
@@ -52,25 +57,35 @@ var fixtureWant = []struct {
 	{"govet/fail", Failure, "go vet", "1 issue", counts{"issues": 1}},
 	{"govet/pass", Passthrough, "go vet", "0 issues", counts{"issues": 0}},
 	{"jest/fail", Failure, "jest", "2 failed: sum › adds negatives, clamp › clamps high (2 passed, 1 skipped, 1 todo)", counts{"duration_ms": 318, "failed": 2, "passed": 2, "skipped": 1, "suites": 2, "suites_failed": 1, "todo": 1, "total": 6}},
+	{"jest/no_tests", NoTests, "jest", "no tests ran, none found", counts{"failed": 0, "passed": 0}},
+	{"jest/no_tests_pass", NoTests, "jest", "no tests ran, none found", counts{"failed": 0, "passed": 0}},
 	{"jest/pass", Passthrough, "jest", "4 passed, 0 failed, 1 skipped, 1 todo, 2 suites, 334ms", counts{"duration_ms": 334, "failed": 0, "passed": 4, "skipped": 1, "suites": 2, "todo": 1, "total": 6}},
 	{"jest/suite_error", Failure, "jest", "1 suite failed: ./broken.test.js (4 passed, 1 skipped, 1 todo)", counts{"duration_ms": 490, "failed": 0, "passed": 4, "skipped": 1, "suites": 3, "suites_failed": 1, "todo": 1, "total": 6}},
 	{"make/build_fail", Failure, "make", "2 errors, 0 warnings; target 'bad' failed", counts{"errors": 2, "warnings": 0}},
 	{"make/build_pass", Passthrough, "make", "0 errors, 1 warning", counts{"errors": 0, "warnings": 1}},
 	{"make/test_fail", Failure, "make", "go test: 2 failed: TestClamp, TestClampTable/above (1 package failed, 3 packages ok); target 'test-fail' failed", counts{"duration_ms": 4, "failed": 2, "no_test_files": 1, "packages": 4, "packages_failed": 1}},
 	{"make/test_pass", Passthrough, "make", "go test: 3 packages ok, 2 packages without tests, 4ms", counts{"duration_ms": 4, "failed": 0, "no_test_files": 2, "packages": 3}},
+	{"mocha/fail", Failure, "mocha", "2 failed: sum adds 1 + 2, clamp clamps high (1 passed, 1 pending)", counts{"duration_ms": 24, "failed": 2, "passed": 1, "skipped": 1}},
+	{"mocha/no_tests", NoTests, "mocha", "no tests ran", counts{"duration_ms": 10, "failed": 0, "passed": 0, "skipped": 0}},
+	{"mocha/pass", Passthrough, "mocha", "3 passed, 0 failed, 1 pending, 3ms", counts{"duration_ms": 3, "failed": 0, "passed": 3, "skipped": 1}},
 	{"mypy/fail", Failure, "mypy", "3 errors in 1 file, 1 file checked", counts{"checked": 1, "errors": 3, "files": 1}},
 	{"mypy/pass", Passthrough, "mypy", "0 errors, 1 file checked", counts{"checked": 1, "errors": 0}},
 	{"nodetest/fail", Failure, "node --test", "2 failed: high, sum (2 passed, 1 skipped, 1 todo)", counts{"duration_ms": 123, "failed": 2, "passed": 2, "skipped": 1, "suites": 1, "todo": 1, "total": 6}},
+	{"nodetest/no_tests", NoTests, "node --test", "no tests ran, 6 skipped", counts{"duration_ms": 565, "failed": 0, "passed": 0, "skipped": 6, "suites": 1, "todo": 0, "total": 6}},
 	{"nodetest/pass", Passthrough, "node --test", "4 passed, 0 failed, 1 skipped, 1 todo, 98ms", counts{"duration_ms": 98, "failed": 0, "passed": 4, "skipped": 1, "suites": 1, "todo": 1, "total": 6}},
 	{"npm/run_tsc_fail", Failure, "npm script", "tsc: 3 errors in 2 files", counts{"errors": 3, "files": 2}},
 	{"npm/run_vitest_pass", Passthrough, "npm script", "vitest: 4 passed, 0 failed, 1 skipped, 2 files, 370ms", counts{"duration_ms": 370, "failed": 0, "files": 2, "passed": 4, "skipped": 1, "total": 5}},
 	{"npm/test_jest_fail", Failure, "npm script", "jest: 2 failed: sum › adds negatives, clamp › clamps high (2 passed, 1 skipped, 1 todo)", counts{"duration_ms": 240, "failed": 2, "passed": 2, "skipped": 1, "suites": 2, "suites_failed": 1, "todo": 1, "total": 6}},
+	{"npm/test_jest_no_tests", NoTests, "npm script", "jest: no tests ran, none found", counts{"failed": 0, "passed": 0}},
 	{"npm/test_jest_pass", Passthrough, "npm script", "jest: 4 passed, 0 failed, 1 skipped, 1 todo, 2 suites, 194ms", counts{"duration_ms": 194, "failed": 0, "passed": 4, "skipped": 1, "suites": 2, "todo": 1, "total": 6}},
+	{"npm/test_mocha_fail", Failure, "npm script", "mocha: 2 failed: sum adds 1 + 2, clamp clamps high (1 passed, 1 pending)", counts{"duration_ms": 4, "failed": 2, "passed": 1, "skipped": 1}},
 	{"pnpm/test_node_fail", Failure, "npm script", "node --test: 2 failed: high, sum (2 passed, 1 skipped, 1 todo)", counts{"duration_ms": 96, "failed": 2, "passed": 2, "skipped": 1, "suites": 1, "todo": 1, "total": 6}},
 	{"pnpm/test_vitest_pass", Passthrough, "npm script", "vitest: 4 passed, 0 failed, 1 skipped, 2 files, 394ms", counts{"duration_ms": 394, "failed": 0, "files": 2, "passed": 4, "skipped": 1, "total": 5}},
 	{"pytest/collect_error", Failure, "pytest", "1 error: test_syntax.py (interrupted)", counts{"duration_ms": 130, "errors": 1, "failed": 0, "passed": 0, "skipped": 0}},
 	{"pytest/fail", Failure, "pytest", "4 failed: test_mathx.py::test_add, test_mathx.py::test_clamp[20-11], test_unit.py::TestMath::test_clamp, test_unit.py::TestMath::test_error (5 passed, 2 skipped)", counts{"duration_ms": 60, "failed": 4, "passed": 5, "skipped": 2}},
 	{"pytest/fail_quiet", Failure, "pytest", "4 failed: test_mathx.py::test_add, test_mathx.py::test_clamp[20-11], test_unit.py::TestMath::test_clamp, test_unit.py::TestMath::test_error (5 passed, 2 skipped)", counts{"duration_ms": 50, "failed": 4, "passed": 5, "skipped": 2}},
+	{"pytest/no_tests_deselected", NoTests, "pytest", "no tests ran, 9 deselected", counts{"deselected": 9, "duration_ms": 30, "failed": 0, "passed": 0, "skipped": 0}},
+	{"pytest/no_tests_empty", NoTests, "pytest", "no tests ran", counts{"duration_ms": 50, "failed": 0, "passed": 0, "skipped": 0}},
 	{"pytest/pass", Passthrough, "pytest", "7 passed, 0 failed, 2 skipped, 20ms", counts{"duration_ms": 20, "failed": 0, "passed": 7, "skipped": 2}},
 	{"pytest/pass_verbose", Passthrough, "pytest", "7 passed, 0 failed, 2 skipped, 10ms", counts{"duration_ms": 10, "failed": 0, "passed": 7, "skipped": 2}},
 	{"ruff/fail", Failure, "ruff", "3 errors (1 fixable)", counts{"errors": 3, "fixable": 1}},
@@ -81,9 +96,11 @@ var fixtureWant = []struct {
 	{"tsc/fail", Failure, "tsc", "3 errors in 2 files", counts{"errors": 3, "files": 2}},
 	{"tsc/pass", Passthrough, "tsc", "0 errors", counts{"errors": 0, "files": 0}},
 	{"unittest/fail", Failure, "unittest", "1 failed, 1 error: test_unit.TestMath.test_error, test_unit.TestMath.test_clamp (1 passed, 1 skipped)", counts{"duration_ms": 1, "errors": 1, "failed": 1, "passed": 1, "skipped": 1}},
+	{"unittest/no_tests", NoTests, "unittest", "no tests ran", counts{"failed": 0, "passed": 0, "skipped": 0}},
 	{"unittest/pass", Passthrough, "unittest", "2 passed, 0 failed, 1 skipped", counts{"failed": 0, "passed": 2, "skipped": 1}},
 	{"unittest/pass_verbose", Passthrough, "unittest", "2 passed, 0 failed, 1 skipped", counts{"failed": 0, "passed": 2, "skipped": 1}},
 	{"vitest/fail", Failure, "vitest", "2 failed: mathx.test.js > add > adds, mathx.test.js > clamp > clamps high (2 passed, 1 skipped)", counts{"duration_ms": 396, "failed": 2, "files": 2, "passed": 2, "skipped": 1, "total": 5}},
+	{"vitest/no_tests", NoTests, "vitest", "no tests ran, no test files found", counts{"failed": 0, "passed": 0}},
 	{"vitest/pass", Passthrough, "vitest", "4 passed, 0 failed, 1 skipped, 2 files, 355ms", counts{"duration_ms": 355, "failed": 0, "files": 2, "passed": 4, "skipped": 1, "total": 5}},
 	{"yarn/run_lint_fail", Failure, "npm script", "eslint: 3 errors, 2 warnings in 2 files", counts{"errors": 3, "files": 2, "warnings": 2}},
 	{"yarn/test_jest_fail", Failure, "npm script", "jest: 2 failed: sum › adds negatives, clamp › clamps high (2 passed, 1 skipped, 1 todo)", counts{"duration_ms": 224, "failed": 2, "passed": 2, "skipped": 1, "suites": 2, "suites_failed": 1, "todo": 1, "total": 6}},
@@ -165,6 +182,16 @@ func TestFixtures(t *testing.T) {
 				}
 			}
 
+			// A run that ran no test stays no_tests, whatever its size.
+			if w.class == NoTests {
+				if got := classify(f, Options{SmallOutput: -1}, 0); got.Class != NoTests || got.Summary != w.summary {
+					t.Errorf("no passthrough: %s %q", got.Class, got.Summary)
+				}
+				if h := r.Headline(w.pattern); !strings.HasPrefix(h, "⚠ "+w.pattern+": ") || !strings.Contains(h, "no tests ran") {
+					t.Errorf("headline %q", h)
+				}
+				return
+			}
 			// Without the small-output passthrough, a recognised successful
 			// run is a one-line success.
 			if f.exit == 0 && w.summary != "" {

@@ -80,15 +80,17 @@ type patternSpec struct {
 
 type successSpec struct {
 	Pattern string `toml:"pattern"`
-	Summary string `toml:"summary"`
+	// Summary is required; "" is oo's quiet success: a bare ✓.
+	Summary *string `toml:"summary"`
 }
 
 type failureSpec struct {
 	Strategy string `toml:"strategy"`
 	Lines    int    `toml:"lines"`
 	Grep     string `toml:"grep"`
-	Start    string `toml:"start"`
+	Start    string `toml:"start"` // between: a plain substring, or /regex/
 	End      string `toml:"end"`
+	Regex    bool   `toml:"regex"` // between: start and end are regexes
 }
 
 // fileSpec accepts both shapes: [[pattern]] tables, or one pattern at the
@@ -200,11 +202,10 @@ func compileSpec(path string, idx int, ps patternSpec, loc *locator, fail func(i
 	um := &userMatcher{}
 	if s := ps.Success; s != nil {
 		um.re = compile("success", "pattern", s.Pattern)
-		um.tmpl = s.Summary
-		if s.Summary == "" {
-			bad(at("success", ""), "[success]: missing summary")
-		} else if um.re != nil {
-			for _, m := range placeholder.FindAllStringSubmatch(s.Summary, -1) {
+		if s.Summary == nil {
+			bad(at("success", ""), "[success]: missing summary (summary = \"\" for a bare ✓)")
+		} else if um.tmpl = *s.Summary; um.re != nil {
+			for _, m := range placeholder.FindAllStringSubmatch(um.tmpl, -1) {
 				if um.re.SubexpIndex(m[1]) < 0 {
 					bad(at("success", "summary"), "summary: {%s} is not a named group (?P<%s>...) of the success pattern", m[1], m[1])
 				}
@@ -221,8 +222,10 @@ func compileSpec(path string, idx int, ps patternSpec, loc *locator, fail func(i
 		case strategyGrep:
 			flt.Grep = compile("failure", "grep", f.Grep)
 		case strategyBetween:
-			flt.Start = compile("failure", "start", f.Start)
-			flt.End = compile("failure", "end", f.End)
+			// oo matches start and end as plain substrings ("make[");
+			// regex = true or /…/ asks for a regex.
+			flt.Start = compile("failure", "start", betweenExpr(f.Start, f.Regex))
+			flt.End = compile("failure", "end", betweenExpr(f.End, f.Regex))
 		case "":
 			bad(at("failure", ""), "[failure]: missing strategy (tail, head, grep or between)")
 		default:
@@ -235,6 +238,18 @@ func compileSpec(path string, idx int, ps patternSpec, loc *locator, fail func(i
 	}
 	p.newMatcher = func(*Set) matcher { return &userMatcher{re: um.re, tmpl: um.tmpl} }
 	return p
+}
+
+// betweenExpr is the regex for a between marker: the text itself when
+// regex is set, the inside of /…/, or else the text matched literally.
+func betweenExpr(s string, regex bool) string {
+	switch {
+	case s == "" || regex:
+		return s
+	case len(s) >= 2 && s[0] == '/' && s[len(s)-1] == '/':
+		return s[1 : len(s)-1]
+	}
+	return regexp.QuoteMeta(s)
 }
 
 func sectionName(section string) string {

@@ -211,7 +211,11 @@ func TestFailureFilters(t *testing.T) {
 		{"strategy = \"tail\"\nlines = 3", "... [8 lines truncated] ...\nERROR y\nEND\ntail\n"},
 		{"strategy = \"head\"\nlines = 2", "setup\nSTART a\n... [9 lines truncated] ...\n"},
 		{"strategy = \"grep\"\ngrep = '^ERROR'", "ERROR x\nERROR y\n"},
-		{"strategy = \"between\"\nstart = '^START'\nend = 'END'", "START a\nERROR x\nEND\nSTART b\nboth END\n"},
+		{"strategy = \"between\"\nstart = '/^START/'\nend = '/END/'", "START a\nERROR x\nEND\nSTART b\nboth END\n"},
+		{"strategy = \"between\"\nregex = true\nstart = '^START'\nend = 'END$'", "START a\nERROR x\nEND\nSTART b\nboth END\n"},
+		// oo: start and end are plain substrings, so ^ and . are themselves.
+		{"strategy = \"between\"\nstart = 'START'\nend = 'END'", "START a\nERROR x\nEND\nSTART b\nboth END\n"},
+		{"strategy = \"between\"\nstart = '^START'\nend = 'END'", out},
 		// Nothing selected: smart truncation of everything instead of nothing.
 		{"strategy = \"grep\"\ngrep = 'PANIC'", out},
 		// lines defaults to 30.
@@ -233,5 +237,40 @@ func TestFailureFilters(t *testing.T) {
 	set, _ := Load(dir)
 	if r := runOpts(set, []string{"t"}, numbered(100000), 1, Options{}); r.Detail != "... [99998 lines truncated] ...\nline 99999\nline 100000\n" {
 		t.Errorf("tail of 100000: %q", r.Detail)
+	}
+}
+
+// oo's documented shapes: summary = "" is a quiet success (a bare ✓), and
+// between's start and end are plain substrings, as in oo's make example.
+func TestOOPatternFileShapes(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "make.toml", `
+command_match = '^make\b'
+[success]
+pattern = 'Nothing to be done|Leaving directory'
+summary = ""
+[failure]
+strategy = "between"
+start = "make["
+end = "Error"
+`)
+	set, errs := Load(dir)
+	if len(errs) != 0 {
+		t.Fatal(errs)
+	}
+	out := numbered(600) + "make[1]: Leaving directory '/src'\n"
+	r := runOpts(set, []string{"make", "all"}, out, 0, Options{})
+	if r.Class != Success || r.Summary != "" || r.Headline("make") != "✓ make" {
+		t.Errorf("quiet success: %s %q %q", r.Class, r.Summary, r.Headline("make"))
+	}
+	fail := "cc -c a.c\nmake[2]: Entering directory '/src/lib'\na.c:1: error: x\nmake[2]: *** [a.o] Error 1\nafter\n"
+	r = runOpts(set, []string{"make"}, fail, 2, Options{})
+	if r.Class != Failure || r.Detail != "make[2]: Entering directory '/src/lib'\na.c:1: error: x\nmake[2]: *** [a.o] Error 1\n" {
+		t.Errorf("between make[ … Error: %s %q", r.Class, r.Detail)
+	}
+	// A summary key left out is still a mistake, named with its line.
+	writeFile(t, dir, "nosummary.toml", "command_match = '^x'\n[success]\npattern = 'ok'\n")
+	if _, errs := Load(dir); len(errs) != 1 || !strings.Contains(errs[0].Error(), "nosummary.toml:2: [success]: missing summary") {
+		t.Errorf("errors %v", errs)
 	}
 }

@@ -18,6 +18,7 @@ type goTest struct {
 	passed, failed, skipped int
 	verbose, json           bool
 	pkgOK, pkgFail, noTests int
+	noRun                   int // "ok pkg [no tests to run]": a filter matched nothing
 	buildFailed             nameList
 	names                   nameList
 	maxPkg                  time.Duration
@@ -76,6 +77,9 @@ func (g *goTest) line(l []byte) {
 		g.verbose = true
 	case bytes.HasPrefix(l, []byte("ok  \t")) || bytes.HasPrefix(l, []byte("ok \t")):
 		g.pkgOK++
+		if bytes.HasSuffix(l, []byte("[no tests to run]")) {
+			g.noRun++
+		}
 		g.pkgTime(l)
 		g.stack = g.stack[:0]
 	case bytes.HasPrefix(l, []byte("FAIL\t")):
@@ -183,6 +187,13 @@ func (g *goTest) jsonLine(l []byte) bool {
 	case "":
 		return false
 	case "pass", "fail", "skip", "build-fail":
+	case "output":
+		// The package's closing line is only in an output event.
+		g.json = true
+		if bytes.Contains(l, []byte(`[no tests to run]\n"`)) && bytes.Contains(l, []byte(`"Output":"ok  `)) {
+			g.noRun++
+		}
+		return true
 	default:
 		g.json = true
 		return true
@@ -296,6 +307,9 @@ func (g *goTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 	}
 	setDuration(counts, dur)
 	d := FormatDuration(dur)
+	if g.ranNone(exitCode) {
+		return ranNone(counts, matchedNone(g.noRun), noTestText(g.noTests), joinItems(item{g.skipped, "skipped", false})), true
+	}
 	var s string
 	switch {
 	case g.failed > 0:
@@ -323,6 +337,26 @@ func (g *goTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		s = joinNonEmpty(", ", plural(g.pkgOK, "package")+" ok", noTestText(g.noTests), d)
 	}
 	return outcome{summary: s, counts: counts}, true
+}
+
+// ranNone reports whether the run succeeded without running a test:
+// every package either has no test files or ran none ("[no tests to
+// run]"), or, where results are listed (-v, -json), none passed or failed.
+func (g *goTest) ranNone(exitCode int) bool {
+	if exitCode != 0 || g.failed > 0 || g.pkgFail > 0 || g.buildFailed.n > 0 || g.panicked || g.pkgOK+g.noTests == 0 {
+		return false
+	}
+	if g.verbose || g.json {
+		return g.passed == 0
+	}
+	return g.pkgOK == g.noRun
+}
+
+func matchedNone(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return plural(n, "package") + " matched no test"
 }
 
 func noTestText(n int) string {

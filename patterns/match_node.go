@@ -16,6 +16,7 @@ type jest struct {
 	names         nameList
 	suiteErrors   int
 	failedSuites  nameList
+	noneFound     bool // "No tests found, exiting with code 1"
 }
 
 func newJest(*Set) matcher { return &jest{} }
@@ -39,6 +40,8 @@ func (j *jest) line(l []byte) {
 		if d, ok := parseDuration(v); ok {
 			j.dur = d
 		}
+	case bytes.Contains(t, []byte("No tests found, exiting")):
+		j.noneFound = true
 	case bytes.HasPrefix(t, []byte("FAIL ")):
 		j.failedSuites.add(string(trimSpace(t[len("FAIL "):])))
 	case bytes.HasPrefix(t, []byte("● ")):
@@ -54,6 +57,9 @@ func (j *jest) line(l []byte) {
 }
 
 func (j *jest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
+	if j.tests == nil && j.noneFound {
+		return ranNone(map[string]int{"passed": 0, "failed": 0}, "none found"), true
+	}
 	if j.tests == nil {
 		if j.suites != nil && j.suites["failed"] > 0 {
 			s := plural(j.suites["failed"], "suite") + " failed to run"
@@ -74,6 +80,9 @@ func (j *jest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	if t["passed"]+t["failed"] == 0 && counts["suites_failed"] == 0 && (exitCode == 0 || j.noneFound) {
+		return ranNone(counts, joinItems(item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})), true
+	}
 	if t["failed"] > 0 || exitCode != 0 {
 		rest := joinItems(item{t["passed"], "passed", true}, item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})
 		if t["failed"] == 0 && j.suites != nil && j.suites["failed"] > 0 {
@@ -106,6 +115,7 @@ type vitest struct {
 	dur          time.Duration
 	names        nameList
 	inReport     bool
+	noneFound    bool // "No test files found, exiting with code 1"
 }
 
 func newVitest(*Set) matcher { return &vitest{} }
@@ -136,6 +146,8 @@ func (v *vitest) line(l []byte) {
 		if m, ok := vitestCounts(t[len("Test Files "):]); ok {
 			v.files = m
 		}
+	case bytes.Contains(t, []byte("No test files found, exiting")):
+		v.noneFound = true
 	case bytes.HasPrefix(t, []byte("Duration ")):
 		if f := bytes.Fields(t[len("Duration "):]); len(f) > 0 {
 			if d, ok := parseDuration(string(f[0])); ok {
@@ -151,6 +163,9 @@ func (v *vitest) line(l []byte) {
 }
 
 func (v *vitest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
+	if v.tests == nil && v.noneFound {
+		return ranNone(map[string]int{"passed": 0, "failed": 0}, "no test files found"), true
+	}
 	if v.tests == nil {
 		return outcome{}, false
 	}
@@ -164,6 +179,9 @@ func (v *vitest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	if t["passed"]+t["failed"] == 0 && exitCode == 0 {
+		return ranNone(counts, joinItems(item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})), true
+	}
 	if t["failed"] > 0 || exitCode != 0 {
 		rest := joinItems(item{t["passed"], "passed", true}, item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})
 		return outcome{summary: failText(fmt.Sprintf("%d failed", t["failed"]), &v.names, rest), counts: counts}, true
@@ -269,6 +287,9 @@ func (n *nodeTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	if c["pass"]+c["fail"]+c["cancelled"] == 0 && exitCode == 0 {
+		return ranNone(counts, joinItems(item{c["skipped"], "skipped", false}, item{c["todo"], "todo", false})), true
+	}
 	if c["fail"]+c["cancelled"] > 0 || exitCode != 0 {
 		names := &n.listed
 		if names.n == 0 {

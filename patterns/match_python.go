@@ -107,6 +107,10 @@ func (p *pytest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	// pytest exits 5 when it collected nothing.
+	if c["passed"]+c["failed"]+c["errors"]+c["xfailed"]+c["xpassed"] == 0 && !p.interrupted && (exitCode == 0 || exitCode == 5) {
+		return ranNone(counts, joinItems(item{c["deselected"], "deselected", false}, item{c["skipped"], "skipped", false})), true
+	}
 	if c["failed"]+c["errors"] > 0 || exitCode != 0 {
 		lead := failLead(c["failed"], c["errors"])
 		rest := joinItems(item{c["passed"], "passed", true}, item{c["skipped"], "skipped", false}, item{c["xfailed"], "xfailed", false})
@@ -158,6 +162,10 @@ func (u *unittest) line(l []byte) {
 	}
 	status := ""
 	var rest []byte
+	if bytes.Equal(l, []byte("NO TESTS RAN")) { // Python 3.12+, exit status 5
+		u.status, u.done, u.ok = map[string]int{}, true, true
+		return
+	}
 	if bytes.HasPrefix(l, []byte("OK")) {
 		status, rest = "OK", l[2:]
 	} else if bytes.HasPrefix(l, []byte("FAILED (")) {
@@ -214,6 +222,9 @@ func (u *unittest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	if u.ok && passed+failed+s["errors"]+s["expected failures"] == 0 && (exitCode == 0 || exitCode == 5) {
+		return ranNone(counts, joinItems(item{skipped, "skipped", false})), true
+	}
 	if !u.ok || exitCode != 0 {
 		lead := failLead(failed, s["errors"])
 		return outcome{summary: failText(lead, &u.names, joinItems(item{passed, "passed", true}, item{skipped, "skipped", false})), counts: counts}, true

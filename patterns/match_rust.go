@@ -149,6 +149,9 @@ func (c *cargoTest) result(exitCode int, elapsed time.Duration) (outcome, bool) 
 		dur = elapsed
 	}
 	setDuration(counts, dur)
+	if c.passed+c.failed+c.measured == 0 && exitCode == 0 {
+		return ranNone(counts, joinItems(item{c.ignored, "ignored", false}, item{c.filtered, "filtered out", false})), true
+	}
 	if c.failed > 0 || exitCode != 0 {
 		rest := joinItems(item{c.passed, "passed", true}, item{c.ignored, "ignored", false})
 		return outcome{summary: failText(fmt.Sprintf("%d failed", c.failed), &c.names, rest), counts: counts}, true

@@ -118,7 +118,7 @@ func newMake(s *Set) matcher { return &makeRunner{wrapper: wrapper{set: s}} }
 // against the Set; other lines skip the regexes.
 var recipeTools = map[string]bool{
 	"go": true, "cargo": true, "pytest": true, "py.test": true, "python": true, "python3": true,
-	"jest": true, "vitest": true, "node": true, "npm": true, "pnpm": true, "yarn": true, "bun": true,
+	"jest": true, "vitest": true, "mocha": true, "node": true, "npm": true, "pnpm": true, "yarn": true, "bun": true,
 	"npx": true, "eslint": true, "tsc": true, "ruff": true, "mypy": true, "golangci-lint": true,
 	"make": true, "gmake": true, "uv": true, "poetry": true, "env": true, "time": true,
 }

@@ -39,6 +39,14 @@ const (
 type outcome struct {
 	summary string
 	counts  map[string]int
+	// noTests: the tool ran and reported that no test ran (none found,
+	// all filtered out or skipped). Such a run proves nothing.
+	noTests bool
+}
+
+// ranNone is the outcome of a run in which no test ran.
+func ranNone(counts map[string]int, details ...string) outcome {
+	return outcome{summary: joinNonEmpty(", ", append([]string{"no tests ran"}, details...)...), counts: counts, noTests: true}
 }
 
 // nameList keeps the names of failing tests, in order, without repeats.

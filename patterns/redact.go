@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
-	"unicode/utf8"
 )
 
 // Redacted replaces every secret.
@@ -74,8 +73,9 @@ func (r *Redactor) Clone() *Redactor {
 // trigger anywhere in text, neither in its bytes nor in the text each line
 // shows once escape sequences are removed. A caller can then keep text as it
 // is without cutting it into lines, which is most of the cost of a flood of
-// output. Text that moves the cursor back (\r, \b) or is not UTF-8 is
-// never clean: only Line looks at what the screen shows of it.
+// output. Text that a terminal could show otherwise than its printable text
+// reads (\r, \b, bytes that are not UTF-8, C1 controls) is never clean:
+// only Line looks at what the screen shows of it.
 func (r *Redactor) Clean(text []byte) bool {
 	if r.key.in || (r.rules != nil && len(r.rules.extra) > 0) || !noTrigger(text) {
 		return false
@@ -83,7 +83,7 @@ func (r *Redactor) Clean(text []byte) bool {
 	if plain(text) {
 		return true
 	}
-	if overwrites(text) || !utf8.Valid(text) {
+	if screenDiffers(text) {
 		return false
 	}
 	var flat []byte
@@ -93,6 +93,9 @@ func (r *Redactor) Clean(text []byte) bool {
 			line, rest = rest[:i], rest[i+1:]
 		} else {
 			rest = nil
+		}
+		if plain(line) {
+			continue // its text is its bytes, checked above
 		}
 		if flat = flatText(flat[:0], line); !noTrigger(flat) {
 			return false

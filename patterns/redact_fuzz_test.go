@@ -2,6 +2,7 @@ package patterns
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -37,6 +38,26 @@ func FuzzRedactLine(f *testing.F) {
 		out := r.Line(in)
 		if view := showsSecret(r.rules, out); view != nil {
 			t.Fatalf("Line(%q) = %q shows a secret: %q", in, out, view)
+		}
+	})
+}
+
+// FuzzRedactCommand: command text of any shape is redacted without a
+// panic, redacting again changes nothing, and a value after --password in
+// an argument list never survives.
+func FuzzRedactCommand(f *testing.F) {
+	f.Add("./deploy --token abc && mysql -p 'x y' db", "s3cr3tvalue")
+	f.Add("curl -u bob:pw https://x \"unterminated", "hunter2")
+	f.Add("sh -c 'echo \x1b[1mghp_abcdefghijklmnopqrstuvwxyz0123'", "v")
+	f.Fuzz(func(t *testing.T, cmd, secret string) {
+		r, _ := NewRedactor(nil)
+		once := r.Command(cmd)
+		if twice := r.Command(once); twice != once {
+			t.Fatalf("Command(%q) = %q, then %q", cmd, once, twice)
+		}
+		argv := append(strings.Fields(cmd), "--password", secret)
+		if got := r.Argv(argv); !strings.Contains(got[len(got)-1], Redacted) {
+			t.Fatalf("Argv(%q) kept the password: %q", argv, got)
 		}
 	})
 }

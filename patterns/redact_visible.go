@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
 )
 
 // Line returns line with its secrets replaced by [REDACTED]. The line must
@@ -30,7 +30,7 @@ func (r *Redactor) Line(line []byte) []byte {
 	if red := r.rules.stateless(r.key.apply(flat)); !bytes.Equal(red, flat) {
 		return red
 	}
-	if overwrites(line) || !utf8.Valid(line) {
+	if screenDiffers(line) {
 		scr := screenText(line)
 		if red := r.rules.stateless(scr); !bytes.Equal(red, scr) {
 			return red
@@ -72,6 +72,28 @@ func overwrites(text []byte) bool {
 	return false
 }
 
+// screenDiffers reports whether a terminal could show line otherwise than
+// flatText reads it: it moves the cursor back, holds bytes that are not
+// UTF-8, or C1 controls written as UTF-8, which some terminals ignore.
+func screenDiffers(line []byte) bool {
+	return overwrites(line) || !utf8.Valid(line) || hasC1(line)
+}
+
+// hasC1 reports whether text holds a C1 control written as UTF-8.
+func hasC1(text []byte) bool {
+	for i := bytes.IndexByte(text, 0xc2); i >= 0 && i+1 < len(text); {
+		if text[i+1] >= 0x80 && text[i+1] <= 0x9f {
+			return true
+		}
+		j := bytes.IndexByte(text[i+1:], 0xc2)
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
 // c1ToBytes rewrites C1 controls written as UTF-8 (U+0080–U+009F) as the
 // single bytes ansi's parser reads as C1, since some terminals obey them in
 // either form.
@@ -92,32 +114,20 @@ func c1ToBytes(line []byte) []byte {
 }
 
 // flatText appends to dst the printable text of line: escape sequences
-// removed by ansi.Strip, then every control character left (C0 but tab and
-// newline, DEL, C1) dropped. Dropping rather than obeying \r and \b joins
-// pieces a terminal would show apart, which can only find more.
+// removed as x/ansi's parser reads them, C1 controls obeyed in either
+// encoding, and every control character left but tab and newline dropped,
+// with bytes that are not UTF-8. Dropping rather than obeying \r and \b
+// joins pieces a terminal would show apart, which can only find more.
 func flatText(dst, line []byte) []byte {
-	s := ansi.Strip(string(c1ToBytes(line)))
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			if c := s[i]; c >= 0xa0 {
-				dst = append(dst, c) // not UTF-8, but not a control either
-			}
-		case r < 0x20 && r != '\t' && r != '\n', r >= 0x7f && r <= 0x9f:
-		default:
-			dst = append(dst, s[i:i+n]...)
-		}
-		i += n
-	}
-	return dst
+	return scanText(dst, c1ToBytes(line), false)
 }
 
-// screenText is what a terminal shows of one line after \r returns to its
-// start and \b steps back: later characters overwrite earlier ones, and a
-// byte that is not UTF-8 (8-bit C1 included) is drawn as U+FFFD. One
-// rune is one cell here; wide characters only make this view approximate,
-// and flatText still sees every character.
+// screenText is what a terminal that does not obey C1 controls shows of
+// one line: \r returns to the line's start and \b steps back, so later
+// characters overwrite earlier ones; a byte that is not UTF-8 (an 8-bit
+// C1 among them) is drawn as U+FFFD. One rune is one cell here; wide
+// characters only make this view approximate, and flatText still sees
+// every character.
 func screenText(line []byte) []byte {
 	var cells []rune
 	col := 0
@@ -129,22 +139,63 @@ func screenText(line []byte) []byte {
 		}
 		col++
 	}
-	for _, r := range ansi.Strip(string(c1ToBytes(line))) {
-		switch {
-		case r == '\r':
+	for _, r := range string(scanText(nil, line, true)) {
+		switch r {
+		case '\r':
 			col = 0
-		case r == '\b':
+		case '\b':
 			col = max(col-1, 0)
-		case r == '\t':
+		case '\t':
 			for put(' '); col%8 != 0; {
 				put(' ')
 			}
-		case r < 0x20, r >= 0x7f && r <= 0x9f:
 		default:
-			put(r) // utf8.RuneError for a byte that is not UTF-8
+			put(r)
 		}
 	}
 	return []byte(string(cells))
+}
+
+// scanText appends the text of line to dst, walking x/ansi's parser table
+// (the state machine ansi.Strip uses) without its string copies. Tab and
+// newline are kept; with screen also \r and \b, and a byte that is not
+// UTF-8 becomes U+FFFD while a UTF-8 C1 control (U+0080–U+009F) is dropped.
+func scanText(dst, line []byte, screen bool) []byte {
+	state := parser.GroundState
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if state == parser.GroundState && c >= 0x20 && c < 0x7f {
+			dst = append(dst, c)
+			continue
+		}
+		if c >= 0x80 && (c >= 0xc2 && c <= 0xf4 || screen) {
+			// A UTF-8 character ends any sequence, as x/ansi reads it.
+			r, n := utf8.DecodeRune(line[i:])
+			state = parser.GroundState
+			switch {
+			case r == utf8.RuneError && n <= 1:
+				if screen {
+					dst = append(dst, "\uFFFD"...)
+				}
+			case r >= 0x80 && r <= 0x9f:
+			default:
+				dst = append(dst, line[i:i+n]...)
+			}
+			i += n - 1
+			continue
+		}
+		next, act := parser.Table.Transition(state, c)
+		switch act {
+		case parser.PrintAction:
+			dst = append(dst, c)
+		case parser.ExecuteAction:
+			if c == '\t' || c == '\n' || screen && (c == '\r' || c == '\b') {
+				dst = append(dst, c)
+			}
+		}
+		state = next
+	}
+	return dst
 }
 
 // Text returns a copy of text, any number of lines, with each line redacted

@@ -44,6 +44,7 @@ func variants(line, value string) map[string]string {
 		"osc":      split("\x1b]8;;\x1b\\"),
 		"c1":       split("\x9b1m"),
 		"c1utf8":   split("\u009b1m"),
+		"c1bare":   split("\u009b"),
 		"bs":       split("x\b"),
 	}
 }
@@ -148,5 +149,17 @@ func TestRedactArgv(t *testing.T) {
 	}
 	if got := r.Command("go test ./..."); got != "go test ./..." {
 		t.Errorf("Command: %q", got)
+	}
+}
+
+func BenchmarkCleanColoured(b *testing.B) {
+	line := []byte("=== RUN   TestHandler/case_1234\n--- PASS: TestHandler/case_1234 (0.01s)\n\x1b[32mok\x1b[0m  \tgithub.com/acme/app/pkg/web\t0.123s\n")
+	text := bytes.Repeat(line, 64<<10/len(line))
+	r, _ := NewRedactor(nil)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		if !r.Clean(text) {
+			b.Fatal("not clean")
+		}
 	}
 }

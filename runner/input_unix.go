@@ -14,6 +14,9 @@ import (
 // the terminal. A wait shorter than this is never noticed, and costs nothing.
 const watchEvery = 250 * time.Millisecond
 
+// watchMax is the longest pause between checks during quiet work.
+const watchMax = 2 * time.Second
+
 // inputWatch ends waits for input that nobody will type: it gives
 // end-of-file to a process reading the terminal in line mode (giveEOF), and
 // reports a run that waited with no output for stall.
@@ -29,28 +32,40 @@ type inputWatch struct {
 }
 
 func (w *inputWatch) loop(done <-chan struct{}) {
-	t := time.NewTicker(watchEvery)
+	wait := watchEvery
+	t := time.NewTimer(wait)
 	defer t.Stop()
+	seen := w.lastOut.Load()
 	for {
 		select {
 		case <-done:
 			return
 		case <-t.C:
 		}
-		idle := time.Since(time.Unix(0, w.lastOut.Load()))
-		if idle < watchEvery || !readingTerminal(w.sid, w.tty) {
-			continue
+		last := w.lastOut.Load()
+		if last != seen { // output again: look closely again
+			seen, wait = last, watchEvery
 		}
-		if w.giveEOF && w.lineMode() {
-			// ^D on an empty line: the pending read returns 0 bytes. In raw
-			// mode it would be a key like any other, so only the stall
-			// timeout can end such a wait.
-			w.ptmx.Write([]byte{w.veof})
+		idle := time.Since(time.Unix(0, last))
+		switch {
+		case idle < watchEvery:
+		case readingTerminal(w.sid, w.tty):
+			wait = watchEvery
+			if w.giveEOF && w.lineMode() {
+				// ^D on an empty line: the pending read returns 0 bytes. In
+				// raw mode it would be a key like any other, so only the
+				// stall timeout can end such a wait.
+				w.ptmx.Write([]byte{w.veof})
+			}
+			if w.stall > 0 && idle >= w.stall {
+				close(w.stalled)
+				return
+			}
+		default:
+			// Quiet work: scanning /proc costs, so look less often.
+			wait = min(2*wait, watchMax)
 		}
-		if w.stall > 0 && idle >= w.stall {
-			close(w.stalled)
-			return
-		}
+		t.Reset(wait)
 	}
 }
 

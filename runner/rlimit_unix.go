@@ -4,6 +4,9 @@ package runner
 
 import (
 	"os"
+	"regexp"
+	"runtime"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 
@@ -15,8 +18,9 @@ import (
 func addRlimits(p *plan, l Limits, memory, pids, cpu bool) {
 	if memory && l.MemoryBytes > 0 {
 		p.rlimit(unix.RLIMIT_AS, uint64(l.MemoryBytes))
+		p.asLimit = l.MemoryBytes
 		p.enforce("memory")
-		p.note("memory: RLIMIT_AS per process (virtual memory, not RAM): an allocation fails instead of an OOM kill, so the outcome stays %q", Exited)
+		p.note("memory: RLIMIT_AS per process (virtual memory, not RAM): an allocation fails instead of an OOM kill; a failure near the limit, or whose output says memory ran out, is taken for %q", OOM)
 	}
 	if pids && l.Pids > 0 {
 		if os.Geteuid() == 0 {
@@ -44,4 +48,22 @@ func (p *plan) rlimit(res int, v uint64) {
 	if p.iso.Mechanism == MechNone {
 		p.iso.Mechanism = MechRlimit
 	}
+}
+
+// allocFailure matches what programs print when an allocation fails.
+var allocFailure = regexp.MustCompile(`(?i)out of memory|MemoryError|cannot allocate memory|bad_alloc|memory exhausted|memory allocation of \d+ bytes failed|failed to allocate`)
+
+// rlimitOOM says whether a failed command ran out of memory under
+// RLIMIT_AS: nothing counts refused allocations, so it is judged from the
+// peak resident size (at least half the limit) and the output's tail.
+func rlimitOOM(limit, peak int64, tail []byte) bool {
+	return peak*2 >= limit || allocFailure.Match(tail)
+}
+
+// maxRSS is the peak resident size in bytes from a wait's rusage.
+func maxRSS(ru *syscall.Rusage) int64 {
+	if runtime.GOOS == "darwin" {
+		return int64(ru.Maxrss) // bytes there, KiB elsewhere
+	}
+	return int64(ru.Maxrss) << 10
 }

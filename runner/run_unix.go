@@ -39,8 +39,10 @@ type plan struct {
 	sys    sysPlan                // what the fork itself does (per OS)
 	track  interface{ killAll() } // the cgroup, nil without one
 	dirs   []string               // the cgroup's directories, for Remains
-	stats  func() (oomKills, forkFails uint64)
-	clean  func()
+	// asLimit is the RLIMIT_AS set when no cgroup limits memory; 0 = none.
+	asLimit int64
+	stats   func() (oomKills, forkFails uint64)
+	clean   func()
 }
 
 func (p *plan) enforce(what string) { p.iso.Enforced = append(p.iso.Enforced, what) }
@@ -153,6 +155,7 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 		writeErr  error
 		drainTill atomic.Int64 // unix nanos; 0 = not draining yet
 		lastOut   atomic.Int64 // unix nanos of the last output, for the input watch
+		tail      []byte       // the output's last bytes, under RLIMIT_AS only
 		readDone  = make(chan struct{})
 	)
 	lastOut.Store(time.Now().UnixNano())
@@ -164,6 +167,9 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 			if n > 0 {
 				nbytes.Add(int64(n))
 				lastOut.Store(time.Now().UnixNano())
+				if p.asLimit > 0 {
+					tail = keepTail(tail, buf[:n])
+				}
 				if writeErr == nil {
 					_, writeErr = spec.Output.Write(buf[:n])
 				}
@@ -297,13 +303,19 @@ wait:
 	} else {
 		res.ExitCode = st.ExitCode()
 	}
+	var peak int64
 	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
 		res.CPUTime = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		peak = maxRSS(ru)
 	}
 
 	res.Outcome = Exited
 	if ended != "" {
 		res.Outcome = ended
+	}
+	if ended == "" && res.ExitCode != 0 && p.asLimit > 0 && rlimitOOM(p.asLimit, peak, tail) {
+		res.Outcome = OOM
+		p.note("memory: taken for out of memory under RLIMIT_AS (peak resident %d MiB of %d MiB allowed)", peak>>20, p.asLimit>>20)
 	}
 	if p.stats != nil {
 		oom, forks := p.stats()
@@ -478,4 +490,17 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// tailSize is how much of the output keepTail keeps.
+const tailSize = 4 << 10
+
+func keepTail(tail, p []byte) []byte {
+	if len(p) >= tailSize {
+		return append(tail[:0], p[len(p)-tailSize:]...)
+	}
+	if drop := len(tail) + len(p) - tailSize; drop > 0 {
+		tail = append(tail[:0], tail[drop:]...)
+	}
+	return append(tail, p...)
 }

@@ -360,11 +360,28 @@ func TestMemoryLimitOOM(t *testing.T) {
 
 func TestMemoryLimitFallback(t *testing.T) {
 	res, out := runT(t, Spec{Argv: memoryHog, Limits: Limits{MemoryBytes: 64 << 20}, Timeout: 20 * time.Second, ForceFallback: true})
-	if res.Outcome != Exited || res.ExitCode == 0 || bytes.Contains(out, []byte("survived")) {
+	if res.Outcome != OOM || res.ExitCode == 0 || bytes.Contains(out, []byte("survived")) {
 		t.Fatalf("outcome %s exit %d output %q", res.Outcome, res.ExitCode, out)
 	}
 	if res.Isolation.Mechanism != MechRlimit || !slices.Contains(res.Isolation.Enforced, "memory") || !hasNote(res, "RLIMIT_AS") {
 		t.Fatalf("isolation %+v", res.Isolation)
+	}
+}
+
+// An allocation refused at RLIMIT_AS far below the limit's size (one huge
+// request) is recognised from what the program says.
+func TestMemoryLimitFallbackSaysOOM(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	res, out := runT(t, Spec{Argv: []string{"python3", "-c", "bytearray(10**10)"}, Limits: Limits{MemoryBytes: 512 << 20}, Timeout: 20 * time.Second, ForceFallback: true})
+	if res.Outcome != OOM || !bytes.Contains(out, []byte("MemoryError")) {
+		t.Fatalf("outcome %s exit %d output %q", res.Outcome, res.ExitCode, out)
+	}
+	// A plain failure under the same limit is not taken for one.
+	res, _ = runT(t, Spec{Argv: sh("exit 3"), Limits: Limits{MemoryBytes: 512 << 20}, ForceFallback: true})
+	if res.Outcome != Exited {
+		t.Fatalf("exit 3 under RLIMIT_AS: outcome %s", res.Outcome)
 	}
 }
 
@@ -418,6 +435,9 @@ func TestNoNetwork(t *testing.T) {
 	if res.ExitCode != 0 || !bytes.Contains(out, []byte("connected")) {
 		t.Fatalf("control run could not connect: exit %d %q", res.ExitCode, out)
 	}
+	// Counted only once accepted: wait for it, or it would be counted
+	// against the isolated run below.
+	ln.waitAccepted(t, 1)
 	before := ln.accepted()
 
 	res, out = runT(t, Spec{Argv: connect, NoNetwork: true, Timeout: 10 * time.Second})
@@ -428,9 +448,8 @@ func TestNoNetwork(t *testing.T) {
 	if !bytes.Contains(out, []byte("Connection refused")) {
 		t.Errorf("want loopback up inside the namespace (connection refused), got %q", out)
 	}
-	time.Sleep(50 * time.Millisecond)
-	if n := ln.accepted(); n != before {
-		t.Fatalf("listener accepted %d connection(s) from the isolated run", n-before)
+	if n := ln.sentinel(t); n != before+1 {
+		t.Fatalf("listener accepted %d connection(s) from the isolated run", n-before-1)
 	}
 }
 
@@ -510,7 +529,7 @@ func pidAfter(t *testing.T, out []byte, label string) int {
 // left in the run's session or process group.
 func assertGone(t *testing.T, res Result, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second) // the reaper (init) may lag a little
+	deadline := time.Now().Add(10 * time.Second) // the reaper (init) may lag on a loaded machine
 	for {
 		left := leftovers(res.Pid, pid)
 		if len(left) == 0 {
@@ -595,38 +614,5 @@ func TestLongArgvThroughHelper(t *testing.T) {
 	res, out := runT(t, Spec{Argv: argv, ForceFallback: true, Limits: Limits{MemoryBytes: 1 << 30}})
 	if res.ExitCode != 0 || string(out) != "3000 100\n" || res.Isolation.Mechanism != MechRlimit {
 		t.Fatalf("exit %d output %q err %q mechanism %s", res.ExitCode, out, res.Err, res.Isolation.Mechanism)
-	}
-}
-
-// A run nobody types into reads end-of-file: from stdin at once, and from
-// the terminal itself (as password prompts read) within a moment.
-func TestNobodyTypesReadsEOF(t *testing.T) {
-	res, out := runT(t, Spec{Argv: sh(`read x; echo "stdin rc=$?"; read y < /dev/tty; echo "tty rc=$?"`), Timeout: 20 * time.Second})
-	if res.Outcome != Exited || !strings.Contains(string(out), "stdin rc=1") {
-		t.Fatalf("outcome %s, output %q", res.Outcome, out)
-	}
-	if runtime.GOOS == "linux" && !strings.Contains(string(out), "tty rc=1") {
-		t.Fatalf("a read of /dev/tty did not end: %q", out)
-	}
-}
-
-// A wait for a key in raw mode cannot be given end-of-file; it is ended as
-// stalled once nothing was printed for Stall.
-func TestStallEndsRawTerminalRead(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the stall check reads /proc")
-	}
-	res, out := runT(t, Spec{Argv: sh(`echo waiting; stty raw -echo </dev/tty; while :; do dd bs=1 count=1 </dev/tty 2>/dev/null; done`),
-		Stall: time.Second, Timeout: 20 * time.Second})
-	if res.Outcome != Stalled {
-		t.Fatalf("outcome %s, want %s; output %q", res.Outcome, Stalled, out)
-	}
-}
-
-// Quiet work that reads nothing is not a stall.
-func TestStallSparesQuietWork(t *testing.T) {
-	res, _ := runT(t, Spec{Argv: sh(`sleep 1.5; echo done`), Stall: 500 * time.Millisecond, Timeout: 20 * time.Second})
-	if res.Outcome != Exited || res.ExitCode != 0 {
-		t.Fatalf("outcome %s exit %d", res.Outcome, res.ExitCode)
 	}
 }

@@ -99,6 +99,12 @@ func procStat(pid int) (stat, bool) {
 	if err != nil {
 		return stat{}, false
 	}
+	return parseStat(b)
+}
+
+// parseStat reads the fields procStat needs. The command name is the
+// process's own choice (prctl, argv[0]): only the last ')' is trusted.
+func parseStat(b []byte) (stat, bool) {
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
 		return stat{}, false

@@ -13,7 +13,7 @@ const replacement = "\uFFFD"
 // sanitizer feeds bytes through x/ansi's parser and appends what survives
 // to out. State carries over between feeds, so sequences and UTF-8
 // characters may be split anywhere. Memory is bounded: the parser keeps at
-// most one byte of string data and a fixed number of parameters.
+// most visibleData bytes of string data and a fixed number of parameters.
 type sanitizer struct {
 	p      *ansi.Parser
 	o      Options
@@ -23,12 +23,17 @@ type sanitizer struct {
 
 func newSanitizer() *sanitizer {
 	z := &sanitizer{p: ansi.NewParser()}
-	// The data of strings (OSC, DCS …) is never used: keep one byte of it.
-	z.p.SetDataSize(1)
+	// Of a string's data (OSC, DCS …) only the start is ever shown.
+	z.p.SetDataSize(visibleData)
 	z.p.SetHandler(ansi.Handler{
 		Print:     z.print,
 		Execute:   z.execute,
 		HandleCsi: z.csi,
+		HandleOsc: func(_ int, data []byte) { z.show(`\e]`, data) },
+		HandleDcs: func(ansi.Cmd, ansi.Params, []byte) { z.show(`\eP`, nil) },
+		HandleApc: func([]byte) { z.show(`\e_`, nil) },
+		HandlePm:  func([]byte) { z.show(`\e^`, nil) },
+		HandleSos: func([]byte) { z.show(`\eX`, nil) },
 	})
 	return z
 }
@@ -51,6 +56,9 @@ func (z *sanitizer) feed(b []byte) {
 				continue
 			}
 		case parser.OscStringState, parser.DcsStringState:
+			if z.o.Visible && len(z.p.Data()) < visibleData {
+				break // the start of the payload is shown: collect it
+			}
 			// Skip a string's payload without the parser: only these
 			// bytes can end it.
 			j := i
@@ -85,6 +93,14 @@ func (z *sanitizer) advance(c byte) {
 	if c == '\n' && z.p.State() != parser.GroundState {
 		// A line end ends any unfinished sequence, so one stray OSC, DCS
 		// or CSI cannot swallow the rest of a command's output.
+		switch z.p.State() {
+		case parser.OscStringState:
+			z.show(`\e]`, z.p.Data())
+		case parser.DcsStringState, parser.DcsEntryState, parser.DcsParamState, parser.DcsIntermediateState:
+			z.show(`\eP`, nil)
+		case parser.ApcStringState, parser.PmStringState, parser.SosStringState:
+			z.show(`\e`, nil)
+		}
 		z.p.Reset()
 	}
 	z.p.Advance(c)
@@ -148,13 +164,50 @@ func (z *sanitizer) print(r rune) {
 		z.out = append(z.out, replacement...)
 	case IsC1(r):
 		z.pendC1 = byte(r)
+		z.showRune(r)
 	case IsBidi(r):
+		z.showRune(r)
 	case r < 0x20 || r == 0x7f:
 	case z.o.OneLine && (r == 0x2028 || r == 0x2029):
 		z.out = append(z.out, ' ')
 	default:
 		z.out = utf8.AppendRune(z.out, r)
 	}
+}
+
+// visibleData is how much of a string's payload Visible shows.
+const visibleData = 12
+
+// show writes a removed string sequence visibly, as its introducer and the
+// start of its payload (`\e]52;c;SGVsbG…`), when the options ask for it.
+func (z *sanitizer) show(intro string, data []byte) {
+	if !z.o.Visible {
+		return
+	}
+	z.out = append(z.out, intro...)
+	for _, c := range data {
+		if c < 0x20 || c >= 0x7f {
+			c = '?'
+		}
+		z.out = append(z.out, c)
+	}
+	z.out = append(z.out, "…"...)
+}
+
+// showRune writes a removed C1 or bidi character as \uXXXX under Visible.
+func (z *sanitizer) showRune(r rune) {
+	if z.o.Visible {
+		z.out = append(z.out, `\u`...)
+		z.out = append(z.out, fmt4x(r)...)
+	}
+}
+
+func fmt4x(r rune) string {
+	h := strconv.FormatInt(int64(r), 16)
+	for len(h) < 4 {
+		h = "0" + h
+	}
+	return h
 }
 
 func (z *sanitizer) execute(c byte) {

@@ -27,6 +27,12 @@ type Options struct {
 	// OneLine turns newlines, tabs and line/paragraph separators into
 	// spaces, for a title, a table cell or a one-line row.
 	OneLine bool
+	// Visible shows what an attack would have done instead of removing
+	// it silently: a string sequence (OSC, DCS, APC, PM, SOS: clipboard
+	// writes, titles, links) as its start, `\e]52;c;SGVsbG…`, and a C1 or
+	// bidi character as `\u009b`. Colour and cursor codes of ordinary
+	// tools and C0 controls are still dropped without a trace.
+	Visible bool
 }
 
 // IsBidi reports whether r is a bidirectional formatting character, which
@@ -114,6 +120,11 @@ func String(s string) string { return With(s, Options{}) }
 
 // Line is foreign text as one line: newlines and tabs become spaces.
 func Line(s string) string { return With(s, Options{OneLine: true}) }
+
+// Visible is String showing removed sequences, C1 and bidi characters
+// (Options.Visible): for text an agent or a flow file wrote, where an
+// escape is a sign of an attack the person should see.
+func Visible(s string) string { return With(s, Options{Visible: true}) }
 
 // Bytes is String for a byte slice; b itself is returned when it is safe.
 func Bytes(b []byte) []byte {

@@ -2,7 +2,11 @@ package termtext
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 
 	"flowdeck/internal/hostile"
@@ -80,6 +84,24 @@ func TestCorpus(t *testing.T) {
 	}
 }
 
+func TestVisible(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{"Goal \x1b]52;c;SGVsbG8=\x07!", `Goal \e]52;c;SGVsbG8…!`},
+		{"\x1b]8;;https://x\x1b\\link\x1b]8;;\x1b\\", `\e]8;;https://x…link\e]8;;…`},
+		{"\x1b]0;t\x07x", `\e]0;t…x`},
+		{"\x1b[1;31mred\x1b[0m\x1b[2J", "red"},
+		{"a\u009b31mb\u202ec", `a\u009bb\u202ec`},
+		{"\x1bP1$qm\x1b\\\x1b_apc\x1b\\x", `\eP…\e_…x`},
+		{"osc to eol \x1b]0;never\nnext", "osc to eol \\e]0;never…\nnext"},
+		{"bel\x07cr\rbs\b", "belcrbs"},
+	}
+	for _, c := range cases {
+		if got := Visible(c.in); got != c.want {
+			t.Errorf("Visible(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
 func TestJSON(t *testing.T) {
 	in := []byte(`{"a":"x` + "\u009b\u202e\u061c" + `é"}`)
 	want := `{"a":"x\u009b\u202e\u061cé"}`
@@ -107,7 +129,7 @@ func TestWriterUnterminatedString(t *testing.T) {
 	if got := out.String(); got != "before\nafter\r\n" {
 		t.Errorf("got %q", got)
 	}
-	if c := cap(w.z.p.Data()); c > 1 {
+	if c := cap(w.z.p.Data()); c > visibleData {
 		t.Errorf("parser kept %d bytes of string data", c)
 	}
 }
@@ -133,7 +155,7 @@ func FuzzSanitize(f *testing.F) {
 	f.Add("\x1b[38;5;8;5mx\u202e\xc3", 3, 4)
 	f.Add("a\xe2\x80\xaeb\xc2\x9b1mc", 2, 5)
 	f.Fuzz(func(t *testing.T, s string, c1, c2 int) {
-		for _, o := range []Options{{}, {OneLine: true}, {KeepSGR: true, KeepCR: true}} {
+		for _, o := range []Options{{}, {OneLine: true}, {KeepSGR: true, KeepCR: true}, {Visible: true}, {Visible: true, OneLine: true}} {
 			whole := With(s, o)
 			if err := hostile.Check([]byte(whole), o.KeepSGR); err != nil {
 				t.Fatalf("With(%q, %+v) = %q: %v", s, o, whole, err)
@@ -149,4 +171,50 @@ func FuzzSanitize(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestWriterConcurrent: writes from several goroutines (a flow's log and
+// its command's live output) each arrive whole; run with -race.
+func TestWriterConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	var out bytes.Buffer
+	w := NewWriter(lockedWriter{&mu, &out}, Options{})
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				fmt.Fprintf(w, "line from %d\x1b[31m\n", g)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := strings.Count(out.String(), "\n"); n != 800 || strings.Contains(out.String(), "\x1b") {
+		t.Fatalf("%d lines, escapes kept: %v", n, strings.Contains(out.String(), "\x1b"))
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestJSONKeepsMeaning: the escaped JSON decodes to the same value.
+func TestJSONKeepsMeaning(t *testing.T) {
+	in := map[string]string{"goal": hostile.Corpus + "é日本"}
+	raw, _ := json.Marshal(in)
+	var back map[string]string
+	if err := json.Unmarshal(JSON(raw), &back); err != nil || back["goal"] != in["goal"] {
+		t.Fatalf("%v: %q", err, back["goal"])
+	}
+	if err := hostile.Check(JSON(raw), false); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,13 +1,19 @@
 package termtext
 
-import "io"
+import (
+	"io"
+	"sync"
+)
 
 // Writer sanitises a stream (a command's live output) on its way to w.
 // Sequences and UTF-8 characters may be split across writes; an
-// unterminated string costs no memory however long it runs.
+// unterminated string costs no memory however long it runs. It is safe
+// for concurrent use, as the *os.File it usually wraps is (a flow's log
+// and its commands' live output share one).
 type Writer struct {
-	w io.Writer
-	z *sanitizer
+	mu sync.Mutex
+	w  io.Writer
+	z  *sanitizer
 }
 
 // NewWriter returns a Writer to w keeping what o allows.
@@ -19,6 +25,8 @@ func NewWriter(w io.Writer, o Options) *Writer {
 
 // Write sanitises p and writes the result; it reports len(p) consumed.
 func (w *Writer) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.z.out = w.z.out[:0]
 	w.z.feed(p)
 	if len(w.z.out) == 0 {
@@ -36,6 +44,8 @@ func (w *Writer) Write(p []byte) (int, error) {
 // Flush ends the stream: a cut UTF-8 character is written as U+FFFD and an
 // unfinished sequence is dropped. The Writer can be used again afterwards.
 func (w *Writer) Flush() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.z.out = w.z.out[:0]
 	w.z.flush()
 	if len(w.z.out) == 0 {

@@ -106,6 +106,14 @@ func (m *Model) featureKey(a keys.Action) tea.Cmd {
 		return m.startReset()
 	case keys.ResetSession:
 		return m.startResetSession()
+	case keys.ApprovePlan:
+		return m.startApprovePlan()
+	case keys.Complete1:
+		return m.startComplete(m.sel, model.OutcomeCompleted, "")
+	}
+	if a == keys.Approve && m.planWaits() {
+		// Before the plan is approved, the only approval there is.
+		return m.startApprovePlan()
 	}
 	f, final := m.reviewTarget()
 	if f == "" {
@@ -113,7 +121,11 @@ func (m *Model) featureKey(a keys.Action) tea.Cmd {
 		return nil
 	}
 	w, ok := m.waitFor(f, final)
-	if !ok {
+	switch {
+	case !ok && m.flowReviews() && len(m.decisions) > 0:
+		m.note = infoNote("a flow run asks for this review: " + m.keyName(keys.Open) + " in the flow pane answers it")
+		return nil
+	case !ok:
 		m.note = errNote(f + " does not wait for a review (" + m.stateText(f) + ")")
 		return nil
 	}
@@ -140,6 +152,40 @@ func (m *Model) stateText(id string) string {
 		return "not in the plan"
 	}
 	return strings.ReplaceAll(string(model.StateOf(m.sess, m.sess.Plan.Feature(id))), "_", " ")
+}
+
+// planWaits reports whether the plan waits for approval.
+func (m *Model) planWaits() bool {
+	s := m.sess
+	return s != nil && s.Plan != nil && !s.Archived && s.Status != model.StatusCompleted && s.Approval != model.ApprovalApproved
+}
+
+// startApprovePlan asks before approving the plan, naming what it holds.
+func (m *Model) startApprovePlan() tea.Cmd {
+	if !m.planWaits() {
+		m.note = errNote("no plan waits for approval")
+		return nil
+	}
+	p := m.sess.Plan
+	body := []string{fmt.Sprintf("%s · %d features", p.Summary, len(p.Features))}
+	body = append(body, wrapList("", m.feats.IDs(), m.w-4)...)
+	body = append(body, "Approving lets agents start its features in dependency order.")
+	m.openConfirm("Approve the plan of "+m.sess.ID+"?", body, model.PlanApprove{}, "plan approve")
+	return nil
+}
+
+// startComplete asks before ending a feature with a worker outcome.
+func (m *Model) startComplete(id string, o model.Outcome, summary string) tea.Cmd {
+	if id == "" {
+		m.note = errNote("no feature selected")
+		return nil
+	}
+	body := []string{"Ends " + id + " as " + string(o) + "; completion checks its evidence and review."}
+	if summary != "" {
+		body = append(body, "summary: "+summary)
+	}
+	m.openConfirm("Complete "+id+" ("+string(o)+")?", body, model.RunComplete{Feature: id, Outcome: o, Summary: summary}, "complete "+id)
+	return nil
 }
 
 // startStart asks before starting the selected feature (or, with none, the

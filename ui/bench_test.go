@@ -72,7 +72,7 @@ func benchModel(tb testing.TB, s *model.Session, w, h int) *Model {
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.loaded = true
 	cmd := m.setSession(s)
-	m.prompt = nil // the auto review prompt is not what this measures
+	m.dialogs = nil // the auto review prompt is not what this measures
 	runAll(m, cmd)
 	runAll(m, m.relayout())
 	return m

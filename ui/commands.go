@@ -7,11 +7,19 @@ import (
 
 	"flowdeck/model"
 	"flowdeck/ui/cmdline"
+	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
 
 // commandKey edits the command line; enter runs it.
 func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
+	switch a, _ := m.textAction(k, keys.Quit, keys.Help); a {
+	case keys.Quit:
+		return m.quit()
+	case keys.Help:
+		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeCommand
+		return nil
+	}
 	line, res, cmd := m.cmdline.HandleKey(k, cmdline.Pools{Features: m.feats.IDs(), Sessions: m.sessionIDs(),
 		Flows: m.flowNames, FlowRuns: m.flowRunIDs()})
 	switch res {
@@ -59,6 +67,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		if len(c.Args) > 1 {
 			return nil, usage(c.Name)
 		}
+		if err := m.canRun(c.Args); err != nil {
+			return nil, err
+		}
 		return m.startFlow("run", c.Args), nil
 	case "/flow-auto":
 		if len(c.Args) > 0 {
@@ -67,6 +78,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		if m.sess == nil {
 			// The auto flow would stop and ask; it never invents a goal.
 			return nil, usageError("/flow-auto needs a goal: there is no active session · /flow-plan GOAL plans one first")
+		}
+		if m.sess.Status == model.StatusCompleted {
+			return nil, usageError("/flow-auto needs a goal: the session is completed · /flow-plan GOAL plans the next one")
 		}
 		return m.startFlow("auto", nil), nil
 	case "/flow":
@@ -94,6 +108,19 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		m.focusPane(layout.Flow)
 		m.minLoad = m.loadSeq + 1
 		return m.loadCmd(), nil
+	case "/run":
+		argv := argvOf(c.Rest)
+		if len(argv) == 0 {
+			return nil, usage(c.Name)
+		}
+		return m.startJob(c.Rest, "", "", [][]string{argv}), nil
+	}
+	return m.sessionCommand(c)
+}
+
+// sessionCommand runs the commands that act on the session or show it.
+func (m *Model) sessionCommand(c cmdline.Command) (tea.Cmd, error) {
+	switch c.Name {
 	case "/flow-status":
 		m.doc = docIndex
 		m.focusPane(layout.Detail)
@@ -123,18 +150,26 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		return nil, usage(c.Name)
 	case "/flow-approve":
-		return m.do("plan approve", model.PlanApprove{}), nil
+		if !m.planWaits() {
+			return nil, usageError("no plan waits for approval")
+		}
+		return m.startApprovePlan(), nil
+	case "/flow-apply":
+		if c.Rest == "" {
+			return nil, usage(c.Name)
+		}
+		return m.applyPlanFile(c.Rest), nil
+	case "/flow-complete":
+		return m.completeCommand(c)
+	case "/flow-validate":
+		return m.validateCommand(c)
+	case "/flow-review":
+		return m.reviewCommand(c)
 	case "/flow-note":
 		if c.Rest == "" {
 			return nil, usage(c.Name)
 		}
 		return m.do("note", model.AddNote{Text: c.Rest}), nil
-	case "/run":
-		argv := argvOf(c.Rest)
-		if len(argv) == 0 {
-			return nil, usage(c.Name)
-		}
-		return m.startJob(c.Rest, "", "", [][]string{argv}), nil
 	}
 	return nil, usage(c.Name)
 }

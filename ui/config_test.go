@@ -36,8 +36,10 @@ func TestConfigRebindsKeys(t *testing.T) {
 	}
 	h.key("A")
 	h.mustSee("review of reset-api: approved")
-	h.key("?", "G")
-	h.mustSee("A            approve", "ctrl+c       quit", "keys from "+p)
+	h.key("?")
+	h.mustSee("A            approve", "ctrl+c       quit")
+	h.key("G")
+	h.mustSee("keys from " + p)
 	h.key("esc", "q")
 	if h.quit {
 		t.Fatal("q quit although quit is rebound to ctrl+c only")

@@ -107,11 +107,7 @@ func (m *Model) openDecisionPrompt(d db.Decision, auto bool) tea.Cmd {
 	default:
 		f.focus = len(f.fields)
 	}
-	p := &prompt{kind: promptDecision, dec: f, waitKey: decisionWaitKey(d.ID)}
-	if auto {
-		p.until = m.now().Add(m.grace)
-	}
-	m.prompt = p
+	m.push(&decisionDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: decisionWaitKey(d.ID)}, f: f}, auto)
 	// The flow pane shows the decision's run: its steps, prompt and the
 	// output the person decides on.
 	m.focusPane(layout.Flow)
@@ -189,81 +185,95 @@ func (f *decForm) typing() bool {
 	return f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices == nil
 }
 
-// decisionKey handles a key in the decision prompt.
-func (m *Model) decisionKey(k tea.KeyPressMsg) tea.Cmd {
-	p := m.prompt
-	f := p.dec
-	key := k.String()
-	if key == "ctrl+c" {
-		return m.quit()
+// decisionDialog answers a flow's pending decision or form.
+type decisionDialog struct {
+	dialogBase
+	f *decForm
+}
+
+func (d *decisionDialog) ID() string             { return "decision" }
+func (d *decisionDialog) Title(*Model) string    { return decisionTitle(d.f.d) }
+func (d *decisionDialog) Body(m *Model) []string { return m.decisionView(d.f) }
+func (d *decisionDialog) Typing() bool           { return d.f.typing() && !d.f.sending && !d.f.refused }
+
+func (d *decisionDialog) Unsent() bool {
+	if strings.TrimSpace(d.f.note.Value()) != "" {
+		return true
 	}
-	if f.refused {
-		if key == "esc" || key == "enter" {
-			m.prompt = nil
-		}
-		return nil
-	}
-	if f.sending {
-		return nil
-	}
-	switch key {
-	case "esc":
-		if f.focus == len(f.fields) && len(f.d.Options) > 0 && len(f.fields) == 0 {
-			f.focus = focusOptions // leave the note, keep it
-			return f.focusInput()
-		}
-		m.dismissed[p.waitKey] = true
-		m.prompt = nil
-		m.note = infoNote("decision " + f.d.ID + " still waits · " + m.keyName(keys.Open) + " in the flow pane answers it")
-		return nil
-	case "pgdown", "pgup":
-		// A long prompt scrolls inside the box.
-		page := m.decisionPromptLines() - 1
-		if key == "pgup" {
-			page = -page
-		}
-		f.off = max(0, min(f.off+page, len(m.decisionText(f))-(m.decisionPromptLines()-1)))
-		return nil
-	case "tab", "down":
-		return f.move(1)
-	case "shift+tab", "up":
-		return f.move(-1)
-	case "enter":
-		if len(f.d.Options) == 0 {
-			return m.submitDecision("")
-		}
-		if f.focus == focusOptions {
-			f.errs = []string{"choose an option with its number"}
-			return nil
-		}
-		return f.move(1) // on towards the options
-	case "left", "right":
-		if f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices != nil {
-			ff := &f.fields[f.focus]
-			n := len(ff.choices)
-			switch {
-			case key == "right":
-				ff.choice = (ff.choice + 1) % n
-			case ff.choice <= 0:
-				ff.choice = n - 1
-			default:
-				ff.choice--
-			}
-			ff.err = ""
-			return nil
+	for _, ff := range d.f.fields {
+		if ff.choices == nil && strings.TrimSpace(ff.in.Value()) != "" {
+			return true
 		}
 	}
-	if !f.typing() {
-		// Numbers choose only on the options row, so that a number meant
-		// for a field cannot answer the decision.
-		if len(key) == 1 && key[0] >= '1' && key[0] <= '9' && f.focus == focusOptions {
-			i := int(key[0] - '1')
-			if i < len(f.d.Options) {
-				return m.submitDecision(f.d.Options[i].ID)
-			}
-			f.errs = []string{fmt.Sprintf("there is no option %d", i+1)}
+	return false
+}
+
+// KeyMap follows the form's focus: the options row chooses, a text field
+// sends, a choice field picks.
+func (d *decisionDialog) KeyMap(m *Model) keyMap {
+	f := d.f
+	var short []keys.Action
+	desc := map[keys.Action]string{keys.Back: "later"}
+	switch {
+	case f.refused:
+		return keyMap{km: m.keys, short: []keys.Action{keys.Back}, full: [][]keys.Action{{keys.Back}}, desc: map[keys.Action]string{keys.Back: "close"}}
+	case f.sending:
+		return keyMap{km: m.keys}
+	case len(f.d.Options) > 0 && f.focus == focusOptions:
+		short, desc[keys.Choose] = append(short, keys.Choose), "choose"
+	case len(f.d.Options) > 0:
+		short, desc[keys.Open] = append(short, keys.Open), "to the options"
+	default:
+		short, desc[keys.Open] = append(short, keys.Open), "send"
+	}
+	if len(f.stops()) > 1 {
+		short, desc[keys.NextField] = append(short, keys.NextField), "note"
+		if len(f.fields) > 0 {
+			desc[keys.NextField] = "next field"
 		}
-		return nil
+	}
+	if f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices != nil {
+		short = append(short, keys.Left, keys.Right)
+	}
+	short = append(short, keys.Back)
+	full := [][]keys.Action{{keys.Choose, keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.PageDown, keys.PageUp, keys.Back}}
+	label := map[keys.Action]string{}
+	if n := min(9, len(f.d.Options)); n > 1 {
+		label[keys.Choose] = fmt.Sprintf("1–%d", n)
+	} else {
+		label[keys.Choose] = "1"
+	}
+	return keyMap{km: m.keys, short: short, full: full, desc: desc, label: label}
+}
+
+// HandleKey: a text field takes every printable key; the bound keys move
+// between the stops, pick, choose, send or put the decision off.
+func (d *decisionDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	f := d.f
+	typing := d.Typing()
+	var a keys.Action
+	ok := false
+	if !typing || !printable(k) {
+		a, ok = m.keys.Which(k, keys.Back, keys.Open, keys.NextField, keys.PrevField, keys.Down, keys.Up,
+			keys.PageDown, keys.PageUp, keys.Left, keys.Right, keys.Choose)
+	}
+	switch {
+	case f.refused:
+		if ok && (a == keys.Back || a == keys.Open) {
+			m.pop()
+			return nil, true
+		}
+		return nil, false
+	case f.sending:
+		return nil, !ok && typing
+	}
+	if ok {
+		if cmd, done := m.decisionAction(d, a, k); done {
+			return cmd, true
+		}
+	}
+	if !typing {
+		return nil, false
 	}
 	var cmd tea.Cmd
 	if f.focus == len(f.fields) {
@@ -273,14 +283,80 @@ func (m *Model) decisionKey(k tea.KeyPressMsg) tea.Cmd {
 		f.fields[f.focus].err = ""
 	}
 	f.errs = nil
-	return cmd
+	return cmd, true
+}
+
+// decisionAction runs a bound action in the decision dialog; done false
+// lets the key through (to a text field, or to the global keys).
+func (m *Model) decisionAction(d *decisionDialog, a keys.Action, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	f := d.f
+	switch a {
+	case keys.Back:
+		if f.focus == len(f.fields) && len(f.d.Options) > 0 && len(f.fields) == 0 {
+			f.focus = focusOptions // leave the note, keep it
+			return f.focusInput(), true
+		}
+		m.dismissed[d.waitKey] = true
+		m.pop()
+		m.note = infoNote("decision " + f.d.ID + " still waits · " + m.keyName(keys.Open) + " in the flow pane answers it")
+		return nil, true
+	case keys.PageDown, keys.PageUp:
+		// A long prompt scrolls inside the box.
+		page := m.decisionPromptLines() - 1
+		if a == keys.PageUp {
+			page = -page
+		}
+		f.off = max(0, min(f.off+page, len(m.decisionText(f))-(m.decisionPromptLines()-1)))
+		return nil, true
+	case keys.NextField, keys.Down:
+		return f.move(1), true
+	case keys.PrevField, keys.Up:
+		return f.move(-1), true
+	case keys.Open:
+		if len(f.d.Options) == 0 {
+			return m.submitDecision(d, ""), true
+		}
+		if f.focus == focusOptions {
+			f.errs = []string{"choose an option with its number"}
+			return nil, true
+		}
+		return f.move(1), true // on towards the options
+	case keys.Left, keys.Right:
+		if f.focus < 0 || f.focus >= len(f.fields) || f.fields[f.focus].choices == nil {
+			return nil, false // the cursor in a text field
+		}
+		ff := &f.fields[f.focus]
+		n := len(ff.choices)
+		switch {
+		case a == keys.Right:
+			ff.choice = (ff.choice + 1) % n
+		case ff.choice <= 0:
+			ff.choice = n - 1
+		default:
+			ff.choice--
+		}
+		ff.err = ""
+		return nil, true
+	case keys.Choose:
+		// Numbers choose only on the options row, so that a number meant
+		// for a field cannot answer the decision.
+		if f.focus != focusOptions {
+			return nil, false
+		}
+		i := int(k.Code - '1')
+		if i >= 0 && i < len(f.d.Options) {
+			return m.submitDecision(d, f.d.Options[i].ID), true
+		}
+		f.errs = []string{fmt.Sprintf("there is no option %d", i+1)}
+		return nil, true
+	}
+	return nil, false
 }
 
 // submitDecision checks the form's values against their types and sends
 // the answer; a problem shows next to its field and nothing is sent.
-func (m *Model) submitDecision(option string) tea.Cmd {
-	p := m.prompt
-	f := p.dec
+func (m *Model) submitDecision(d *decisionDialog, option string) tea.Cmd {
+	f := d.f
 	f.errs = nil
 	values := map[string]any{}
 	bad := -1
@@ -356,8 +432,8 @@ func (m *Model) resolveCmd(d db.Decision, a flows.Answer) tea.Cmd {
 
 func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 	delete(m.answering, msg.id)
-	p := m.prompt
-	mine := p != nil && p.kind == promptDecision && p.dec.d.ID == msg.id
+	p, _ := m.top().(*decisionDialog)
+	mine := p != nil && p.f.d.ID == msg.id
 	if msg.err != nil {
 		lines := []string{"✗ " + msg.err.Error()}
 		refused := false
@@ -366,16 +442,14 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 			refused = e.Code == db.CodeDecisionNotPending || e.Code == db.CodeUnknownDecision
 		}
 		if mine {
-			p.dec.sending, p.dec.refused, p.dec.errs = false, refused, lines
+			p.f.sending, p.f.refused, p.f.errs = false, refused, lines
 		} else {
 			m.note = note{kind: noteErr, lines: lines}
 		}
 		m.minLoad = m.loadSeq + 1
 		return m.loadCmd()
 	}
-	if mine {
-		m.prompt = nil
-	}
+	m.drop("decision")
 	how := msg.option
 	if how == "" {
 		how = "answered"
@@ -431,10 +505,9 @@ func decisionTitle(d db.Decision) string {
 	return fmt.Sprintf("%s · %s · step %s", what, d.FlowRun, d.Step)
 }
 
-// decisionView draws the decision prompt's body lines (the box is drawn by
-// promptView).
-func (m *Model) decisionView() (body []string, hint string) {
-	f := m.prompt.dec
+// decisionView draws the decision dialog's body lines (the box and the key
+// hints are drawn by dialogView).
+func (m *Model) decisionView(f *decForm) (body []string) {
 	th := m.th
 	w := max(10, m.w-4)
 	// The prompt text, as much as a short screen can spare; pgdown and
@@ -501,8 +574,7 @@ func (m *Model) decisionView() (body []string, hint string) {
 			body = append(body, e)
 		}
 	}
-	hint = m.decisionHint(f)
-	return body, hint
+	return body
 }
 
 // decisionText is the decision's prompt wrapped to the box.
@@ -512,47 +584,6 @@ func (m *Model) decisionText(f *decForm) []string {
 
 // decisionPromptLines is how many rows the prompt text may take in the box.
 func (m *Model) decisionPromptLines() int { return min(12, max(3, (m.h-16)/2)) }
-
-func (m *Model) decisionHint(f *decForm) string {
-	th := m.th
-	k := func(key, desc string) string { return th.KeyHint.Render(key) + " " + th.Dim.Render(desc) }
-	var parts []string
-	switch {
-	case f.refused:
-		return k("esc", "close")
-	case f.sending:
-		return th.Dim.Render("sending…")
-	}
-	n := min(9, len(f.d.Options))
-	if n > 0 {
-		keysText := "1"
-		if n > 1 {
-			keysText = fmt.Sprintf("1–%d", n)
-		}
-		if f.focus == focusOptions {
-			parts = append(parts, k(keysText, "choose"))
-		} else {
-			parts = append(parts, k("enter", "to the options"))
-		}
-	} else {
-		parts = append(parts, k("enter", "send"))
-	}
-	if len(f.stops()) > 1 {
-		next := "note"
-		if len(f.fields) > 0 {
-			next = "next field"
-		}
-		parts = append(parts, k("tab", next))
-	}
-	for _, ff := range f.fields {
-		if ff.choices != nil {
-			parts = append(parts, k("←/→", "pick"))
-			break
-		}
-	}
-	parts = append(parts, k("esc", "later"))
-	return strings.Join(parts, th.Dim.Render(" · "))
-}
 
 func typeText(f db.DecisionField) string {
 	return flowfile.Var{Name: f.Name, Type: f.Type, Enum: f.Enum}.TypeText()

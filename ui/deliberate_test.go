@@ -68,12 +68,15 @@ type place struct {
 // settle closes every dialog and text field with esc, as a person would.
 func settle(h *harness) {
 	h.tb.Helper()
-	for i := 0; i < 8 && (h.m.prompt != nil || h.m.mode != modeNormal); i++ {
+	for i := 0; i < 8 && (h.m.top() != nil || h.m.mode != modeNormal); i++ {
 		h.clk.Add(time.Second) // past a dialog's grace period
+		if h.m.top() != nil && h.m.docked && !h.m.typing() {
+			h.key("!") // back to the docked dialog, to close it
+		}
 		h.key("esc")
 	}
-	if h.m.prompt != nil || h.m.mode != modeNormal {
-		h.tb.Fatalf("esc does not leave mode %d / prompt %v", h.m.mode, h.m.prompt != nil)
+	if h.m.top() != nil || h.m.mode != modeNormal {
+		h.tb.Fatalf("esc does not leave mode %d / dialog %v", h.m.mode, h.m.top() != nil)
 	}
 }
 
@@ -95,11 +98,23 @@ func contexts() []place {
 	return append(out,
 		place{"filter", func(h *harness) { focusBy(layout.Features)(h); h.key("/") }},
 		place{"command line", func(h *harness) { settle(h); h.key(":") }},
+		place{"runs, the review or plan dialog docked", func(h *harness) {
+			focusBy(layout.Features)(h)
+			if h.m.sess.Plan.Feature("reset-api") != nil {
+				h.key("/")
+				h.typeText("reset-api")
+				h.key("enter")
+			}
+			h.key("a", "4")
+			if h.m.top() == nil || !h.m.docked || h.m.focus != layout.Runs {
+				h.tb.Fatalf("no docked dialog: top %v docked %v focus %v", h.m.top() != nil, h.m.docked, h.m.focus)
+			}
+		}},
 		place{"output search", func(h *harness) { focusBy(layout.Output)(h); h.key("/") }},
 		place{"form", func(h *harness) {
 			focusBy(layout.Flow)(h)
 			h.run(h.m.openDecisionPrompt(h.m.decisions[1], false))
-			if h.m.prompt == nil || !h.m.prompt.dec.typing() {
+			if h.m.top() == nil || !h.m.top().Typing() {
 				h.tb.Fatal("the form does not take text")
 			}
 		}},
@@ -133,7 +148,7 @@ func TestPrintableKeysNeverDecide(t *testing.T) {
 			}
 			for _, c := range contexts() {
 				c.enter(h)
-				typing := h.m.typing() || h.m.prompt != nil
+				typing := h.m.typing() || h.m.top() != nil
 				for _, k := range printables() {
 					if !typing {
 						c.enter(h)
@@ -178,5 +193,7 @@ func TestReviewWaitsWhileRecallTyping(t *testing.T) {
 	}
 	h.mustNotSee("Review reset-api")
 	h.key("esc")
-	h.mustSee("Review reset-api")
+	h.mustSee("Review reset-api", "! back to the dialog")
+	h.key("!", "a")
+	h.mustSee("✓ review of reset-api: approved")
 }

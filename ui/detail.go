@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -118,6 +119,7 @@ func (m *Model) onRendered(msg renderedMsg) {
 
 // renderMarkdown renders with glamour, falling back to the plain text.
 func renderMarkdown(md string, width int, style string) []string {
+	md = narrowTables(dropRelativeLinks(md), width)
 	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(10, width-4)))
 	var out string
 	if err == nil {
@@ -134,6 +136,68 @@ func renderMarkdown(md string, width int, style string) []string {
 		lines[i] = strings.TrimRight(output.Sanitize(l), " ")
 	}
 	return lines
+}
+
+// tableColW is the narrowest column a table may have before it reads
+// better as a list.
+const tableColW = 14
+
+// narrowTables turns the markdown tables that would not fit width into
+// lists, one row per item, cells joined by " · ": glamour squeezes a wide
+// table into columns a few characters wide.
+func narrowTables(md string, width int) string {
+	if !strings.Contains(md, "|---") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		cols := tableCells(lines[i])
+		sep := i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "|---")
+		if !sep || len(cols) == 0 || len(cols)*tableColW <= width {
+			out = append(out, lines[i])
+			continue
+		}
+		i++ // the separator
+		for i+1 < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i+1]), "|") {
+			i++
+			var cells []string
+			for _, c := range tableCells(lines[i]) {
+				if c != "" && c != "-" {
+					cells = append(cells, c)
+				}
+			}
+			out = append(out, "- "+strings.Join(cells, " · "))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// tableCells splits a markdown table row into trimmed cells (escaped pipes
+// stay in their cell).
+func tableCells(line string) []string {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "|") || !strings.HasSuffix(t, "|") || len(t) < 2 {
+		return nil
+	}
+	t = strings.ReplaceAll(t[1:len(t)-1], `\|`, "\x00")
+	parts := strings.Split(t, "|")
+	for i, p := range parts {
+		parts[i] = strings.ReplaceAll(strings.TrimSpace(p), "\x00", `\|`)
+	}
+	return parts
+}
+
+// relLink is a markdown link to another doc file: in the docs directory it
+// leads somewhere, in the detail pane it would print its path.
+var relLink = regexp.MustCompile(`\[([^\]]*)\]\(([^)\s:]*)\)`)
+
+// dropRelativeLinks keeps the text of links to relative paths.
+func dropRelativeLinks(md string) string {
+	if !strings.Contains(md, "](") {
+		return md
+	}
+	return relLink.ReplaceAllString(md, "$1")
 }
 
 func welcomeMarkdown(sessions []db.SessionInfo) string {

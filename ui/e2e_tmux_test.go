@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -68,6 +69,18 @@ func (s *tmuxSession) run(args ...string) string {
 func (s *tmuxSession) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
 
 func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
+
+// waitGone waits until the screen no longer shows gone.
+func (s *tmuxSession) waitGone(gone string, d time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(d)
+	for strings.Contains(s.screen(), gone) {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen still shows %q:\n%s", gone, s.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
 
 func (s *tmuxSession) waitFor(want string, d time.Duration) string {
 	s.t.Helper()
@@ -268,4 +281,77 @@ func TestTmuxSIGTERMLeavesTerminalClean(t *testing.T) {
 	if !strings.Contains(scr, "before the cockpit") || strings.Contains(scr, "1 Features") {
 		t.Fatalf("the terminal is not restored after SIGTERM:\n%s", scr)
 	}
+}
+
+// TestTmuxApprovalsAreDeliberate (issue 15.8): in a real terminal, a query
+// typed into recall holding every action letter approves nothing; a review
+// recorded by another process closes the open review dialog and a cannot
+// override it; then a fresh review is approved for real and the feature
+// completes from the cockpit.
+func TestTmuxApprovalsAreDeliberate(t *testing.T) {
+	needTmux(t)
+	dir := t.TempDir()
+	project := filepath.Join(dir, "demo")
+	bin := filepath.Join(binaries(t), "flowdeck")
+	cmd := "env XDG_CONFIG_HOME=" + dir + " FLOWDECK_ACTOR=e2e TERM=xterm-256color " + bin + " --dir " + project +
+		" demo --no-agent; echo flowdeck exited $?; sleep 60"
+	tm := newTmux(t, dir, 120, 40, cmd)
+	flowdeck := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(bin, append([]string{"--dir", project}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("flowdeck %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	reviews := func() []model.Review {
+		t.Helper()
+		var st struct {
+			Session *model.Session `json:"session"`
+		}
+		if err := json.Unmarshal([]byte(flowdeck("--json", "flow", "status", "--full")), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Session.Plan.Feature("callback-handler").Reviews
+	}
+
+	tm.waitFor("Review callback-handler", 30*time.Second)
+	time.Sleep(500 * time.Millisecond) // the dialog's grace period
+	before := len(reviews())
+	tm.keys("6")
+	tm.waitFor("type to search all output", 30*time.Second)
+	tm.keys("-l", "fail axbrsvPCyRK!q?")
+	tm.waitFor("fail axbrsvPCyRK!q?", 30*time.Second)
+	if n := len(reviews()); n != before {
+		t.Fatalf("typing into recall recorded %d review(s)", n-before)
+	}
+
+	tm.keys("Escape")
+	tm.waitGone("type to search all output", 30*time.Second) // esc alone, so it is not read as alt+!
+	tm.keys("!")
+	tm.waitFor("a approve · x needs fix", 30*time.Second)
+	flowdeck("--actor", "bob", "flow", "review", "callback-handler", "--decision", "needs_fix", "--finding", "from bob")
+	tm.waitFor("review callback-handler closed: review of callback-handler: needs_fix (by bob", 10*time.Second)
+	tm.keys("a")
+	tm.waitFor("does not wait for a review", 30*time.Second)
+	rs := reviews()
+	if last := rs[len(rs)-1]; last.Actor != "bob" || last.Decision != model.ReviewNeedsFix {
+		t.Fatalf("a overrode bob's review: %+v", last)
+	}
+
+	flowdeck("flow", "validate", "callback-handler", "--status", "passed", "--scope", "targeted", "--command", "go test ./...")
+	tm.waitFor("Review callback-handler", 10*time.Second)
+	time.Sleep(500 * time.Millisecond)
+	tm.keys("a")
+	tm.waitFor("review of callback-handler: approved", 10*time.Second)
+	tm.keys("1", "C")
+	tm.waitFor("Complete callback-handler (completed)?", 5*time.Second)
+	tm.keys("y")
+	tm.waitFor("completed callback-handler", 10*time.Second)
+	rs = reviews()
+	if last := rs[len(rs)-1]; last.Actor != "e2e" || last.Decision != model.ReviewApproved {
+		t.Fatalf("last review %+v", last)
+	}
+	tm.keys("q")
+	tm.waitFor("flowdeck exited 0", 15*time.Second)
 }

@@ -323,7 +323,7 @@ func TestFlowAutoNeedsAGoal(t *testing.T) {
 func TestFlowFileErrors(t *testing.T) {
 	st := newStore(t)
 	bad := filepath.Join(t.TempDir(), "bad.md")
-	if err := os.WriteFile(bad, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnext: nowhere\n```\nHi.\n"), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\nnxt: nowhere\n```\nHi.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t, st, 100, 30, zeroConfig())
@@ -460,7 +460,7 @@ func flowCapture(t *testing.T, st *db.Store, id string, at time.Time, argv []str
 	}
 	if running {
 		t.Cleanup(func() { _, _ = w.Finish(rec, 0) })
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(30 * time.Second)
 		for {
 			if r, err := st.Run(id); err == nil && r.Bytes >= int64(len(out)) {
 				return id
@@ -511,6 +511,10 @@ func TestQuitStopsFlows(t *testing.T) {
 	h.waitScreen("the decision prompt", "Decision · ship-1")
 	h.clk.Add(time.Second)
 	h.keyAsync("ctrl+c")
+	// A flow started here runs: quitting asks first, naming it.
+	h.pump(5*time.Second, "the quit question", func() bool { return strings.Contains(h.screen(), "Quit flowdeck?") })
+	h.mustSee("1 run(s) and flow(s) started here are stopped")
+	h.keyAsync("y")
 	h.pump(10*time.Second, "the cockpit to quit", func() bool { return h.quit })
 	if flows.Executing(st, "ship-1") {
 		t.Fatal("the run is still executed after quitting")

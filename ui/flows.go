@@ -45,6 +45,9 @@ type flowDoneMsg struct {
 	job *flowJob
 	run *db.FlowRun
 	err error
+	// final is the text of the step a completed run stopped at: a flow
+	// that ends at a refusal says so there (✗ …, ■ …).
+	final string
 }
 
 // flowActMsg reports pause or cancel.
@@ -187,8 +190,8 @@ func (m *Model) setFlows(fl flowLoad) tea.Cmd {
 
 // promptFlowRun is the flow run of the open decision prompt ("" = none).
 func (m *Model) promptFlowRun() string {
-	if p := m.prompt; p != nil && p.kind == promptDecision {
-		return p.dec.d.FlowRun
+	if d, ok := m.top().(*decisionDialog); ok {
+		return d.f.d.FlowRun
 	}
 	return ""
 }
@@ -390,11 +393,18 @@ func (m *Model) flowJob(label string, body func(context.Context) (*db.FlowRun, e
 	m.flowJobs = append(m.flowJobs, j)
 	m.focusPane(layout.Flow)
 	m.note = infoNote(label + "…")
+	st := m.st
 	return func() tea.Msg {
 		defer close(j.done)
 		defer cancel()
 		run, err := body(ctx)
-		return flowDoneMsg{job: j, run: run, err: err}
+		msg := flowDoneMsg{job: j, run: run, err: err}
+		if err == nil && run != nil && run.Status == db.FlowCompleted {
+			if v, verr := flows.View(st, run.ID); verr == nil && v.PromptStep == run.Step {
+				msg.final = v.Prompt
+			}
+		}
+		return msg
 	}
 }
 
@@ -434,6 +444,14 @@ func flowDoneNote(msg flowDoneMsg) note {
 	case r == nil:
 		return infoNote(msg.job.label + ": done")
 	case r.Status == db.FlowCompleted:
+		// A flow ends at a stop step whose text starts with its verdict.
+		last, _, _ := strings.Cut(strings.TrimSpace(msg.final), "\n")
+		switch {
+		case strings.HasPrefix(last, "✗"):
+			return errNote("flow run " + r.ID + " refused: " + strings.TrimSpace(strings.TrimPrefix(last, "✗")))
+		case strings.HasPrefix(last, "■"):
+			return infoNote("■ flow run " + r.ID + " stopped: " + strings.TrimSpace(strings.TrimPrefix(last, "■")))
+		}
 		return okNote(fmt.Sprintf("flow run %s completed (%d steps)", r.ID, r.StepsRun))
 	case r.Status == db.FlowFailed:
 		return errNote("flow run " + r.ID + " failed: " + r.Error)

@@ -3,74 +3,123 @@ package ui
 import (
 	"fmt"
 
+	"charm.land/bubbles/v2/key"
+
 	"flowdeck/ui/cmdline"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 )
 
-// helpView is the full help, grouped by pane, generated from the key map so
-// it always shows the user's own bindings.
-func (m *Model) helpView(w, h int) []string {
+// helpGroup is one titled section of the full help: a context and its keys.
+type helpGroup struct {
+	title string
+	keys  keyMap
+}
+
+// helpGroups are the contexts, each from its own key map, so the help
+// always shows the user's own bindings.
+func (m *Model) helpGroups() []helpGroup {
+	review := &reviewDialog{}
+	decision := m.keyMapOf(nil, []keys.Action{keys.Choose, keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.PageDown, keys.PageUp, keys.Back})
+	decision.desc = map[keys.Action]string{keys.Open: "send (with options: on to them)", keys.Back: "later (open in the flow pane answers it)"}
+	// A pane's own keys, without the moves every list pane shares.
+	own := func(p layout.Pane) keyMap {
+		k := m.paneKeyMap(p)
+		return m.keyMapOf(nil, k.full[1:]...)
+	}
+	return []helpGroup{
+		{"Global", m.keyMapOf(nil, globalKeys)},
+		{"Move (every pane)", m.keyMapOf(nil, moveKeys)},
+		{"Features · graph · detail", own(layout.Features)},
+		{"Runs", own(layout.Runs)},
+		{"Output", own(layout.Output)},
+		{"Flow", own(layout.Flow)},
+		{"Recall (type to search)", m.recallKeyMap()},
+		{"Review dialog", review.KeyMap(m)},
+		{"Confirmation", m.keyMapOf([]keys.Action{keys.Yes, keys.No, keys.Back})},
+		{"Decision · form dialog", decision},
+		{"Command line", m.commandKeyMap()},
+	}
+}
+
+// helpLines is the full help's text, before boxing and scrolling.
+func (m *Model) helpLines(w, h int) []string {
 	th := m.th
 	var lines []string
 	colW := 0
-	for _, g := range keys.Groups {
-		for _, b := range m.keys.Bindings(g.Actions...) {
-			colW = max(colW, layout.Width(b.Help().Key))
+	groups := m.helpGroups()
+	flat := make([][]key.Binding, len(groups))
+	for i, g := range groups {
+		seen := map[string]bool{}
+		for _, col := range g.keys.FullHelp() {
+			for _, b := range col {
+				if id := b.Help().Key + b.Help().Desc; !seen[id] {
+					seen[id] = true
+					flat[i] = append(flat[i], b)
+					colW = max(colW, layout.Width(b.Help().Key))
+				}
+			}
 		}
 	}
-	for _, g := range keys.Groups {
-		lines = append(lines, " "+th.Bold.Render(g.Title))
-		for _, b := range m.keys.Bindings(g.Actions...) {
+	for i, g := range groups {
+		lines = append(lines, " "+th.Bold.Render(g.title))
+		for _, b := range flat[i] {
 			hp := b.Help()
 			lines = append(lines, fmt.Sprintf("   %s  %s", th.KeyHint.Render(layout.Fit(hp.Key, colW)), hp.Desc))
 		}
 		lines = append(lines, "")
 	}
-	lines = append(lines, " "+th.Bold.Render("Command line (:)"))
+	lines = append(lines, " "+th.Bold.Render("Commands (:)"))
 	for _, sp := range cmdline.Specs {
 		lines = append(lines, "   "+sp.Usage)
 	}
-	// The decision prompt's keys are fixed: it holds text inputs, where
-	// letters must reach the text.
-	lines = append(lines, "", " "+th.Bold.Render("Decision prompt"))
-	for _, kd := range [][2]string{
-		{"1–9", "choose an option"},
-		{"tab", "next field or the note"},
-		{"←/→", "pick a value of a choice field"},
-		{"pgdn/pgup", "scroll a long question"},
-		{"enter", "send (with options: on to them)"},
-		{"esc", "later (" + m.keyName(keys.Open) + " in the flow pane reopens it)"},
-	} {
-		lines = append(lines, fmt.Sprintf("   %s  %s", th.KeyHint.Render(layout.Fit(kd[0], colW)), kd[1]))
-	}
+	lines = append(lines, "", th.Dim.Render(" in a text field every printable key is text: "+m.keyName(keys.Help)+" is typed, f1 opens this help, ctrl+c quits"))
 	source := " rebind keys in $XDG_CONFIG_HOME/flowdeck/config.toml, e.g. [keys] approve = [\"a\"]"
 	if m.cfg.Path != "" {
 		source = " keys from " + m.cfg.Path + " [keys]"
 	}
-	inner := h - 2
 	// Two columns when the screen is wide enough and one would scroll.
-	if len(lines) > inner && w >= 110 {
-		half := (len(lines) + 1) / 2
-		for half < len(lines) && lines[half-1] != "" {
-			half++
-		}
-		colw := (w - 2) / 2
-		left, right := lines[:half], lines[half:]
-		merged := make([]string, max(len(left), len(right)))
-		for i := range merged {
-			var l, r string
-			if i < len(left) {
-				l = left[i]
-			}
-			if i < len(right) {
-				r = right[i]
-			}
-			merged[i] = layout.Fit(l, colw) + r
-		}
-		lines = merged
+	if len(lines) > h-2 && w >= 110 {
+		lines = twoColumns(lines, (w-2)/2)
 	}
-	lines = append(lines, "", th.Dim.Render(source))
-	lines = lines[min(m.helpOff, max(0, len(lines)-inner)):]
+	return append(lines, "", th.Dim.Render(source))
+}
+
+func twoColumns(lines []string, colw int) []string {
+	half := (len(lines) + 1) / 2
+	for half < len(lines) && lines[half-1] != "" {
+		half++
+	}
+	left, right := lines[:half], lines[half:]
+	merged := make([]string, max(len(left), len(right)))
+	for i := range merged {
+		var l, r string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		merged[i] = layout.Fit(l, colw) + r
+	}
+	return merged
+}
+
+// helpRect is where the help is drawn.
+func (m *Model) helpRect() layout.Rect {
+	return layout.Rect{X: 0, Y: sessionBarH, W: m.w, H: m.h - sessionBarH - 1}
+}
+
+// helpMaxOff is the last scroll offset that still fills the box.
+func (m *Model) helpMaxOff() int {
+	r := m.helpRect()
+	return max(0, len(m.helpLines(r.W, r.H))-(r.H-2))
+}
+
+// helpView is the full help, boxed and scrolled.
+func (m *Model) helpView(w, h int) []string {
+	th := m.th
+	lines := m.helpLines(w, h)
+	lines = lines[min(m.helpOff, max(0, len(lines)-(h-2))):]
 	return layout.Box(th, th.TitleFocus.Render(" Help ")+th.Dim.Render(" esc closes "), "", lines, w, h, true)
 }

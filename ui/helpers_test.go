@@ -194,8 +194,8 @@ func (h *harness) run(cmd tea.Cmd) {
 		var msg tea.Msg
 		select {
 		case msg = <-done:
-		case <-time.After(5 * time.Second):
-			h.tb.Fatal("a command did not return within 5s")
+		case <-time.After(60 * time.Second):
+			h.tb.Fatal("a command did not return within 60s (a backstop: on a loaded machine a write can wait its turn for seconds)")
 		}
 		switch msg := msg.(type) {
 		case nil:
@@ -257,6 +257,8 @@ func keyMsg(k string) tea.KeyPressMsg {
 		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
 	case "backspace":
 		return tea.KeyPressMsg{Code: tea.KeyBackspace}
+	case "f1":
+		return tea.KeyPressMsg{Code: tea.KeyF1}
 	}
 	if strings.HasPrefix(k, "ctrl+") {
 		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
@@ -339,7 +341,7 @@ func addRun(tb testing.TB, st *db.Store, at time.Time, argv []string, feature, o
 	if running {
 		tb.Cleanup(func() { _, _ = w.Finish(rec, 0) })
 		// The writer commits every 100 ms: wait until the output is stored.
-		deadline := time.Now().Add(5 * time.Second)
+		deadline := time.Now().Add(60 * time.Second)
 		for {
 			r, err := st.Run(w.ID())
 			if err == nil && r != nil && r.Bytes >= int64(len(out)) {

@@ -108,7 +108,7 @@ func TestHostileCorpusNeverReachesTheCockpitFrame(t *testing.T) {
 		if err := hostile.Check([]byte(v.Content), true); err != nil {
 			t.Errorf("%s: frame: %v", what, err)
 		}
-		if err := hostile.Check([]byte(v.WindowTitle), false); err != nil || strings.Contains(v.WindowTitle, "pwned") {
+		if err := hostile.Check([]byte(v.WindowTitle), false); err != nil {
 			t.Errorf("%s: title %q: %v", what, v.WindowTitle, err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -187,6 +188,12 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 				msg.pending = len(argvs) - i
 				break
 			}
+			if argv[0] == "flowdeck" {
+				// This cockpit's own flowdeck, whatever PATH holds.
+				if exe, err := os.Executable(); err == nil {
+					argv = append([]string{flowdeckBinary(exe)}, argv[1:]...)
+				}
+			}
 			req := ops.RunDefaults(cfg)
 			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
 			req.Attended = true // the person watches it and can stop it: never ended as stalled
@@ -225,6 +232,21 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 		msg.warnings = strings.TrimSpace(warn.String())
 		return msg
 	}
+}
+
+// flowdeckBinary is what `flowdeck` in /run means: the lean flowdeck next to
+// this executable, else this executable when it is flowdeck itself (the
+// cockpit binary accepts every subcommand), else whatever PATH finds.
+func flowdeckBinary(exe string) string {
+	if p := filepath.Join(filepath.Dir(exe), "flowdeck"); p != exe {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	if strings.HasPrefix(filepath.Base(exe), "flowdeck") {
+		return exe
+	}
+	return "flowdeck"
 }
 
 // onJob shows how a job ended and reloads at once, so the evidence it
@@ -322,12 +344,35 @@ func (m *Model) startStop() tea.Cmd {
 // A flow the cockpit executes stops the same way: its engine's context is
 // cancelled, its command killed, and the run is left for the next start to
 // show as interrupted.
+// Quitting asks first when it would lose something: typed text not sent,
+// or runs and flows started here.
 func (m *Model) quit() tea.Cmd {
-	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
-		return tea.Quit
-	}
 	if m.quitting {
 		return nil
+	}
+	if _, asked := m.top().(*quitDialog); !asked {
+		var why []string
+		if m.unsent() {
+			why = append(why, "A text field holds text you have not sent: it is lost.")
+		}
+		if n := len(m.jobs) + len(m.flowJobs); n > 0 {
+			why = append(why, fmt.Sprintf("%d run(s) and flow(s) started here are stopped (process groups killed, kept as cancelled or interrupted).", n))
+		}
+		if len(why) > 0 {
+			if m.mode == modeHelp {
+				m.closeHelp() // the question must be seen to be answered
+			}
+			m.push(&quitDialog{why: why}, false)
+			return nil
+		}
+	}
+	return m.quitNow()
+}
+
+// quitNow ends the program, stopping what the cockpit started.
+func (m *Model) quitNow() tea.Cmd {
+	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
+		return tea.Quit
 	}
 	m.quitting = true
 	switch {

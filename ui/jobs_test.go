@@ -221,6 +221,8 @@ func TestQuitStopsJobs(t *testing.T) {
 	h.keyAsync("enter")
 	pid := pidOf(t, pidFile)
 	h.keyAsync("q")
+	h.pump(5*time.Second, "the quit question", func() bool { return strings.Contains(h.screen(), "Quit flowdeck?") })
+	h.keyAsync("q") // quit again: yes
 	h.pump(quitWait+2*time.Second, "the quit", func() bool { return h.quit })
 	if !gone(pid) {
 		t.Fatalf("pid %d still runs after quit", pid)

@@ -52,8 +52,8 @@ func (m *Model) loadCmd() tea.Cmd {
 	m.loading = true
 	seq, st, pin, prefer, prev := m.loadSeq, m.st, m.flowPin, m.promptFlowRun(), m.flowView
 	watch := ""
-	if p := m.prompt; p != nil && p.kind == promptDecision {
-		watch = p.dec.d.ID
+	if d, ok := m.top().(*decisionDialog); ok {
+		watch = d.f.d.ID
 	}
 	return func() tea.Msg {
 		stamp, _ := st.Stamp()
@@ -87,6 +87,7 @@ func pendingIn(ds []db.Decision, id string) bool {
 func (m *Model) onStamp(msg stampMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.pollCmd()}
 	m.ticks++
+	m.expireNote()
 	changed := msg.err == nil && msg.stamp != m.stamp
 	if (changed || m.ticks%forceEvery == 0) && !m.loading {
 		cmds = append(cmds, m.loadCmd())

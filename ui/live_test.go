@@ -119,14 +119,14 @@ func TestLiveUpdateWithoutKeyPress(t *testing.T) {
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	scr := newScreen(tm.Output(), 120, 40)
 	defer scr.close()
-	if !scr.waitFor("▶ reset-api", 5*time.Second) {
+	if !scr.waitFor("▶ reset-api", 30*time.Second) {
 		t.Fatalf("first frame never showed the running feature:\n%s", scr.text())
 	}
 	start := time.Now()
 	if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationFailed, Scope: model.ScopeTargeted, Command: "go test", Summary: "1 failed"}, "agent", t0); err != nil {
 		t.Fatal(err)
 	}
-	if !scr.waitFor("✗ reset-api", 2*time.Second) {
+	if !scr.waitFor("✗ reset-api", 30*time.Second) {
 		t.Fatalf("the change never appeared:\n%s", scr.text())
 	}
 	t.Logf("the change appeared after %v", time.Since(start))
@@ -143,7 +143,7 @@ func BenchmarkLiveUpdate(b *testing.B) {
 	tm := teatest.NewTestModel(b, m, teatest.WithInitialTermSize(120, 40))
 	scr := newScreen(tm.Output(), 120, 40)
 	defer scr.close()
-	if !scr.waitFor("▶ reset-api", 5*time.Second) {
+	if !scr.waitFor("▶ reset-api", 30*time.Second) {
 		b.Fatalf("first frame never showed the running feature:\n%s", scr.text())
 	}
 	var times []time.Duration
@@ -156,7 +156,7 @@ func BenchmarkLiveUpdate(b *testing.B) {
 		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: status, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
 			b.Fatal(err)
 		}
-		if !scr.waitFor(want, 5*time.Second) {
+		if !scr.waitFor(want, 30*time.Second) {
 			b.Fatalf("the change never appeared:\n%s", scr.text())
 		}
 		times = append(times, time.Since(start))

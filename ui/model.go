@@ -99,6 +99,9 @@ type Model struct {
 	// (the active feature, else one that waits) until the person moves it.
 	autoSel bool
 
+	// panes are the panes by id (what every pane answers to); the typed
+	// fields below are the same panes, for what only one of them does.
+	panes   [layout.NumPanes]pane
 	feats   *features.Model
 	graph   *dag.Model
 	detail  *textview.Model
@@ -122,6 +125,9 @@ type Model struct {
 	answering map[string]bool
 	gone      *db.Decision // see loadedMsg.gone
 
+	// allRuns is the runs list as loaded; the pane shows shownRuns.
+	allRuns []db.RunRecord
+
 	// How the output pane reads the selected run.
 	out     *feed
 	outGoto int // a recall hit's line to show once loaded
@@ -139,10 +145,19 @@ type Model struct {
 	filter  textinput.Model
 	search  textinput.Model
 	cmdline cmdline.Model
-	prompt  *prompt
+	// dialogs is the dialog stack (dialog.go); docked: the top one stays
+	// on screen while the keys go to the panes.
+	dialogs []Dialog
+	docked  bool
 	helpOff int
+	// helpFrom is the mode the help was opened from (a text field).
+	helpFrom mode
+	// showInternal lists the runs flows make for their own plumbing.
+	showInternal bool
 
-	note note
+	note    note
+	noteKey string    // the note's text when noteAt was taken
+	noteAt  time.Time // when the note last changed
 
 	waits     []wait
 	waitKeys  map[string]bool
@@ -228,6 +243,8 @@ func New(st *db.Store, opts Options) *Model {
 	flowOut := output.New(m.th)
 	m.flowFeed = &feed{view: flowOut}
 	m.flowPane = flowpane.New(m.th, flowOut)
+	m.panes = [layout.NumPanes]pane{layout.Features: m.feats, layout.DAG: m.graph, layout.Detail: m.detail,
+		layout.Runs: m.runList, layout.Output: m.output, layout.Recall: m.recall, layout.Flow: m.flowPane}
 	m.flowPane.SetNote("no flow run yet · :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
 
 	m.filter = textinput.New()
@@ -239,6 +256,8 @@ func New(st *db.Store, opts Options) *Model {
 	m.search.Prompt = "search output: "
 	m.search.SetStyles(fst)
 	m.cmdline = cmdline.New()
+	m.cmdline.SetKeys(cmdline.Keys{Submit: m.keys.Get(keys.Open), Cancel: m.keys.Get(keys.Back),
+		Complete: m.keys.Get(keys.Complete), Prev: m.keys.Get(keys.Up), Next: m.keys.Get(keys.Down)})
 	return m
 }
 

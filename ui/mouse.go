@@ -19,7 +19,7 @@ func (m *Model) paneAt(x, y int) (layout.Pane, layout.Rect, bool) {
 
 // onClick focuses the pane under the pointer and, in a list, selects the row.
 func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
-	if !m.mouse || m.prompt != nil || m.mode != modeNormal || ms.Button != tea.MouseLeft {
+	if !m.mouse || (m.top() != nil && !m.docked) || m.mode != modeNormal || ms.Button != tea.MouseLeft {
 		return nil
 	}
 	p, r, ok := m.paneAt(ms.X, ms.Y)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"flowdeck/config"
 	"flowdeck/model"
@@ -23,6 +24,35 @@ const (
 type note struct {
 	kind  noteKind
 	lines []string
+}
+
+// How long a note stays: a result for a glance, an error long enough to
+// be read (esc clears it sooner).
+const (
+	noteTTL    = 8 * time.Second
+	errNoteTTL = 30 * time.Second
+)
+
+// stampNote notes when the status line changed, so it can expire.
+func (m *Model) stampNote() {
+	if k := strings.Join(m.note.lines, "\n"); k != m.noteKey {
+		m.noteKey, m.noteAt = k, m.now()
+	}
+}
+
+// expireNote clears a note that has been shown long enough (checked on
+// every poll).
+func (m *Model) expireNote() {
+	if len(m.note.lines) == 0 {
+		return
+	}
+	ttl := noteTTL
+	if m.note.kind == noteErr {
+		ttl = errNoteTTL
+	}
+	if m.now().Sub(m.noteAt) >= ttl {
+		m.note = note{}
+	}
 }
 
 func infoNote(s string) note { return note{noteInfo, []string{s}} }

@@ -111,7 +111,7 @@ func TestRecallOpensRunAtLine(t *testing.T) {
 
 func waitStored(t *testing.T, st *db.Store, id string, n int64) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if r, err := st.Run(id); err == nil && r != nil && r.Bytes >= n {
 			return

@@ -3,10 +3,12 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 
 	"flowdeck/config"
 	"flowdeck/db"
@@ -36,7 +38,12 @@ func Run(st *db.Store, opts Options) error {
 	}
 	m := New(st, opts)
 	p := tea.NewProgram(m, popts...)
+	restore := func() {}
+	if term.IsTerminal(os.Stdout.Fd()) {
+		restore = keepTitle(os.Stdout)
+	}
 	_, err := p.Run()
+	restore()
 	// However the program ended, nothing the cockpit started may outlive it.
 	m.Shutdown(quitWait)
 	switch {
@@ -46,4 +53,12 @@ func Run(st *db.Store, opts Options) error {
 		return fmt.Errorf("the cockpit crashed (the terminal was restored): %w", err)
 	}
 	return err
+}
+
+// keepTitle saves the terminal's window title (XTWINOPS 22) and returns what
+// puts it back after the cockpit set its own: an empty title first, for
+// terminals without the title stack, then the saved one (23).
+func keepTitle(w io.Writer) (restore func()) {
+	fmt.Fprint(w, "\x1b[22;0t")
+	return func() { fmt.Fprint(w, "\x1b]2;\x07\x1b[23;0t") }
 }

@@ -67,8 +67,47 @@ type recallMsg struct {
 // setRuns takes a fresh runs list and keeps the output pane on the selected
 // run, reading what it printed since the last read.
 func (m *Model) setRuns(recs []db.RunRecord) tea.Cmd {
-	m.runList.SetRuns(recs)
+	m.allRuns = recs
+	m.runList.SetRuns(m.shownRuns())
 	return m.syncOutput()
+}
+
+// shownRuns are the runs the runs pane lists: without the flows' own
+// plumbing unless the person asked for it.
+func (m *Model) shownRuns() []db.RunRecord {
+	if m.showInternal {
+		return m.allRuns
+	}
+	out := make([]db.RunRecord, 0, len(m.allRuns))
+	for _, r := range m.allRuns {
+		if !r.Internal {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// shownHits drops recall hits in the flows' plumbing runs, unless shown.
+func (m *Model) shownHits(hits []db.Hit) []db.Hit {
+	if m.showInternal {
+		return hits
+	}
+	internal := map[string]bool{}
+	for _, r := range m.allRuns {
+		if r.Internal {
+			internal[r.ID] = true
+		}
+	}
+	if len(internal) == 0 {
+		return hits
+	}
+	out := hits[:0:0]
+	for _, h := range hits {
+		if !internal[h.RunID] {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // syncOutput points the output pane at the selected run and reads more of it
@@ -236,7 +275,7 @@ func (m *Model) recallCmd(q string) tea.Cmd {
 // meanwhile, if any.
 func (m *Model) onRecall(msg recallMsg) tea.Cmd {
 	m.recallBusy = false
-	m.recall.SetHits(msg.query, msg.hits, msg.err)
+	m.recall.SetHits(msg.query, m.shownHits(msg.hits), msg.err)
 	if q := m.recallNext; q != "" && q != msg.query {
 		return m.recallCmd(q)
 	}

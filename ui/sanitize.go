@@ -42,7 +42,7 @@ func cleanValue(v reflect.Value) {
 		}
 	case reflect.String:
 		if s := v.String(); v.CanSet() && !termtext.Safe(s) {
-			v.SetString(termtext.String(s))
+			v.SetString(termtext.Visible(s)) // an attack shows as what it was
 		}
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -48,6 +49,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onScreen(msg)
 	case jobMsg:
 		cmd = m.onJob(msg)
+	case tailMsg:
+		m.onTail(msg)
 	case recallMsg:
 		cmd = m.onRecall(msg)
 	case flowDoneMsg:
@@ -69,6 +72,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseWheelMsg:
 		cmd = m.onWheel(msg.Mouse())
 	}
+	m.stampNote()
 	return m, tea.Batch(cmd, m.relayout())
 }
 
@@ -83,19 +87,27 @@ func (m *Model) setTheme(dark bool) {
 	m.syncSelection()
 }
 
-// onKey dispatches a key press: to the open prompt, the text being typed, the
-// help, or the key map for the focused pane, in that order.
+// onKey dispatches a key press: to the help (it opens over anything), the
+// focused dialog, the text being typed, or the focused pane's key map, in
+// that order.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
-	if m.prompt != nil {
-		return m.promptKey(k)
+	if m.mode == modeHelp {
+		return m.helpKey(k)
+	}
+	if d := m.top(); d != nil && !m.docked {
+		return m.dialogKey(d, k)
 	}
 	if !m.typing() {
 		return m.modeKey(k)
 	}
-	// A dialog that waited while the person typed opens once they stop.
+	// A dialog that waited while the person typed shows once they stop,
+	// docked: the keys they type next are still for the pane they chose.
 	cmd := m.modeKey(k)
-	if !m.typing() {
+	if !m.typing() && m.top() == nil {
 		cmd = tea.Batch(cmd, m.openWaiting())
+		if d := m.top(); d != nil {
+			m.docked, d.base().until = true, time.Time{}
+		}
 	}
 	return cmd
 }
@@ -128,17 +140,16 @@ func (m *Model) modeKey(k tea.KeyPressMsg) tea.Cmd {
 
 // normalKey: every binding of the key map, resolved in one place.
 func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
-	a, ok := m.keys.Which(k,
-		keys.Quit, keys.Help, keys.Command, keys.Filter, keys.Recall, keys.Mouse,
-		keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7,
-		keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp, keys.Open, keys.Back,
-		keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession,
-		keys.Kill, keys.Follow, keys.Wrap, keys.SearchNext, keys.SearchPrev,
-		keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow)
+	a, ok := m.keys.Which(k, append(m.paneKeyMap(m.focus).actions(), globalKeys...)...)
 	if !ok {
 		return nil
 	}
 	switch a {
+	case keys.FocusDialog:
+		m.focusDialog()
+	case keys.ShowAll:
+		m.toggleInternal()
+		return m.syncOutput()
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:
@@ -191,7 +202,14 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
-	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession:
+	}
+	return m.paneAction(a)
+}
+
+// paneAction runs an action that belongs to a pane (features, flow, output).
+func (m *Model) paneAction(a keys.Action) tea.Cmd {
+	switch a {
+	case keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.ResetSession, keys.ApprovePlan, keys.Complete1:
 		return m.featureKey(a)
 	case keys.Kill:
 		return m.startStop()
@@ -345,43 +363,42 @@ type pane interface {
 	Footer() string
 }
 
-func (m *Model) pane(p layout.Pane) pane {
-	switch p {
-	case layout.Features:
-		return m.feats
-	case layout.DAG:
-		return m.graph
-	case layout.Runs:
-		return m.runList
-	case layout.Output:
-		return m.output
-	case layout.Recall:
-		return m.recall
-	case layout.Flow:
-		return m.flowPane
+func (m *Model) pane(p layout.Pane) pane { return m.panes[p] }
+
+// textAction is the bound action of a key in a text field, among acts:
+// printable keys never act there, they are text.
+func (m *Model) textAction(k tea.KeyPressMsg, acts ...keys.Action) (keys.Action, bool) {
+	if printable(k) {
+		return "", false
 	}
-	return m.detail
+	return m.keys.Which(k, acts...)
 }
 
 // filterKey edits the features filter; it applies on every keystroke.
 func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "enter":
+	a, _ := m.textAction(k, keys.Open, keys.Back, keys.Up, keys.Down, keys.Quit, keys.Help)
+	switch a {
+	case keys.Open:
 		m.mode = modeNormal
 		m.filter.Blur()
 		return m.setSel(m.feats.Selected())
-	case "esc":
+	case keys.Back:
 		m.mode = modeNormal
 		m.filter.Blur()
 		m.feats.SetFilter("")
 		return nil
-	case "up", "down":
-		if k.String() == "up" {
-			m.feats.Move(-1)
-		} else {
-			m.feats.Move(1)
+	case keys.Up, keys.Down:
+		d := 1
+		if a == keys.Up {
+			d = -1
 		}
+		m.feats.Move(d)
 		return m.setSel(m.feats.Selected())
+	case keys.Quit:
+		return m.quit()
+	case keys.Help:
+		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeFilter
+		return nil
 	}
 	var cmd tea.Cmd
 	m.filter, cmd = m.filter.Update(k)
@@ -391,8 +408,9 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 
 // searchKey edits the output search; it applies on enter.
 func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "enter":
+	a, _ := m.textAction(k, keys.Open, keys.Back, keys.Quit, keys.Help)
+	switch a {
+	case keys.Open:
 		m.mode = modeNormal
 		m.search.Blur()
 		q := m.search.Value()
@@ -403,12 +421,17 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 		case n == 0:
 			m.note = errNote(fmt.Sprintf("no line holds %q", q))
 		default:
-			m.note = infoNote(fmt.Sprintf("%d lines hold %q · n/N next/previous", n, q))
+			m.note = infoNote(fmt.Sprintf("%d lines hold %q · %s/%s next/previous", n, q, m.keyName(keys.SearchNext), m.keyName(keys.SearchPrev)))
 		}
 		return nil
-	case "esc":
+	case keys.Back:
 		m.mode = modeNormal
 		m.search.Blur()
+		return nil
+	case keys.Quit:
+		return m.quit()
+	case keys.Help:
+		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeSearch
 		return nil
 	}
 	var cmd tea.Cmd
@@ -416,63 +439,49 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// helpKey scrolls the help; help, back and quit close it (quit quits: it
+// works from anywhere).
 func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
-	a, ok := m.keys.Which(k, keys.Help, keys.Back, keys.Quit, keys.Up, keys.Down, keys.PageDown, keys.PageUp, keys.Top, keys.Bottom)
+	a, ok := m.keys.Which(k, m.helpKeyMap().actions()...)
 	if !ok {
 		return nil
 	}
+	last := m.helpMaxOff()
 	switch a {
 	case keys.Help, keys.Back:
 		m.closeHelp()
 		return m.openWaiting()
 	case keys.Quit:
-		if k.String() == "ctrl+c" {
-			return m.quit()
-		}
-		m.closeHelp()
-		return m.openWaiting()
+		return m.quit()
 	case keys.Up:
-		m.helpOff = max(0, m.helpOff-1)
+		m.helpOff--
 	case keys.Down:
 		m.helpOff++
 	case keys.PageDown:
 		m.helpOff += 10
 	case keys.PageUp:
-		m.helpOff = max(0, m.helpOff-10)
+		m.helpOff -= 10
 	case keys.Top:
 		m.helpOff = 0
 	case keys.Bottom:
-		m.helpOff = 1 << 20 // clamped when drawn
+		m.helpOff = last
 	}
+	m.helpOff = max(0, min(m.helpOff, last))
 	return nil
 }
 
 // closeHelp goes back to what the help was opened over.
 func (m *Model) closeHelp() {
-	m.mode = modeNormal
-	if m.focus == layout.Recall {
+	m.mode, m.helpFrom = m.helpFrom, modeNormal
+	if m.mode == modeNormal && m.focus == layout.Recall {
 		m.mode = modeRecall
 	}
 }
 
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	switch {
-	case m.prompt != nil && m.prompt.kind == promptFindings:
-		var cmd tea.Cmd
-		m.prompt.input, cmd = m.prompt.input.Update(msg)
-		return cmd
-	case m.prompt != nil && m.prompt.kind == promptDecision:
-		f := m.prompt.dec
-		if f.sending || f.refused || !f.typing() {
-			return nil
-		}
-		var cmd tea.Cmd
-		if f.focus == len(f.fields) {
-			f.note, cmd = f.note.Update(msg)
-		} else {
-			f.fields[f.focus].in, cmd = f.fields[f.focus].in.Update(msg)
-		}
-		return cmd
+	case m.top() != nil && !m.docked:
+		return pasteInto(m.top(), msg)
 	case m.mode == modeCommand:
 		return m.cmdline.Paste(msg)
 	case m.mode == modeFilter:

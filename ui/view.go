@@ -2,9 +2,11 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -22,13 +24,13 @@ const sessionBarH = 2
 func (m *Model) footerLines() []string {
 	var out []string
 	switch {
-	case m.prompt != nil:
-		// The note stays visible above the prompt: an error may be why the
-		// prompt is back, a notice may say who closed the one before.
+	case m.top() != nil:
+		// The note stays visible above the dialog: an error may be why the
+		// dialog is back, a notice may say who closed the one before.
 		if len(m.note.lines) > 0 {
 			out = m.noteLines()
 		}
-		out = append(out, m.promptView()...)
+		out = append(out, m.dialogView(m.top())...)
 	case m.mode == modeCommand:
 		out = []string{m.cmdline.View(m.w), m.cmdline.Notes(m.th, m.w)}
 	case m.mode == modeFilter:
@@ -72,23 +74,20 @@ func (m *Model) relayout() tea.Cmd {
 	}
 	bodyY := sessionBarH
 	bodyH := max(0, m.h-sessionBarH-len(m.footerLines()))
-	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
-	set := func(p layout.Pane, sz interface{ SetSize(w, h int) }) {
-		r := m.lay.Rects[p]
-		sz.SetSize(max(0, r.W-2), max(0, r.H-2))
+	slot := m.slot
+	if slot == layout.Flow && m.flowView == nil && m.focus != layout.Flow {
+		slot = layout.Output // an empty flow pane gives its room back
 	}
-	set(layout.Features, m.feats)
-	set(layout.DAG, m.graph)
-	set(layout.Detail, m.detail)
-	set(layout.Runs, m.runList)
-	set(layout.Output, m.output)
-	set(layout.Recall, m.recall)
-	set(layout.Flow, m.flowPane)
+	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2)
+	for p, pn := range m.panes {
+		r := m.lay.Rects[p]
+		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
+	}
 	m.cmdline.SetWidth(m.w)
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
-		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot)
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2)
 	}
 	return m.refreshDetail()
 }
@@ -253,9 +252,33 @@ func (m *Model) sessionBar() []string {
 	if a := m.idlePart(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, th.Dim.Render("next: ")+model.NextCommand(s))
+	parts = append(parts, m.nextHint(model.NextCommand(s)))
 	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
 	return []string{l1, layout.Fit(l2, m.w)}
+}
+
+// nextHint is the next command with the cockpit's way to do it: the key, or
+// the command line's command.
+func (m *Model) nextHint(cmd string) string {
+	for _, n := range []struct {
+		prefix string
+		a      keys.Action
+	}{
+		{"flowdeck flow plan approve", keys.ApprovePlan},
+		{"flowdeck flow review ", keys.Approve},
+		{"flowdeck flow run start", keys.Start},
+		{"flowdeck flow run complete ", keys.Complete1},
+		{"flowdeck run --feature ", keys.Verify},
+		{"flowdeck flow reset feature ", keys.Reset},
+	} {
+		if strings.HasPrefix(cmd, n.prefix) && m.keys.Get(n.a).Enabled() {
+			return m.th.Dim.Render("next (") + m.th.KeyHint.Render(m.keyName(n.a)) + m.th.Dim.Render("): ") + cmd
+		}
+	}
+	if strings.HasPrefix(cmd, "flowdeck flow plan apply") {
+		return m.th.Dim.Render("next (") + m.th.KeyHint.Render(":/flow-apply FILE") + m.th.Dim.Render("): ") + cmd
+	}
+	return m.th.Dim.Render("next: ") + cmd
 }
 
 // waitingPart lists what waits for the person (reviews, a blocked session,
@@ -332,46 +355,70 @@ func (m *Model) progressBar(done, total, w int) string {
 	return m.th.BarFull.Render(strings.Repeat("█", full)) + m.th.BarEmpty.Render(strings.Repeat("░", w-full))
 }
 
-// hintBar is the one-line key help for the current context, from the same
-// key map that dispatches. Help and quit are always shown; the context's
-// keys fill the room before them.
+// hintBar is the one-line key help of whatever has the keys (a pane, a text
+// field, a dialog), from its key map: the same bindings that dispatch. Help
+// and quit are always shown; in a text field by the keys that type nothing.
 func (m *Model) hintBar() string {
-	var acts []keys.Action
-	switch {
-	case m.prompt != nil:
-		return layout.Fit(m.th.Dim.Render(" answer the prompt above"), m.w)
-	case m.mode == modeHelp:
-		acts = []keys.Action{keys.Up, keys.Down, keys.Back}
-	case m.mode == modeFilter:
-		return layout.Fit(m.th.Dim.Render(" type to filter · ↑↓ move · enter keep · esc clear"), m.w)
-	case m.mode == modeCommand:
-		return layout.Fit(m.th.Dim.Render(" enter run · tab complete · ↑↓ history · esc close"), m.w)
-	case m.mode == modeSearch:
-		return layout.Fit(m.th.Dim.Render(" type the text to find · enter search · esc cancel"), m.w)
-	case m.mode == modeRecall:
-		return layout.Fit(m.th.Dim.Render(" type to search all output · ↑↓ choose · enter open at the line · esc back · tab next pane"), m.w)
-	case m.focus == layout.Features || m.focus == layout.DAG:
-		acts = []keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command}
-	case m.focus == layout.Output:
-		acts = []keys.Action{keys.NextPane, keys.Follow, keys.Wrap, keys.Filter, keys.SearchNext, keys.SearchPrev, keys.Bottom}
-	case m.focus == layout.Runs:
-		acts = []keys.Action{keys.NextPane, keys.Down, keys.Open, keys.Follow, keys.Recall, keys.Command}
-	case m.focus == layout.Recall:
-		acts = []keys.Action{keys.Filter, keys.Down, keys.Open, keys.NextPane, keys.Command}
-	case m.focus == layout.Flow:
-		acts = []keys.Action{keys.NextPane, keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow, keys.Down, keys.Follow, keys.Command}
-		if len(m.decisions) > 0 {
-			acts = append([]keys.Action{keys.Open}, acts...)
+	km, lead := m.contextKeyMap()
+	bs := km.ShortHelp()
+	if d := m.top(); d != nil && !m.docked && m.mode != modeHelp {
+		// The dialog's own keys are in its box; the bar says how to look
+		// around while it waits.
+		bs = nil
+		if !d.Typing() && !slices.Contains(d.KeyMap(m).actions(), keys.NextField) {
+			bs = m.keys.Bindings(keys.NextPane)
+			bs[0].SetHelp(bs[0].Help().Key, "look around (it waits)")
 		}
-	default:
-		acts = []keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Command}
 	}
-	if len(m.jobs) > 0 {
-		// Something the cockpit started runs: how to stop it comes first.
-		acts = append([]keys.Action{keys.Kill}, acts...)
+	typing := m.typing() || (m.top() != nil && !m.docked && m.top().Typing())
+	if !typing {
+		var first []keys.Action
+		if m.top() != nil && m.docked {
+			first = append(first, keys.FocusDialog)
+		}
+		if len(m.jobs) > 0 {
+			// Something the cockpit started runs: how to stop it comes first.
+			first = append(first, keys.Kill)
+		}
+		bs = append(m.keys.Bindings(first...), bs...)
 	}
-	tail := m.hintItems(keys.Help, keys.Quit)
-	return layout.Fit(" "+m.hintsIn(m.w-2-layout.Width(tail)-3, acts...)+m.th.Dim.Render(" · ")+tail, m.w)
+	tailBs := m.keys.Bindings(keys.Help, keys.Quit)
+	if typing {
+		tailBs = textKeys(tailBs)
+	}
+	tail := m.bindingHints(m.w, tailBs...)
+	text := " "
+	if lead != "" {
+		text += m.th.Dim.Render(lead) + m.th.Dim.Render(" · ")
+	}
+	room := m.w - layout.Width(text) - layout.Width(tail) - 3
+	if typing {
+		bs = textKeys(bs)
+	}
+	if hints := m.bindingHints(room, bs...); hints != "" {
+		text += hints + m.th.Dim.Render(" · ")
+	}
+	return layout.Fit(text+tail, m.w)
+}
+
+// textKeys keeps, of each binding, the keys that type nothing: what works
+// in a text field.
+func textKeys(bs []key.Binding) []key.Binding {
+	out := make([]key.Binding, 0, len(bs))
+	for _, b := range bs {
+		var ks []string
+		for _, k := range b.Keys() {
+			if len([]rune(k)) > 1 {
+				ks = append(ks, k)
+			}
+		}
+		if len(ks) == 0 {
+			continue
+		}
+		c := key.NewBinding(key.WithKeys(ks...), key.WithHelp(keys.Label(ks), b.Help().Desc))
+		out = append(out, c)
+	}
+	return out
 }
 
 // hints renders "key desc" pairs that fit the screen width.
@@ -379,12 +426,19 @@ func (m *Model) hints(acts ...keys.Action) string { return m.hintsIn(m.w-4, acts
 
 // hintsIn renders as many "key desc" pairs as fit in w cells.
 func (m *Model) hintsIn(w int, acts ...keys.Action) string {
+	return m.bindingHints(w, m.keys.Bindings(acts...)...)
+}
+
+// bindingHints renders as many "key desc" pairs of bs as fit in w cells.
+func (m *Model) bindingHints(w int, bs ...key.Binding) string {
 	var b strings.Builder
 	used := 0
-	for _, bd := range m.keys.Bindings(acts...) {
+	for _, bd := range bs {
 		h := bd.Help()
 		// The first key only: the bar is for glancing, ? lists them all.
-		h.Key = keys.Label(bd.Keys()[:1])
+		if h.Key == keys.Label(bd.Keys()) {
+			h.Key = keys.Label(bd.Keys()[:1])
+		}
 		iw := layout.Width(h.Key) + 1 + layout.Width(h.Desc)
 		if used > 0 {
 			iw += 3

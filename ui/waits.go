@@ -15,8 +15,9 @@ import (
 // wait is something that waits for the person: a feature review, the final
 // review, a blocked session, or a flow's pending decision.
 type wait struct {
-	kind    string // "review", "final", "blocked", "decision"
+	kind    string // "plan", "review", "final", "blocked", "decision"
 	feature string
+	reason  string // blocked: why
 	// key names this occurrence: a new validation after needs_fix is a new
 	// review request, so the evidence sequence is part of it.
 	key      string
@@ -29,6 +30,8 @@ func (w wait) String() string {
 		return "review " + w.feature
 	case "final":
 		return "final review"
+	case "plan":
+		return "plan approval"
 	case "decision":
 		d := w.decision
 		switch {
@@ -39,10 +42,14 @@ func (w wait) String() string {
 		}
 		return "decision " + d.FlowRun + " " + d.Step
 	}
+	what := "session blocked"
 	if w.feature != "" {
-		return "session blocked (" + w.feature + ")"
+		what += " (" + w.feature + ")"
 	}
-	return "session blocked"
+	if w.reason != "" {
+		what += ": " + w.reason
+	}
+	return what
 }
 
 // waitsOf lists what waits in s, in plan order.
@@ -51,6 +58,9 @@ func waitsOf(s *model.Session) []wait {
 		return nil
 	}
 	var out []wait
+	if s.Status != model.StatusCompleted && s.Approval != model.ApprovalApproved {
+		out = append(out, wait{kind: "plan", key: fmt.Sprintf("plan:%s@%d", s.ID, planSince(s))})
+	}
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
 		if model.StateOf(s, f) == model.StateAwaitingReview {
@@ -65,15 +75,31 @@ func waitsOf(s *model.Session) []wait {
 		out = append(out, wait{kind: "final", feature: s.Execution.ActiveFeature, key: fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
 	}
 	if s.Status == model.StatusBlocked {
-		var ids []string
+		var ids, reasons []string
 		for _, f := range s.Plan.Features {
 			if f.Status == model.FeatureBlocked {
 				ids = append(ids, f.ID)
+				if f.OutcomeNote != "" {
+					reasons = append(reasons, f.OutcomeNote)
+				}
 			}
 		}
-		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), reason: strings.Join(reasons, "; "),
+			key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
 	}
 	return out
+}
+
+// planSince is the history item that put the current plan in place, so a
+// plan applied again asks again.
+func planSince(s *model.Session) uint64 {
+	h := s.Execution.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Type == model.EventPlanApplied || h[i].Type == model.EventPlanSelected {
+			return h[i].Seq
+		}
+	}
+	return 0
 }
 
 func lastBroadSeq(s *model.Session) uint64 {
@@ -95,6 +121,47 @@ func blockedSince(s *model.Session) uint64 {
 	return 0
 }
 
+// sessionWaits are the session's waits, less the reviews a flow asks for
+// itself: a review is asked once, in the flow's decision.
+func (m *Model) sessionWaits() []wait {
+	ws := waitsOf(m.sess)
+	if !m.flowReviews() {
+		return ws
+	}
+	out := ws[:0]
+	for _, w := range ws {
+		if w.kind != "review" && w.kind != "final" {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// flowReviews reports whether a flow run asks for the review itself: a
+// pending decision offers the review's verdicts, or a run of a flow that
+// reviews (run, auto, review) is under way and will ask.
+func (m *Model) flowReviews() bool {
+	for _, d := range m.decisions {
+		if isReviewDecision(d) {
+			return true
+		}
+	}
+	for _, r := range m.flowRuns {
+		if !db.FlowEnded(r.Status) && r.Status != db.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
+			return true
+		}
+	}
+	return false
+}
+
+func isReviewDecision(d db.Decision) bool {
+	has := map[string]bool{}
+	for _, o := range d.Options {
+		has[o.ID] = true
+	}
+	return has["approved"] && has["needs_fix"]
+}
+
 // decisionWaits are the pending decisions, oldest first.
 func decisionWaits(ds []db.Decision) []wait {
 	out := make([]wait, 0, len(ds))
@@ -109,7 +176,7 @@ func decisionWaits(ds []db.Decision) []wait {
 // a review opens its prompt. A decision prompt opens whenever none is open
 // and a decision waits that the person has not put off (esc).
 func (m *Model) updateWaits(first bool) tea.Cmd {
-	m.waits = append(waitsOf(m.sess), decisionWaits(m.decisions)...)
+	m.waits = append(m.sessionWaits(), decisionWaits(m.decisions)...)
 	m.closeStalePrompt()
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait
@@ -138,13 +205,12 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 // while the person types (the keys are theirs); leaving the text field
 // calls it again.
 func (m *Model) openWaiting() tea.Cmd {
-	if m.prompt != nil || m.typing() || m.mode == modeHelp {
+	if m.top() != nil || m.typing() || m.mode == modeHelp {
 		return nil
 	}
 	for _, w := range m.waits {
 		if (w.kind == "review" || w.kind == "final") && !m.dismissed[w.key] && m.waitKeys[w.key] {
-			m.openReviewPrompt(w, true)
-			return nil
+			return m.openReviewPrompt(w, true)
 		}
 	}
 	for _, w := range m.waits {
@@ -161,29 +227,34 @@ func (m *Model) openWaiting() tea.Cmd {
 // cancelled), with a one-line notice of who resolved it and how. A decision
 // prompt showing why its answer was refused stays.
 func (m *Model) closeStalePrompt() {
-	p := m.prompt
-	if p == nil {
-		return
-	}
-	switch p.kind {
-	case promptReview, promptFindings:
-		if p.waitKey == "" || m.hasWait(p.waitKey) {
-			return
-		}
-		m.prompt = nil
-		m.note = infoNote(m.resolvedBy(p))
-	case promptDecision:
-		if p.dec.refused || p.dec.sending || m.answering[p.dec.d.ID] {
-			return
-		}
-		for _, d := range m.decisions {
-			if d.ID == p.dec.d.ID {
-				return
+	for _, d := range append([]Dialog(nil), m.dialogs...) {
+		switch d := d.(type) {
+		case *reviewDialog, *findingsDialog:
+			b := d.base()
+			if b.waitKey == "" || m.hasWait(b.waitKey) {
+				continue
 			}
+			m.drop(d.ID())
+			feature, final := reviewSubject(d)
+			m.note = infoNote(m.resolvedBy(feature, final, b.seq))
+		case *decisionDialog:
+			if d.f.refused || d.f.sending || m.answering[d.f.d.ID] || pendingIn(m.decisions, d.f.d.ID) {
+				continue
+			}
+			m.drop(d.ID())
+			m.note = infoNote(goneText(d.f.d.ID, m.gone))
 		}
-		m.prompt = nil
-		m.note = infoNote(goneText(p.dec.d.ID, m.gone))
 	}
+}
+
+func reviewSubject(d Dialog) (string, bool) {
+	switch d := d.(type) {
+	case *reviewDialog:
+		return d.feature, d.final
+	case *findingsDialog:
+		return d.feature, d.final
+	}
+	return "", false
 }
 
 func (m *Model) hasWait(key string) bool {
@@ -197,15 +268,15 @@ func (m *Model) hasWait(key string) bool {
 
 // resolvedBy names the change that ended a review prompt's wait: the
 // latest history item since the prompt was drawn that concerns it.
-func (m *Model) resolvedBy(p *prompt) string {
-	what := "review " + p.feature
-	if p.final {
+func (m *Model) resolvedBy(feature string, final bool, seq uint64) string {
+	what := "review " + feature
+	if final {
 		what = "final review"
 	}
 	if m.sess != nil {
 		h := m.sess.Execution.History
-		for i := len(h) - 1; i >= 0 && h[i].Seq > p.seq; i-- {
-			if p.final || h[i].Feature == p.feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
+		for i := len(h) - 1; i >= 0 && h[i].Seq > seq; i-- {
+			if final || h[i].Feature == feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
 				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, h[i].Actor, h[i].At.UTC().Format("15:04:05"))
 			}
 		}

@@ -211,8 +211,10 @@ func (p *patcher) Visit(node *ast.Node) {
 		if m, ok := n.Callee.(*ast.MemberNode); ok {
 			p.method(node, n, m)
 		}
-		if id, ok := n.Callee.(*ast.IdentifierNode); ok && strings.HasPrefix(id.Value, "__") {
-			p.fail(fmt.Errorf("%s is flowdeck's own helper, not for conditions", id.Value))
+		if id, ok := n.Callee.(*ast.IdentifierNode); ok {
+			// expr's builtins parse as BuiltinNode: a plain call names a
+			// function no condition can reach (variables hold JSON).
+			p.fail(fmt.Errorf("function %s() cannot be evaluated (expr-lang's builtins such as len, upper, lower and trim can)", id.Value))
 		}
 	case *ast.MemberNode:
 		if s, ok := n.Property.(*ast.StringNode); ok && s.Value == "length" && !n.Method {

@@ -161,8 +161,8 @@ type Exec struct {
 	// whose path is appended instead.
 	Program []string `json:"program"`
 	ViaFile bool     `json:"via_file,omitempty"`
-	// Dialect decides how variables are quoted: sh, zsh, python, node, ruby,
-	// perl.
+	// Dialect decides how variables are quoted: sh (read as both POSIX sh
+	// and bash), bash, zsh, ksh, python, node, ruby, perl.
 	Dialect string `json:"dialect"`
 	Code    string `json:"code"`
 }
@@ -211,10 +211,10 @@ type interpreter struct {
 var interpreters = map[string]interpreter{
 	"sh":         {[]string{"sh", "-c"}, "sh"},
 	"shell":      {[]string{"sh", "-c"}, "sh"},
-	"bash":       {[]string{"bash", "-c"}, "sh"},
+	"bash":       {[]string{"bash", "-c"}, "bash"},
 	"zsh":        {[]string{"zsh", "-c"}, "zsh"},
 	"dash":       {[]string{"dash", "-c"}, "sh"},
-	"ksh":        {[]string{"ksh", "-c"}, "sh"},
+	"ksh":        {[]string{"ksh", "-c"}, "ksh"},
 	"python":     {[]string{"python3", "-c"}, "python"},
 	"python3":    {[]string{"python3", "-c"}, "python"},
 	"py":         {[]string{"python3", "-c"}, "python"},
@@ -234,7 +234,7 @@ func dialectOf(program string) string {
 	if in, ok := interpreters[base]; ok {
 		return in.dialect
 	}
-	for _, p := range []string{"python", "node", "ruby", "perl", "bash", "zsh"} {
+	for _, p := range []string{"python", "node", "ruby", "perl", "bash", "zsh", "dash", "ksh"} {
 		if strings.HasPrefix(base, p) {
 			return interpreters[p].dialect
 		}
@@ -627,7 +627,9 @@ func (p *parser) exec(fe *fence) *Exec {
 // checkShell refuses a shell block that the interpolation's parser cannot
 // read, at the line the parser stopped.
 func (p *parser) checkShell(ex *Exec) {
-	if ex.Dialect != "sh" && ex.Dialect != "zsh" {
+	switch ex.Dialect {
+	case "sh", "bash", "zsh", "ksh":
+	default:
 		return
 	}
 	err := interp.CheckShell(ex.Code, ex.Dialect)

@@ -107,7 +107,7 @@ func TestParseGood(t *testing.T) {
 		dialect string
 		file    bool
 	}{
-		{"bash -c", "store", "sh", false},
+		{"bash -c", "store", "bash", false},
 		{"uv run python -c", "none", "python", false},
 		{"zsh -c", "stdout", "zsh", false},
 		{"uv run python -c", "stdout", "python", false},
@@ -258,5 +258,17 @@ func TestConditionMethodsChecked(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "m.md:7") {
 		t.Fatalf("a supported method was refused: %v", err)
+	}
+}
+
+// An sh block is read as dash and bash read it; where they disagree
+// ("(( x <<= 1 ))" is a heredoc to dash) flows check says so.
+func TestShBlockMustBePOSIX(t *testing.T) {
+	src := "---\nliterate: true\n---\n```yaml {config}\nstep: a\n```\n```sh {exec}\nx=1\n(( x <<= 1 ))\necho $x\n```\n"
+	if _, err := Parse("p.md", []byte(src)); err == nil || !strings.Contains(err.Error(), "p.md:9: sh exec block: shell syntax error: unclosed here-document") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, err := Parse("p.md", []byte(strings.Replace(src, "```sh", "```bash", 1))); err != nil {
+		t.Fatalf("bash: %v", err)
 	}
 }

@@ -9,7 +9,8 @@ import (
 // FuzzText: interpolation never panics, and without variables it only
 // turns \$ into $.
 func FuzzText(f *testing.F) {
-	for _, s := range []string{"", "$", "$$", `\$`, "$a.b.0", "$name.txt", "$a.", "x$", `\\$a`, "$_", "$a.0.b"} {
+	for _, s := range []string{"", "$", "$$", `\$`, "$a.b.0", "$name.txt", "$a.", "x$", `\\$a`, "$_", "$a.0.b",
+		"x=$(( $count << 1 ))", "cat <<-'EOF'\n\t$name\n\tEOF", "`echo \\`echo $name\\``", `"${x:-$name}" ${y#$name}`, "(( x <<= $count ))\n$name", "a[$count]=$name"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

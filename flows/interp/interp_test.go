@@ -53,12 +53,17 @@ func TestShellTable(t *testing.T) {
 		{`echo "$(basename $name)"`, `echo "$(basename 'my proj')"`},
 		{"cat <<EOF\n$name \"x\"\nEOF\necho $name", "cat <<EOF\nmy proj \"x\"\nEOF\necho 'my proj'"},
 		{`echo \$name`, `echo $name`},
-		{`echo $'a\'$q'`, `echo $'a\'it\x27s'`},
 	} {
 		got, err := Shell(tc.in, v)
 		if err != nil || got != tc.want {
 			t.Errorf("Shell(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
+	}
+	if got, err := Code(`echo $'a\'$q'`, "bash", v); got != `echo $'a\'it\x27s'` {
+		t.Errorf("bash $'...' = %q, %v", got, err)
+	}
+	if _, err := Shell(`echo $'a\'$q'`, v); err == nil {
+		t.Error("sh accepted $'...', which dash reads as $ and '...'")
 	}
 	if _, err := Shell("cat <<EOF\n$name\nEOF", map[string]any{"name": "a\nEOF\nrm -rf x"}); err == nil {
 		t.Error("a value that ends a heredoc was accepted")
@@ -94,7 +99,7 @@ var scripts = map[string]struct {
 }{
 	"sh": {"sh", []string{"sh", "-c"}, "printf '%s\\0' $v \"$v\" '$v' \"$(printf '%s' $v)\"\n" +
 		"cat <<EOF\n$v\nEOF\nprintf '\\0'\ncat <<'EOF'\n$v\nEOF\nprintf '\\0'\n# a comment that mentions $v and don't\n", 6},
-	"bash":   {"sh", []string{"bash", "-c"}, "x=`printf '%s' $v`; printf '%s\\0' \"$x\" $'$v'", 2},
+	"bash":   {"bash", []string{"bash", "-c"}, "x=`printf '%s' $v`; printf '%s\\0' \"$x\" $'$v'", 2},
 	"python": {"python", []string{"python3", "-c"}, "import sys\nvals = [$v, \"$v\", '$v', \"\"\"$v\"\"\", f\"{1}$v\"[1:], b\"$v\".decode()]  # $v in a comment\nsys.stdout.write(\"\".join(x + \"\\0\" for x in vals))", 6},
 	"node":   {"node", []string{"node", "-e"}, "const vals = [$v, \"$v\", '$v', `$v`]; // $v\n/* $v */ process.stdout.write(vals.map(x => x + '\\0').join(''))", 4},
 	"perl":   {"perl", []string{"perl", "-e"}, "my @vals = ($v, \"$v\", '$v'); # $v\nprint join('', map { $_ . \"\\0\" } @vals);", 3},

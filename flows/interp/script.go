@@ -7,11 +7,12 @@ import (
 	"strings"
 )
 
-// Code interpolates an exec block for its dialect: sh, zsh, python, node,
-// ruby or perl.
+// Code interpolates an exec block for its dialect: sh, bash, zsh, ksh,
+// python, node, ruby or perl.
 func Code(src, dialect string, vars map[string]any) (string, error) {
-	if dialect == "sh" || dialect == "zsh" || dialect == "" {
-		return shell(src, vars, shellLang(dialect))
+	switch dialect {
+	case "sh", "", "bash", "zsh", "ksh":
+		return shell(src, vars, dialect)
 	}
 	d, ok := dialects[dialect]
 	if !ok {

@@ -3,14 +3,13 @@ package interp
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Shell interpolates a shell script. Where each $var lands is decided by
+// Shell interpolates a script for sh. Where each $var lands is decided by
 // mvdan.cc/sh's parser, not by a hand-written tracker: a value is
 // 'single-quoted' as an unquoted word, backslash-escaped inside "...",
 // closed, escaped and reopened inside '...', hex-escaped inside $'...',
@@ -19,28 +18,54 @@ import (
 // integers only, because the shell evaluates whatever text lands there.
 // Comments are left alone. A value that cannot be placed as data is an
 // error, never a guess.
+//
+// sh is dash on some systems and bash on others, and they read some text
+// differently ("(( x <<= 1 ))" is arithmetic to bash, a heredoc to dash):
+// an sh script is placed only where the POSIX and the bash reading agree.
 func Shell(src string, vars map[string]any) (string, error) {
-	return shell(src, vars, syntax.LangBash)
+	return shell(src, vars, "sh")
 }
 
-func shell(src string, vars map[string]any, lang syntax.LangVariant) (string, error) {
+// shellLangs are the readings a dialect's script must agree under.
+func shellLangs(dialect string) []syntax.LangVariant {
+	switch dialect {
+	case "bash":
+		return []syntax.LangVariant{syntax.LangBash}
+	case "zsh":
+		return []syntax.LangVariant{syntax.LangZsh}
+	case "ksh":
+		return []syntax.LangVariant{syntax.LangMirBSDKorn}
+	}
+	return []syntax.LangVariant{syntax.LangPOSIX, syntax.LangBash}
+}
+
+func shell(src string, vars map[string]any, dialect string) (string, error) {
 	s, escaped := unescapeDollars(src)
 	if !mentions(s, escaped, vars) {
 		return s, nil // nothing to place: no need to understand the code
 	}
-	f, err := parseShell(s, lang)
-	if err != nil {
-		return "", err
+	var edits []edit
+	for i, lang := range shellLangs(dialect) {
+		f, err := parseShell(s, lang)
+		if err != nil {
+			return "", err
+		}
+		w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{},
+			posix: lang == syntax.LangPOSIX, intNames: integerNames(f)}
+		syntax.Walk(f, w.visit)
+		if w.err != nil {
+			return "", w.err
+		}
+		sort.Slice(w.edits, func(i, j int) bool { return w.edits[i].off < w.edits[j].off })
+		if i == 0 {
+			edits = w.edits
+		} else if off, same := sameEdits(edits, w.edits); !same {
+			return "", fmt.Errorf("line %d of the block: POSIX sh (dash) and bash read this script differently before this variable (bash-only syntax such as (( )) or $'...' in an sh block); write ```bash {exec}", lineAt(s, off))
+		}
 	}
-	w := &shellWalker{src: s, vars: vars, escaped: escaped, roots: map[syntax.Node]int{}, hdocs: map[*syntax.Word]*syntax.Redirect{}}
-	syntax.Walk(f, w.visit)
-	if w.err != nil {
-		return "", w.err
-	}
-	sort.Slice(w.edits, func(i, j int) bool { return w.edits[i].off < w.edits[j].off })
 	var b strings.Builder
 	last := 0
-	for _, e := range w.edits {
+	for _, e := range edits {
 		b.WriteString(s[last:e.off])
 		b.WriteString(e.text)
 		last = e.off + e.n
@@ -49,19 +74,30 @@ func shell(src string, vars map[string]any, lang syntax.LangVariant) (string, er
 	return b.String(), nil
 }
 
+// sameEdits compares two readings' edits; when they differ it returns the
+// offset of the first difference.
+func sameEdits(a, b []edit) (int, bool) {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		switch {
+		case i >= len(a):
+			return b[i].off, false
+		case i >= len(b) || a[i] != b[i]:
+			return a[i].off, false
+		}
+	}
+	return 0, true
+}
+
 // CheckShell reports a shell block that the parser cannot read, with its
 // line, so `flows check` refuses it before anything runs.
 func CheckShell(src, dialect string) error {
 	s, _ := unescapeDollars(src)
-	_, err := parseShell(s, shellLang(dialect))
-	return err
-}
-
-func shellLang(dialect string) syntax.LangVariant {
-	if dialect == "zsh" {
-		return syntax.LangZsh
+	for _, lang := range shellLangs(dialect) {
+		if _, err := parseShell(s, lang); err != nil {
+			return err
+		}
 	}
-	return syntax.LangBash // a superset of sh for parsing; stricter places
+	return nil
 }
 
 // mentions reports whether s refers to any flow variable at all.
@@ -95,8 +131,11 @@ func parseShell(s string, lang syntax.LangVariant) (*syntax.File, error) {
 			return nil, &SyntaxError{Line: int(pe.Pos.Line()), Msg: pe.Text}
 		}
 		var le syntax.LangError
+		if errors.As(err, &le) && lang == syntax.LangPOSIX {
+			return nil, &SyntaxError{Line: int(le.Pos.Line()), Msg: le.Feature + " is not POSIX sh; write ```bash {exec} for bash"}
+		}
 		if errors.As(err, &le) {
-			return nil, &SyntaxError{Line: int(le.Pos.Line()), Msg: le.Feature + " is not supported"}
+			return nil, &SyntaxError{Line: int(le.Pos.Line()), Msg: fmt.Sprintf("%s is not supported in %s", le.Feature, lang)}
 		}
 		return nil, &SyntaxError{Line: 1, Msg: err.Error()}
 	}
@@ -121,387 +160,6 @@ func unescapeDollars(src string) (string, map[int]bool) {
 		b.WriteByte(src[i])
 	}
 	return b.String(), escaped
-}
-
-// quoting contexts
-const (
-	ctxUnquoted  = iota // a word, inside $( ) or ` `
-	ctxDouble           // "..."
-	ctxSingle           // '...'
-	ctxANSI             // $'...'
-	ctxHeredoc          // an unquoted heredoc body
-	ctxRaw              // a quoted heredoc body
-	ctxArith            // evaluated as arithmetic
-	ctxName             // a variable name ([[ -v ]])
-	ctxParamWord        // the word of ${x:-word}, ${x#word}, ${x/a/b}
-	ctxRefuse           // a heredoc delimiter
-)
-
-// roots mark fields whose whole subtree has one context.
-const (
-	rootArith = iota + 1
-	rootName
-	rootParamWord
-	rootRefuse
-)
-
-type edit struct {
-	off, n int
-	text   string
-}
-
-type shellWalker struct {
-	src     string
-	vars    map[string]any
-	escaped map[int]bool
-	stack   []syntax.Node
-	roots   map[syntax.Node]int
-	hdocs   map[*syntax.Word]*syntax.Redirect
-	edits   []edit
-	err     error
-}
-
-func (w *shellWalker) visit(n syntax.Node) bool {
-	if n == nil {
-		w.stack = w.stack[:len(w.stack)-1]
-		return true
-	}
-	if w.err != nil {
-		w.stack = append(w.stack, n)
-		return false
-	}
-	w.markRoots(n)
-	switch x := n.(type) {
-	case *syntax.ParamExp:
-		if x.Short {
-			w.place(int(x.Pos().Offset()), -1)
-		}
-	case *syntax.SglQuoted:
-		kind, base := ctxSingle, int(x.Pos().Offset())+1
-		if x.Dollar {
-			kind, base = ctxANSI, base+1
-		}
-		w.scan(x.Value, base, kind)
-	case *syntax.Lit:
-		if p, ok := w.parent().(*syntax.Word); ok && w.hdocs[p] != nil && quotedDelim(w.hdocs[p].Word) {
-			w.scan(x.Value, int(x.Pos().Offset()), ctxRaw)
-		}
-	}
-	w.stack = append(w.stack, n)
-	return true
-}
-
-func (w *shellWalker) parent() syntax.Node {
-	if len(w.stack) == 0 {
-		return nil
-	}
-	return w.stack[len(w.stack)-1]
-}
-
-// markRoots records the fields of n that the shell reads as arithmetic,
-// as a name, or as a parameter expansion's word.
-func (w *shellWalker) markRoots(n syntax.Node) {
-	mark := func(node syntax.Node, kind int) {
-		if node != nil && !isNilNode(node) {
-			w.roots[node] = kind
-		}
-	}
-	switch x := n.(type) {
-	case *syntax.Assign:
-		mark(x.Index, rootArith)
-	case *syntax.ParamExp:
-		mark(x.Index, rootArith)
-		if x.Slice != nil {
-			mark(x.Slice.Offset, rootArith)
-			mark(x.Slice.Length, rootArith)
-		}
-		if x.Exp != nil {
-			if x.Exp.Op >= syntax.AlternateUnset && x.Exp.Op <= syntax.AssignUnsetOrNull {
-				mark(x.Exp.Word, rootParamWord)
-			} else {
-				mark(x.Exp.Word, rootRefuse) // a pattern: quoting rules differ by shell
-			}
-		}
-		if x.Repl != nil {
-			mark(x.Repl.Orig, rootRefuse)
-			mark(x.Repl.With, rootRefuse)
-		}
-	case *syntax.BinaryTest:
-		switch x.Op {
-		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
-			mark(x.X, rootArith)
-			mark(x.Y, rootArith)
-		}
-	case *syntax.UnaryTest:
-		if x.Op == syntax.TsVarSet || x.Op == syntax.TsRefVar {
-			mark(x.X, rootName)
-		}
-	case *syntax.DeclClause:
-		if declaresInteger(x) {
-			for _, a := range x.Args {
-				mark(a.Value, rootArith)
-			}
-		}
-	case *syntax.Redirect:
-		if x.Hdoc != nil {
-			w.hdocs[x.Hdoc] = x
-			mark(x.Word, rootRefuse)
-		}
-	}
-}
-
-func isNilNode(n syntax.Node) bool {
-	switch x := n.(type) {
-	case *syntax.Word:
-		return x == nil
-	}
-	return false
-}
-
-// declaresInteger: declare/local/typeset with a flag word holding i.
-func declaresInteger(d *syntax.DeclClause) bool {
-	for _, a := range d.Args {
-		if a.Naked && a.Value != nil {
-			if l := a.Value.Lit(); strings.HasPrefix(l, "-") && strings.Contains(l, "i") {
-				return true
-			}
-		}
-		if a.Naked && a.Name != nil && strings.HasPrefix(a.Name.Value, "-") && strings.Contains(a.Name.Value, "i") {
-			return true
-		}
-	}
-	return false
-}
-
-// quotedDelim: <<'EOF', <<"EOF", <<\EOF: the body is not expanded.
-func quotedDelim(w *syntax.Word) bool {
-	for _, p := range w.Parts {
-		l, ok := p.(*syntax.Lit)
-		if !ok || strings.Contains(l.Value, `\`) {
-			return true
-		}
-	}
-	return false
-}
-
-// scan places every flow variable written inside literal text (a quoted
-// string or a quoted heredoc body) that starts at offset base.
-func (w *shellWalker) scan(text string, base, kind int) {
-	for i := 0; i < len(text) && w.err == nil; i++ {
-		if text[i] == '$' {
-			if n := w.place(base+i, kind); n > 0 {
-				i += n - 1
-			}
-		}
-	}
-}
-
-// place replaces the flow variable at off (if it is one) with its value
-// quoted for its context; kind < 0 means "find it from the ancestors".
-// It returns the bytes the reference spans.
-func (w *shellWalker) place(off, kind int) int {
-	if w.escaped[off] || off >= len(w.src) || w.src[off] != '$' {
-		return 0
-	}
-	v, n, ok := ref(w.src, off, w.vars)
-	if !ok {
-		return 0
-	}
-	c := w.context()
-	before := strings.TrimRight(w.src[:off], "\t")
-	c.lineStart = before == "" || strings.HasSuffix(before, "\n")
-	switch {
-	case kind == ctxSingle || kind == ctxANSI:
-		if c.kind == ctxParamWord || c.kind == ctxHeredoc || c.kind == ctxDouble {
-			// Shells disagree on whether ' quotes here: refuse.
-			c.kind = ctxRefuse
-		} else if c.kind != ctxArith {
-			c.kind = kind
-		}
-	case kind >= 0:
-		c.kind = kind
-	}
-	text, err := c.quote(shellString(v))
-	if err != nil {
-		w.err = fmt.Errorf("line %d of the block: %s: %v", lineAt(w.src, off), w.src[off:off+n], err)
-		return n
-	}
-	w.edits = append(w.edits, edit{off: off, n: n, text: text})
-	return n
-}
-
-func lineAt(s string, off int) int { return strings.Count(s[:off], "\n") + 1 }
-
-// where is everything about a value's place that decides its quoting.
-type where struct {
-	kind          int
-	backticks     int                // enclosing `...` levels
-	hdocs         []*syntax.Redirect // enclosing heredoc bodies, any level
-	lineStart     bool               // the value starts a line (after tabs)
-	paramInDouble bool               // the ${x:-word} holding the value is inside "..."
-}
-
-// context reads the ancestors from the innermost outwards. Up to the first
-// command substitution, the nearest of "...", a parameter word or a heredoc
-// decides, and arithmetic anywhere decides over all of them.
-func (w *shellWalker) context() where {
-	var c where
-	kind, decided, arith := ctxUnquoted, false, false
-	bounded := false
-	for i := len(w.stack) - 1; i >= 0; i-- {
-		n := w.stack[i]
-		if word, ok := n.(*syntax.Word); ok && w.hdocs[word] != nil {
-			c.hdocs = append(c.hdocs, w.hdocs[word])
-			if !bounded && !decided {
-				kind, decided = ctxHeredoc, true
-			}
-		}
-		if cs, ok := n.(*syntax.CmdSubst); ok && cs.Backquotes {
-			c.backticks++
-		}
-		if bounded {
-			continue
-		}
-		switch n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			bounded = true
-			continue
-		case *syntax.ArithmExp, *syntax.ArithmCmd, *syntax.LetClause, *syntax.CStyleLoop:
-			arith = true
-		case *syntax.DblQuoted:
-			if !decided {
-				kind, decided = ctxDouble, true
-			} else if kind == ctxParamWord {
-				c.paramInDouble = true
-			}
-		}
-		switch w.roots[n] {
-		case rootArith:
-			arith = true
-		case rootName:
-			if !decided {
-				kind, decided = ctxName, true
-			}
-		case rootParamWord:
-			if !decided {
-				kind, decided = ctxParamWord, true
-			}
-		case rootRefuse:
-			kind, decided, arith = ctxRefuse, true, false
-			bounded = true
-		}
-	}
-	if arith && kind != ctxRefuse {
-		kind = ctxArith
-	}
-	c.kind = kind
-	return c
-}
-
-var (
-	integer    = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,17})$`) // no octal, no overflow
-	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-)
-
-func (c where) quote(s string) (string, error) {
-	var q string
-	switch c.kind {
-	case ctxArith:
-		if !integer.MatchString(s) {
-			return "", fmt.Errorf("the shell evaluates this place as arithmetic, so only an integer can go here, not %q", clipValue(s))
-		}
-		q = s
-	case ctxName:
-		if !identifier.MatchString(s) {
-			return "", fmt.Errorf("the shell reads this place as a variable name, so only a name can go here, not %q", clipValue(s))
-		}
-		q = s
-	case ctxRefuse:
-		return "", fmt.Errorf(`a flow variable cannot go here (a heredoc delimiter, a ${x#pattern} or ${x/a/b} word, or '...' inside ${...}); assign it to a shell variable first and write "${x#"$var"}"`)
-	case ctxDouble:
-		q = escapeDouble(s, true)
-	case ctxSingle:
-		q = strings.ReplaceAll(s, "'", `'\''`)
-	case ctxANSI:
-		// \x27 and \x5c read as themselves where $'...' is plain '...'
-		// (dash): no quote can close the string in either shell.
-		q = strings.NewReplacer(`\`, `\x5c`, `'`, `\x27`).Replace(s)
-	case ctxHeredoc:
-		q = escapeDouble(s, false)
-	case ctxRaw:
-		q = s
-	case ctxParamWord:
-		if len(c.hdocs) > 0 && c.backticks == 0 {
-			return "", fmt.Errorf("a flow variable inside ${...} in a heredoc cannot be quoted; assign it to a shell variable first")
-		}
-		// Inside "${x:-...}" the word is double-quoted already (a nested
-		// "..." would let bash brace-expand the value); outside, '...'.
-		if c.paramInDouble {
-			if strings.Contains(s, "'") {
-				// bash pairs ' even here and keeps them: no escape exists.
-				return "", fmt.Errorf(`bash cannot hold a ' inside "${x:-...}"; assign the variable to a shell variable first`)
-			}
-			q = strings.ReplaceAll(escapeDouble(s, true), "}", `\}`)
-		} else {
-			q = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	default:
-		q = QuoteShell(s)
-	}
-	if err := c.checkHeredocs(s); err != nil {
-		return "", err
-	}
-	for i := 0; i < c.backticks; i++ {
-		// Old-style command substitution removes one level of
-		// backslashes before its command is parsed.
-		q = backtickEscape.Replace(q)
-	}
-	return q, nil
-}
-
-// checkHeredocs refuses a value that would end an enclosing heredoc early,
-// or lose its leading tabs to <<-.
-func (c where) checkHeredocs(s string) error {
-	for _, r := range c.hdocs {
-		delim := heredocDelim(r.Word)
-		strip := r.Op == syntax.DashHdoc
-		for i, l := range strings.Split(s, "\n") {
-			if l == delim || strip && strings.TrimLeft(l, "\t") == delim {
-				return fmt.Errorf("the value holds the line %q that would end the heredoc early", delim)
-			}
-			if strip && (i > 0 || c.lineStart) && strings.HasPrefix(l, "\t") {
-				return fmt.Errorf("the value has lines starting with a tab, which <<- would strip")
-			}
-		}
-	}
-	return nil
-}
-
-// heredocDelim is the delimiter as the shell compares it: quotes removed.
-func heredocDelim(w *syntax.Word) string {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(strings.ReplaceAll(x.Value, `\`, ""))
-		case *syntax.SglQuoted:
-			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				if l, ok := q.(*syntax.Lit); ok {
-					b.WriteString(l.Value)
-				}
-			}
-		}
-	}
-	return b.String()
-}
-
-func clipValue(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:39]) + "…"
-	}
-	return s
 }
 
 var backtickEscape = strings.NewReplacer(`\`, `\\`, "`", "\\`", `$`, `\$`)

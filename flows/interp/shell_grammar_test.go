@@ -11,12 +11,19 @@ import (
 
 // A sink prints the flow variable $v to stdout from one quoting context.
 type sink struct {
-	code         string
-	pre, post    string // printed around the value
-	bash         bool   // bash-only syntax
-	noBackticks  bool   // a heredoc: not nested in `...`
-	refuses      func(v string) bool
-	trimNewlines bool // $( ) drops the value's trailing newlines
+	code          string
+	pre, post     string // printed around the value
+	bash          bool   // bash-only syntax
+	noBackticks   bool   // a heredoc: not nested in `...`
+	quotedHeredoc bool   // bash drops \x01 from one inside $( ): refused there
+	refuses       func(v string) bool
+	trimNewlines  bool // $( ) drops the value's trailing newlines
+}
+
+// heredocPrefix is the sink's text before $v on its line.
+func (sk sink) heredocPrefix() string {
+	i := strings.Index(sk.code, "$v")
+	return sk.code[strings.LastIndexByte(sk.code[:i], '\n')+1 : i]
 }
 
 func refusesHeredoc(v string) bool {
@@ -47,11 +54,13 @@ var sinks = []sink{
 	{code: `printf '%s' x'$v'"y"`, pre: "x", post: "y"},
 	{code: `printf '%s' $'$v'`, bash: true},
 	{code: "cat <<EOF\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<'EOF'\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<\"EOF\"\n\"$v\"\nEOF", pre: `"`, post: "\"\n", noBackticks: true, refuses: refusesHeredoc},
-	{code: "cat <<\\EOF\n$v\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<'EOF'\n$v\nEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<\"EOF\"\n\"$v\"\nEOF", quotedHeredoc: true, pre: `"`, post: "\"\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<\\EOF\n$v\nEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesHeredoc},
 	{code: "cat <<-EOF\n\t$v\n\tEOF", post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
-	{code: "cat <<-'EOF'\n\t$v\n\tEOF", post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
+	{code: "cat <<-'EOF'\n\t$v\n\tEOF", quotedHeredoc: true, post: "\n", noBackticks: true, refuses: refusesDashHeredoc},
+	{code: "cat <<EOF\n'$v' \"${u:-x}\"\nEOF", pre: "'", post: "' \"x\"\n", noBackticks: true, refuses: refusesHeredoc},
+	{code: "cat <<EOF\n$(( $v ))\nEOF", post: "\n", noBackticks: true, refuses: refusesNonInteger},
 	{code: "cat <<EOF\n$(printf '%s' $v)\nEOF", post: "\n", noBackticks: true, refuses: refusesHeredoc, trimNewlines: true},
 	{code: `case $v in $v) printf '%s' "$v";; *) echo MISMATCH;; esac`},
 	{code: `case "$v" in "$v") printf '%s' $v;; esac`},
@@ -64,6 +73,22 @@ var sinks = []sink{
 	{code: `f() { printf '%s' "$1"; }; f $v`},
 	{code: `printf '%s' "$(printf '%s' $v)"`, trimNewlines: true},
 	{code: "printf '%s' \"`printf '%s' $v`\"", trimNewlines: true},
+	{code: `xs="$v"'$v'$v; [ "$xs" = "$v$v$v" ] && printf '%s' "$v"`},
+	{code: `n2=$v; : $(( n2 + 0 )); printf '%s' "$n2"`, refuses: refusesNonInteger},
+	{code: "n3=$v\n[[ $n3 -ge 0 || $n3 -lt 0 ]] && printf '%s' \"$n3\"", bash: true, refuses: refusesNonInteger},
+	{code: `printf '%s' $v # $v's comment`},
+	{code: `: ${u1:=$v}; printf '%s' "$u1"`},
+	{code: `if [ "$v" = "$v" ]; then printf '%s' "$v"; fi`},
+	{code: `W=$v; export W; sh -c 'printf "%s" "$W"'`},
+	{code: `r=$(case a in a) printf '%s' $v;; esac); printf '%s' "$r"`, trimNewlines: true},
+	{code: `cat <<<$v`, bash: true, post: "\n"},
+	{code: `cat <<< "$v"`, bash: true, post: "\n"},
+	{code: `cat <(printf '%s' $v)`, bash: true},
+	{code: `declare -i n=$v; printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
+	{code: `printf '%s' $[ $v ]`, bash: true, refuses: refusesNonInteger},
+	{code: "f() { n=$v; printf '%s' \"$n\"; }\ndeclare -i n\nf", bash: true, refuses: refusesNonInteger},
+	{code: `for (( i=$v; i<=$v; i++ )); do printf '%s' $i; done`, bash: true, refuses: refusesNonInteger},
+	{code: `[[ -v $v ]]; printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier.MatchString(v) }},
 	{code: `printf '%s' $(( $v ))`, refuses: refusesNonInteger},
 	{code: `(( n = $v )); printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
 	{code: `let "n = $v"; printf '%s' $n`, bash: true, refuses: refusesNonInteger},
@@ -81,7 +106,7 @@ var noise = []struct {
 	{code: ": $(( 2 << 1 )) $((1<<2))"},
 	{code: "x=1; (( x <<= 1 ))", bash: true},
 	{code: "let 'y = 1 << 2'", bash: true},
-	{code: "let y=1\\<\\<2", bash: true},
+	{code: "let yl=1\\<\\<2", bash: true},
 	{code: "for (( i = 0; i < 1; i++ )); do :; done", bash: true},
 	{code: "# a comment with ' and \" and $v and <<EOF"},
 	{code: "cat >/dev/null <<'X'\n' \" $(nope) <<EOF `\nX"},
@@ -92,6 +117,9 @@ var noise = []struct {
 	{code: ": \"${q:-<<EOF}\" ${q:-'\"'}"},
 	{code: "x=`echo '<<'`"},
 	{code: ": $'\\'<<EOF'", bash: true},
+	{code: ": $(( 1 )) # ) ( \" ' <<EOF"},
+	{code: "case x in (x) : ;; esac; : ${#PATH}"},
+	{code: ": <<-'X'\n\t$w ' \"\n\tX"},
 }
 
 // wrappers nest a statement S that prints, keeping what it prints.
@@ -124,16 +152,20 @@ func generate(seed uint64, v string) genScript {
 	sk := sinks[r.IntN(len(sinks))]
 	g := genScript{bash: sk.bash}
 	stmt := sk.code
+	inSubst := false
+	backticks := strings.Count(sk.code, "`") / 2 // the sink's own
 	for range r.IntN(4) {
 		w := wrappers[r.IntN(len(wrappers))]
 		if w.backticks && sk.noBackticks {
 			continue
 		}
 		if w.backticks {
+			backticks++
 			// Inside `...` the shell drops one level of \ before ` and \.
 			stmt = strings.NewReplacer(`\`, `\\`, "`", "\\`").Replace(stmt)
 		}
 		stmt = strings.Replace(w.code, "S", stmt, 1)
+		inSubst = inSubst || strings.Contains(w.code, "$(") || w.backticks
 	}
 	var lines []string
 	for range r.IntN(5) {
@@ -149,7 +181,9 @@ func generate(seed uint64, v string) genScript {
 		val = strings.TrimRight(v, "\n")
 	}
 	g.want = sk.pre + val + sk.post
-	g.refuseable = sk.refuses != nil && sk.refuses(v)
+	g.refuseable = sk.refuses != nil && sk.refuses(v) || backticks > 1 ||
+		inSubst && sk.quotedHeredoc && strings.ContainsRune(v, 1) ||
+		!g.bash && sk.noBackticks && dashDrops(sk.heredocPrefix(), v, "EOF", strings.Contains(sk.code, "<<-"))
 	return g
 }
 
@@ -161,7 +195,11 @@ func runGenerated(t *testing.T, seed uint64, v string) {
 		return // no shell can hold a NUL in a variable or argument
 	}
 	g := generate(seed, v)
-	code, err := Shell(g.code, map[string]any{"v": v})
+	dialect := "sh"
+	if g.bash {
+		dialect = "bash"
+	}
+	code, err := Code(g.code, dialect, map[string]any{"v": v})
 	if err != nil {
 		if !g.refuseable {
 			t.Fatalf("seed %d value %q refused: %v\nscript:\n%s", seed, v, err, g.code)
@@ -203,7 +241,7 @@ func needShells(t testing.TB) {
 var hostileShell = append([]string{
 	"", "42", "-7", "007", "EOF", "a\nEOF\nb", "\tEOF", "x\n\ty", "\ttab",
 	`bob"; touch PWNED; echo "`, "$((1<<3))", "a[$(touch PWNED)]", `\`, `\\'`, "\n\n",
-	"*", "?(x)", "[a]", "~", "{a,b}", "a b  c", "-n", "&& touch PWNED", "\r\x1b[31m", "\xff\xfe",
+	"*", "?(x)", "[a]", "~", "{a,b}", "a b  c", "-n", "&& touch PWNED", "\r\x1b[31m", "\xff\xfe", "E\xfe", "EOF\xc3\xa9", "\x01\x01", "✓ ok",
 }, hostile...)
 
 // TestShellEveryContext runs every sink with every hostile value, once,
@@ -219,8 +257,12 @@ func TestShellEveryContext(t *testing.T) {
 
 func runSink(t *testing.T, sk sink, v string) {
 	t.Helper()
-	code, err := Shell(sk.code, map[string]any{"v": v})
-	refuse := sk.refuses != nil && sk.refuses(v)
+	dialect := "sh"
+	if sk.bash {
+		dialect = "bash"
+	}
+	code, err := Code(sk.code, dialect, map[string]any{"v": v})
+	refuse := sk.refuses != nil && sk.refuses(v) || !sk.bash && sk.noBackticks && dashDrops(sk.heredocPrefix(), v, "EOF", strings.Contains(sk.code, "<<-"))
 	if (err != nil) != refuse {
 		t.Fatalf("%q with %q: err %v, refuse %v", sk.code, v, err, refuse)
 	}
@@ -266,9 +308,17 @@ func TestShellIssueArithmeticShift(t *testing.T) {
 		dir := t.TempDir()
 		canary := filepath.Join(dir, "x")
 		name := `bob"; touch ` + canary + `; echo "`
-		out, err := Shell(code, map[string]any{"name": name})
+		out, err := Code(code, "bash", map[string]any{"name": name})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if strings.Contains(code, "(( x") {
+			// dash reads "(( x <<= 1 ))" as a heredoc: an sh block is refused
+			if _, err := Shell(code, map[string]any{"name": name}); err == nil {
+				t.Errorf("sh accepted %q", code)
+			}
+		} else if sh, err := Shell(code, map[string]any{"name": name}); err != nil || sh != out {
+			t.Errorf("sh: %q, %v", sh, err)
 		}
 		got, err := exec.Command("bash", "-c", out).Output()
 		if err != nil {
@@ -290,5 +340,28 @@ func TestShellSyntaxErrorNamesLine(t *testing.T) {
 	}
 	if err := CheckShell("echo \"unclosed", "sh"); err == nil || !strings.Contains(err.Error(), "line 1") {
 		t.Fatalf("CheckShell err = %v", err)
+	}
+}
+
+// zsh and ksh blocks are read by their own grammar.
+func TestShellDialects(t *testing.T) {
+	v := map[string]any{"v": `it's "x"`, "n": float64(2)}
+	for _, tc := range []struct{ dialect, in, want string }{
+		{"zsh", `print -r -- $v "$v" ${(U)v}`, `print -r -- 'it'\''s "x"' "it's \"x\"" ${(U)v}`},
+		{"ksh", `print -r -- $v "$(( $n + 1 ))"`, `print -r -- 'it'\''s "x"' "$(( 2 + 1 ))"`},
+		{"bash", `echo $'$v'`, `echo $'it\x27s "x"'`},
+	} {
+		got, err := Code(tc.in, tc.dialect, v)
+		if err != nil || got != tc.want {
+			t.Errorf("%s %q = %q, %v; want %q", tc.dialect, tc.in, got, err, tc.want)
+		}
+	}
+	if _, err := Code(`print ${(U)v} $v`, "sh", v); err == nil {
+		t.Error("sh accepted zsh syntax")
+	}
+	for _, refused := range []string{"cat <<'$v'\nx\n$v\n", `[[ -v '$v' ]]`, `[[ -v "$v" ]]`, `(( '$v' ))`} {
+		if out, err := Code(refused, "bash", v); err == nil {
+			t.Errorf("%q placed: %q", refused, out)
+		}
 	}
 }

@@ -56,7 +56,10 @@ func Fault(dir string, err error) error {
 
 // Escape is the path_escapes_project fault for rel below dir.
 func Escape(dir, rel string, cause error) *model.Fault {
-	path := filepath.Join(dir, filepath.FromSlash(rel))
+	path := rel
+	if !filepath.IsAbs(rel) {
+		path = filepath.Join(dir, filepath.FromSlash(rel))
+	}
 	return &model.Fault{
 		Code:    model.CodePathEscapes,
 		Path:    path,
@@ -75,13 +78,21 @@ func Open(dir string) (*os.Root, error) {
 	return r, nil
 }
 
-// CreateTemp creates a new file in dir (below r) whose name starts with
-// prefix; it returns the file and its name relative to r.
-func CreateTemp(r *os.Root, dir, prefix string, perm fs.FileMode) (*os.File, string, error) {
+// CreateTemp creates a new file in dir (below r) named by pattern, whose
+// last "*" is replaced by a random string (appended when there is none), as
+// os.CreateTemp does; it returns the file and its name relative to r.
+func CreateTemp(r *os.Root, dir, pattern string, perm fs.FileMode) (*os.File, string, error) {
+	if strings.ContainsRune(pattern, os.PathSeparator) {
+		return nil, "", fmt.Errorf("temporary file pattern %q contains a path separator", pattern)
+	}
+	prefix, suffix := pattern, ""
+	if i := strings.LastIndex(pattern, "*"); i >= 0 {
+		prefix, suffix = pattern[:i], pattern[i+1:]
+	}
 	for range 10 {
 		var b [8]byte
 		rand.Read(b[:])
-		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:]))
+		name := filepath.Join(dir, prefix+hex.EncodeToString(b[:])+suffix)
 		f, err := r.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) {
 			continue

@@ -12,7 +12,8 @@ import (
 
 // Corpus is one string carrying every trick: OSC 52 (clipboard write),
 // OSC 8 (link), OSC 0/2 (title), SGR 8 (hidden), blink, C1 CSI in UTF-8
-// form, bidi overrides and isolates, DCS, APC, PM, SOS, raw ESC, NUL, BEL,
+// form, bidi overrides and isolates, DCS, APC, PM, SOS, screen and cursor
+// games, queries whose answers a terminal types as input, raw ESC, NUL, BEL,
 // backspace and carriage-return overwrites. Marker keeps it findable.
 const Corpus = "Marker" +
 	"\x1b]52;c;SGVsbG8=\x07" +
@@ -22,7 +23,9 @@ const Corpus = "Marker" +
 	"\u009b31mc1csi\u009d0;c1title\u009c" +
 	"\u202eevil\u202c\u2066iso\u2069\u200f\u061c" +
 	"\x1bP1$qm\x1b\\\x1b_apc\x1b\\\x1b^pm\x1b\\\x1bXsos\x1b\\" +
-	"\x1b7\x1b[2J\x1b[H\x1bc" +
+	"\x1b7\x1b[2J\x1b[H\x1bc\x1b[?1049h" +
+	"\x1b[6n\x1b[c\x1b]11;?\x07" + // queries: the terminal would type its answer
+
 	"nul\x00bel\x07bs\b\b\bcr\rOVER\x1b"
 
 // Check returns an error naming the first forbidden thing in out: any ESC
@@ -76,13 +79,18 @@ func sgrAt(s string, allowSGR bool) (int, error) {
 	if j >= len(s) || s[j] != 'm' {
 		return 0, fmt.Errorf("CSI other than SGR")
 	}
-	for _, p := range strings.Split(s[2:j], ";") {
-		if p == "5" || p == "6" || p == "8" {
-			// A colour index of 5 or 8 after 38;5 is legitimate; only
-			// report attributes standing alone at the start.
-			if strings.HasPrefix(s[2:j], p+";") || s[2:j] == p {
-				return 0, fmt.Errorf("SGR %s (blink or conceal)", p)
+	ps := strings.Split(s[2:j], ";")
+	for i := 0; i < len(ps); i++ {
+		switch p := ps[i]; {
+		case strings.Contains(p, ":"): // a colon group is one attribute
+		case p == "38" || p == "48" || p == "58":
+			if i+1 < len(ps) && ps[i+1] == "5" {
+				i += 2
+			} else if i+1 < len(ps) && ps[i+1] == "2" {
+				i += 4
 			}
+		case p == "5" || p == "6" || p == "8":
+			return 0, fmt.Errorf("SGR %s (blink or conceal)", p)
 		}
 	}
 	return j + 1, nil

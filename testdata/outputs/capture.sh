@@ -198,6 +198,11 @@ capture_go() {
 	cap gotest build_failed_json "$work/gobuild" go test -json ./...
 	cap gotest panic "$work/gopanic" go test ./...
 	cap gotest big_plain "$work/gobig" go test ./...
+	# Runs that ran no test: flowdeck must not count them as passing.
+	cap gotest no_tests_plain "$work/gopass" go test -run XNothing ./...
+	cap gotest no_tests_verbose "$work/gopass" go test -v -run XNothing ./...
+	cap gotest no_tests_json "$work/gopass" go test -json -run XNothing ./...
+	cap gotest no_test_files "$work/gopass" go test ./notests
 	cap gotest big_verbose "$work/gobig" go test -v ./...
 	cap gobuild pass "$work/gopass" go build ./...
 	cap gobuild fail "$work/gobuild" go build ./...
@@ -294,6 +299,7 @@ EOF
 	sed -i 's/^pub fn clamp/fn unused_helper() {}\n\npub fn clamp/' "$work/rswarn/src/lib.rs"
 	cap cargotest pass "$r" cargo test
 	cap cargotest fail "$work/rsfail" cargo test
+	cap cargotest no_tests "$r" cargo test nothing_matches
 	cap cargobuild fail "$work/rsbuild" cargo build
 	rm -rf "$r/target"
 	cap cargobuild pass "$r" cargo build
@@ -376,6 +382,10 @@ EOF
 		cap pytest pass_verbose "$p" pytest -v
 		cap pytest fail_quiet "$work/pyfail" python3 -m pytest -q
 		cap pytest collect_error "$work/pycol" pytest
+		cap pytest no_tests_deselected "$p" pytest -k nothing_matches
+		mkdir -p "$work/pyempty" && printf 'def helper():\n    return 1\n' >"$work/pyempty/util.py"
+		cap pytest no_tests_empty "$work/pyempty" pytest
+		cap unittest no_tests "$work/pyempty" python3 -m unittest
 		cap unittest pass "$p" python3 -m unittest
 		cap unittest fail "$work/pyfail" python3 -m unittest
 		cap unittest pass_verbose "$p" python3 -m unittest -v test_unit
@@ -538,6 +548,11 @@ EOF
 		cap jest suite_error "$n/js" jest
 		cap vitest pass "$n/vp" vitest run
 		cap vitest fail "$n/vf" vitest run
+		cap jest no_tests "$n/jp" jest nothing_matches
+		cap jest no_tests_pass "$n/jp" jest --passWithNoTests nothing_matches
+		cap vitest no_tests "$n/vp" vitest run nothing_matches
+		cap nodetest no_tests "$n/np" node --test --test-name-pattern=nothing_matches
+		cap npm test_jest_no_tests "$n/jp" npm test -- nothing_matches
 		cap nodetest pass "$n/np" node --test
 		cap nodetest fail "$n/nf" node --test
 		cap eslint pass "$n/lint" eslint good
@@ -553,6 +568,42 @@ EOF
 		cap yarn test_jest_fail "$n/jf" yarn test
 		cap yarn run_lint_fail "$n/lint" yarn run lint
 		cap yarn test_node_pass "$n/np" yarn test
+	)
+}
+
+# ---------------------------------------------------------------- mocha
+capture_mocha() {
+	have npm || { skip mocha "npm not found"; return; }
+	local n=$work/node
+	mkdir -p "$n"
+	if [ ! -x "$n/node_modules/.bin/mocha" ]; then
+		(cd "$n" && { [ -f package.json ] || npm init -y >/dev/null; } && npm install --no-audit --no-fund mocha >/dev/null 2>&1) ||
+			{ skip mocha "npm install failed"; return; }
+	fi
+	rm -rf "$n"/{mp,mf}
+	mkdir -p "$n"/{mp,mf}/test
+	cat >"$n/mp/test/sum.spec.js" <<'EOF'
+const assert = require('node:assert');
+const sum = (a, b) => a + b;
+
+describe('sum', () => {
+  it('adds 1 + 2', () => assert.strictEqual(sum(1, 2), 3));
+  it('adds negatives', () => assert.strictEqual(sum(-1, -2), -3));
+  it.skip('adds bigints', () => assert.strictEqual(sum(1n, 2n), 3n));
+});
+
+describe('clamp', () => {
+  it('clamps high', () => assert.strictEqual(Math.min(20, 10), 10));
+});
+EOF
+	sed 's/sum(1, 2), 3/sum(1, 2), 4/; s/Math.min(20, 10), 10/Math.min(20, 10), 11/' "$n/mp/test/sum.spec.js" >"$n/mf/test/sum.spec.js"
+	printf '{ "name": "mocha-demo", "version": "1.0.0", "private": true, "scripts": { "test": "mocha" } }\n' | tee "$n/mp/package.json" >"$n/mf/package.json"
+	(
+		export PATH=$n/node_modules/.bin:$PATH
+		cap mocha pass "$n/mp" mocha
+		cap mocha fail "$n/mf" mocha
+		cap mocha no_tests "$n/mp" mocha --grep nothing_matches
+		cap npm test_mocha_fail "$n/mf" npm test
 	)
 }
 
@@ -593,10 +644,9 @@ EOF
 	fi
 }
 
-capture_go
-capture_rust
-capture_python
-capture_node
-capture_make
+# CAPTURE_ONLY="node mocha" captures only those parts.
+for part in ${CAPTURE_ONLY:-go rust python node mocha make}; do
+	"capture_$part"
+done
 skip ruff "not installable here: testdata/outputs/ruff is written by hand (see its README.md)"
 echo "outputs in $out, projects in $work"

@@ -3,6 +3,7 @@ package cmdline
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -32,7 +33,28 @@ type Model struct {
 	ci      int      // which of them is in the line
 	tabbed  string   // the line right after the last tab, to detect a repeat
 	err     string
+	keys    Keys
 }
+
+// Keys are the line's bindings; the cockpit passes the user's. Only keys
+// that type nothing can be bound: everything printable is text.
+type Keys struct {
+	Submit, Cancel, Complete, Prev, Next key.Binding
+}
+
+// DefaultKeys are the bindings without a config.
+func DefaultKeys() Keys {
+	return Keys{
+		Submit:   key.NewBinding(key.WithKeys("enter")),
+		Cancel:   key.NewBinding(key.WithKeys("esc")),
+		Complete: key.NewBinding(key.WithKeys("tab")),
+		Prev:     key.NewBinding(key.WithKeys("up")),
+		Next:     key.NewBinding(key.WithKeys("down")),
+	}
+}
+
+// SetKeys replaces the bindings.
+func (m *Model) SetKeys(k Keys) { m.keys = k }
 
 // New returns a closed command line.
 func New() Model {
@@ -42,7 +64,7 @@ func New() Model {
 	st := textinput.DefaultStyles(true)
 	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
 	in.SetStyles(st)
-	return Model{input: in}
+	return Model{input: in, keys: DefaultKeys()}
 }
 
 // Open focuses an empty line.
@@ -76,20 +98,22 @@ func (m *Model) History() []string { return m.history }
 // HandleKey edits the line. On Submitted the line is returned and added to
 // history.
 func (m *Model) HandleKey(k tea.KeyPressMsg, pools Pools) (string, Result, tea.Cmd) {
-	switch k.String() {
-	case "enter":
+	typed := k.Text != "" && k.Mod&^tea.ModShift == 0
+	switch {
+	case typed:
+	case key.Matches(k, m.keys.Submit):
 		line := strings.TrimSpace(m.input.Value())
 		if line != "" && (len(m.history) == 0 || m.history[len(m.history)-1] != line) {
 			m.history = append(m.history, line)
 		}
 		m.hist = len(m.history)
 		return line, Submitted, nil
-	case "esc":
+	case key.Matches(k, m.keys.Cancel):
 		return "", Cancelled, nil
-	case "tab":
+	case key.Matches(k, m.keys.Complete):
 		m.complete(pools)
 		return "", Editing, nil
-	case "up":
+	case key.Matches(k, m.keys.Prev):
 		if m.hist > 0 {
 			if m.hist == len(m.history) {
 				m.draft = m.input.Value()
@@ -98,7 +122,7 @@ func (m *Model) HandleKey(k tea.KeyPressMsg, pools Pools) (string, Result, tea.C
 			m.SetValue(m.history[m.hist])
 		}
 		return "", Editing, nil
-	case "down":
+	case key.Matches(k, m.keys.Next):
 		if m.hist < len(m.history) {
 			m.hist++
 			if m.hist == len(m.history) {

@@ -31,6 +31,10 @@ var Specs = []Spec{
 	{"/flow-session", "/flow-session ID", "session"},
 	{"/flow-reset", "/flow-reset feature ID | /flow-reset session", "reset"},
 	{"/flow-approve", "/flow-approve", ""},
+	{"/flow-apply", "/flow-apply FILE", ""},
+	{"/flow-complete", "/flow-complete FEATURE [completed|replan_required|blocked] [SUMMARY]", "feature"},
+	{"/flow-validate", "/flow-validate FEATURE passed|failed|partial targeted|broad CMD", "feature"},
+	{"/flow-review", "/flow-review FEATURE|final approved|needs_fix|blocked [FINDINGS; …]", "feature"},
 	{"/flow-note", "/flow-note TEXT", ""},
 	{"/run", "/run CMD", ""},
 }

@@ -34,7 +34,7 @@ func TestComplete(t *testing.T) {
 		"/flow p":               {"/flow plan "},
 		"/flow ":                {"/flow auto ", "/flow plan ", "/flow run "},
 		"/flow-show d":          {"/flow-show demo-2 ", "/flow-show demo-1 "},
-		"/flow-a":               {"/flow-auto ", "/flow-approve "},
+		"/flow-a":               {"/flow-auto ", "/flow-approve ", "/flow-apply "},
 	}
 	for in, want := range cases {
 		got := Complete(in, Pools{Features: ids, Sessions: []string{"20260314-a"},

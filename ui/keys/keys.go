@@ -61,6 +61,17 @@ const (
 
 	Yes Action = "yes"
 	No  Action = "no"
+
+	FocusDialog Action = "focus_dialog"
+	NextField   Action = "next_field"
+	PrevField   Action = "prev_field"
+	Left        Action = "left"
+	Right       Action = "right"
+	Choose      Action = "choose"
+	Complete    Action = "complete"
+	ShowAll     Action = "show_internal"
+	ApprovePlan Action = "approve_plan"
+	Complete1   Action = "complete_feature"
 )
 
 type def struct {
@@ -102,6 +113,8 @@ var defaults = []def{
 	{Block, []string{"b"}, "block"},
 	{Reset, []string{"r"}, "reset"},
 	{ResetSession, []string{"R"}, "reset session"},
+	{ApprovePlan, []string{"P"}, "approve the plan"},
+	{Complete1, []string{"C"}, "complete feature"},
 
 	{Kill, []string{"K"}, "stop run"},
 	{Follow, []string{"f"}, "follow"},
@@ -116,22 +129,15 @@ var defaults = []def{
 
 	{Yes, []string{"y"}, "yes"},
 	{No, []string{"n"}, "no"},
-}
 
-// Group is a titled set of actions for the full help.
-type Group struct {
-	Title   string
-	Actions []Action
-}
-
-// Groups is the full help's layout, by pane.
-var Groups = []Group{
-	{"Global", []Action{NextPane, PrevPane, Pane1, Pane2, Pane3, Pane4, Pane5, Pane6, Pane7, Command, Help, Mouse, Quit}},
-	{"Move (every pane)", []Action{Up, Down, Top, Bottom, PageDown, PageUp, Open, Back}},
-	{"Features · graph", []Action{Filter, Start, Verify, Approve, NeedsFix, Block, Reset, ResetSession}},
-	{"Runs · output · recall", []Action{Kill, Follow, Wrap, Filter, SearchNext, SearchPrev, Recall}},
-	{"Flow", []Action{Open, PauseFlow, ResumeFlow, CancelFlow, Follow, Wrap}},
-	{"Prompts", []Action{Approve, NeedsFix, Block, Yes, No, Back}},
+	{FocusDialog, []string{"!"}, "back to the dialog"},
+	{NextField, []string{"tab"}, "next field"},
+	{PrevField, []string{"shift+tab"}, "previous field"},
+	{Left, []string{"left"}, "previous choice"},
+	{Right, []string{"right"}, "next choice"},
+	{Choose, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "choose an option"},
+	{Complete, []string{"tab"}, "complete"},
+	{ShowAll, []string{"i"}, "show internal runs"},
 }
 
 // Map holds the current binding of every action.
@@ -230,6 +236,9 @@ func actionNames() []string {
 
 // Label is how keys read in help: arrows as symbols, joined by "/".
 func Label(ks []string) string {
+	if len(ks) == 9 && ks[0] == "1" && ks[8] == "9" {
+		return "1–9"
+	}
 	parts := make([]string, 0, len(ks))
 	for _, k := range ks {
 		switch k {

@@ -53,16 +53,26 @@ type Layout struct {
 // WideMin is the width from which panes go side by side.
 const WideMin = 120
 
+// detailMaxH caps the detail pane when wide; the rest goes to the output.
+const detailMaxH = 16
+
 // Compute lays out panes in the body area (x, y, w, h). lower is the pane
 // under the features when stacked; slot is output, recall or flow, which
 // share the place under the runs list when wide. The flow pane holds a whole
 // flow run (steps, prompt, variables, live output), so it gets more room than
 // the panes it replaces: the detail (wide) or the features (stacked) shrink.
-func Compute(x, y, w, h int, lower, slot Pane) Layout {
+//
+// featW is the width the features list would like (its longest row); spare
+// width goes to it, up to half the screen, so titles are not cut while the
+// right column has room to give.
+func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 	var l Layout
 	if w >= WideMin && h >= 16 {
 		l.Wide = true
 		left := max(44, w*2/5)
+		if featW > left {
+			left = min(featW, w/2)
+		}
 		right := w - left
 		featH := h * 11 / 20
 		l.Rects[Features] = Rect{x, y, left, featH}
@@ -70,7 +80,8 @@ func Compute(x, y, w, h int, lower, slot Pane) Layout {
 		// Right: the detail on top; the runs list across the whole width,
 		// since a run's summary is what says what failed; the output (or
 		// recall) below it, as wide as a terminal's own output.
-		detailH := h * 2 / 5
+		// Spare height goes to the output: the detail is a summary.
+		detailH := min(h*2/5, detailMaxH)
 		if slot == Flow {
 			detailH = h / 4
 		}
@@ -113,6 +124,7 @@ func Box(th styles.Theme, title, footer string, body []string, w, h int, focused
 	}
 	inner := w - 2
 	out := make([]string, 0, h)
+	title, footer = Flat(title), Flat(footer)
 
 	tw := Width(title)
 	if tw > inner-2 {

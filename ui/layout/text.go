@@ -10,6 +10,19 @@ import (
 // script) holds newlines, which would break every frame it is drawn in.
 var oneLine = strings.NewReplacer("\r\n", "⏎", "\n", "⏎", "\r", "", "\t", " ")
 
+// Flat takes zero-width joiners and emoji variation selectors out of s:
+// terminals disagree on how wide a joined emoji sequence is, and a wrong
+// guess moves every border after it. Apart, each emoji has the width every
+// terminal gives it.
+func Flat(s string) string {
+	if !strings.ContainsAny(s, "\u200d\ufe0f") {
+		return s
+	}
+	return flat.Replace(s)
+}
+
+var flat = strings.NewReplacer("\u200d", "", "\ufe0f", "")
+
 // Fit makes s exactly w cells wide: cut with "…" when longer, padded with
 // spaces when shorter. s may hold SGR sequences; newlines show as ⏎.
 func Fit(s string, w int) string {
@@ -19,6 +32,7 @@ func Fit(s string, w int) string {
 	if strings.ContainsAny(s, "\n\r\t") {
 		s = oneLine.Replace(s)
 	}
+	s = Flat(s)
 	sw := ansi.StringWidth(s)
 	if sw > w {
 		s = ansi.Truncate(s, w, "…")
@@ -39,6 +53,7 @@ func Cut(s string, w int) string {
 	if strings.ContainsAny(s, "\n\r\t") {
 		s = oneLine.Replace(s)
 	}
+	s = Flat(s)
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
@@ -46,7 +61,7 @@ func Cut(s string, w int) string {
 }
 
 // Width is the display width of s (SGR sequences excluded).
-func Width(s string) int { return ansi.StringWidth(s) }
+func Width(s string) int { return ansi.StringWidth(Flat(s)) }
 
 // PadLines returns exactly h lines of width w from lines (cut or blank-padded).
 func PadLines(lines []string, w, h int) []string {

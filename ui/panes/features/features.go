@@ -37,6 +37,7 @@ type Model struct {
 	sc      scroll.State
 	w, h    int
 	idW     int
+	tailW   int // the widest dependencies + title
 }
 
 // New returns an empty pane.
@@ -50,7 +51,7 @@ func (m *Model) SetTheme(th styles.Theme) { m.th = th }
 func (m *Model) SetSession(s *model.Session) {
 	sel := m.Selected()
 	m.rows = m.rows[:0]
-	m.idW = 0
+	m.idW, m.tailW = 0, 0
 	if s != nil && s.Plan != nil {
 		for i := range s.Plan.Features {
 			f := &s.Plan.Features[i]
@@ -66,12 +67,22 @@ func (m *Model) SetSession(s *model.Session) {
 			r.badge, r.badgeP = m.th.EvidenceBadge(model.LatestEvidence(f))
 			m.rows = append(m.rows, r)
 			m.idW = max(m.idW, layout.Width(f.ID))
+			tail := layout.Width(r.deps) + 2 + layout.Width(f.Title)
+			m.tailW = max(m.tailW, tail)
 		}
 	}
 	m.applyFilter()
 	if sel != "" {
 		m.Select(sel)
 	}
+}
+
+// Want is the width the rows would like: every title whole.
+func (m *Model) Want() int {
+	if len(m.rows) == 0 {
+		return 0
+	}
+	return 3 + m.idW + 10 + 5 + 1 + m.tailW
 }
 
 // SetFilter narrows the rows to fuzzy matches of q ("" shows all).

@@ -344,7 +344,7 @@ func (m *Model) paintStep(s flows.StepView, text string, current bool) string {
 // CleanText makes text from a flow (prompts hold exec output) safe to draw:
 // no escape sequences or control characters, tabs as spaces.
 func CleanText(s string) string {
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(Prose(s), "\n")
 	for i, l := range lines {
 		l = strings.ReplaceAll(l, "\t", "    ")
 		lines[i] = ansi.Strip(output.Sanitize(l))

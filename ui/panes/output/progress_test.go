@@ -145,6 +145,12 @@ func FuzzParser(f *testing.F) {
 			if strings.ContainsAny(l.Text, "\r\n") {
 				t.Fatalf("line break inside a line: %q", l.Text)
 			}
+			if len(l.Plain) > MaxLineBytes+64 || len(l.Text) > 4*MaxLineBytes {
+				t.Fatalf("a line of %d/%d bytes", len(l.Plain), len(l.Text))
+			}
+		}
+		if p.st != nil && (len(p.st.sgr) > maxSGR+64 || len(p.st.tail) > MaxLineBytes+64) {
+			t.Fatalf("parser state grew: sgr %d, tail %d bytes", len(p.st.sgr), len(p.st.tail))
 		}
 	})
 }

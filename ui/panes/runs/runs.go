@@ -23,6 +23,9 @@ type Model struct {
 	recs []db.RunRecord
 	sc   scroll.State
 	w, h int
+	// seenTop is the newest run when the person was last at the top; the
+	// runs above it arrived since, and the footer counts them ("↑ N new").
+	seenTop string
 }
 
 // New returns an empty pane.
@@ -41,9 +44,31 @@ func (m *Model) SetRuns(recs []db.RunRecord) {
 	m.sc.SetLen(len(recs))
 	if onNewest {
 		m.sc.Top()
+		m.markSeen()
 		return
 	}
 	m.Select(sel)
+}
+
+// markSeen remembers the newest run as seen.
+func (m *Model) markSeen() {
+	if len(m.recs) > 0 {
+		m.seenTop = m.recs[0].ID
+	}
+}
+
+// New is how many runs arrived above the list since the person left the
+// top (0 at the top).
+func (m *Model) New() int {
+	if m.sc.Cursor == 0 {
+		return 0
+	}
+	for i := range m.recs {
+		if m.recs[i].ID == m.seenTop {
+			return i
+		}
+	}
+	return 0
 }
 
 // Selected is the selected run's id.
@@ -109,12 +134,18 @@ func (m *Model) Newest() time.Time {
 func (m *Model) Len() int { return len(m.recs) }
 
 // Navigation.
-func (m *Model) Move(d int)     { m.sc.Move(d) }
-func (m *Model) Page(dir int)   { m.sc.Page(dir) }
-func (m *Model) Top()           { m.sc.Top() }
+func (m *Model) Move(d int)     { m.sc.Move(d); m.seenAtTop() }
+func (m *Model) Page(dir int)   { m.sc.Page(dir); m.seenAtTop() }
+func (m *Model) Top()           { m.sc.Top(); m.markSeen() }
 func (m *Model) Bottom()        { m.sc.Bottom() }
 func (m *Model) Scroll(d int)   { m.sc.Scroll(d) }
 func (m *Model) ClickRow(y int) { m.sc.Set(m.sc.Offset + y) }
+
+func (m *Model) seenAtTop() {
+	if m.sc.Cursor == 0 {
+		m.markSeen()
+	}
+}
 
 // SetSize sets the content area.
 func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.sc.SetHeight(h) }
@@ -123,6 +154,9 @@ func (m *Model) SetSize(w, h int) { m.w, m.h = w, h; m.sc.SetHeight(h) }
 func (m *Model) Footer() string {
 	if len(m.recs) == 0 {
 		return ""
+	}
+	if n := m.New(); n > 0 {
+		return fmt.Sprintf(" ↑ %d new · %d/%d ", n, m.sc.Cursor+1, len(m.recs))
 	}
 	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.recs))
 }

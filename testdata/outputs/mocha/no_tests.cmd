@@ -1,0 +1,1 @@
+mocha --grep nothing_matches

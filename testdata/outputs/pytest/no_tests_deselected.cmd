@@ -1,0 +1,1 @@
+pytest -k nothing_matches

@@ -1,0 +1,1 @@
+vitest run nothing_matches

@@ -1,0 +1,368 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+
+	"flowdeck/model"
+	"flowdeck/ui/keys"
+	"flowdeck/ui/layout"
+	"flowdeck/ui/panes/output"
+)
+
+// promptRoomy is the height from which dialogs show their extra lines; on a
+// 24-line terminal the features list needs the rows more.
+const promptRoomy = 30
+
+// reviewDialog decides a feature's review, or the session's final review:
+// a approves, x asks for findings, b blocks.
+type reviewDialog struct {
+	dialogBase
+	feature string
+	final   bool
+	// tail is the end of the evidence run's output (read in a command).
+	run  string
+	tail []string
+}
+
+func (d *reviewDialog) ID() string { return "review" }
+
+func (d *reviewDialog) Title(*Model) string {
+	if d.final {
+		return "Final review of the session"
+	}
+	return "Review " + d.feature
+}
+
+func (d *reviewDialog) Body(m *Model) []string {
+	body, extra := m.reviewSummary(d.feature, d.final)
+	var out []string
+	for i, l := range body {
+		if !extra[i] || m.h >= promptRoomy {
+			out = append(out, l)
+		}
+	}
+	if len(d.tail) > 0 {
+		n := 2
+		if m.h >= promptRoomy {
+			n = 6
+		}
+		tail := d.tail[max(0, len(d.tail)-n):]
+		out = append(out, m.th.Dim.Render("last lines of run "+d.run+":"))
+		for _, l := range tail {
+			out = append(out, "  "+l)
+		}
+	}
+	return out
+}
+
+func (d *reviewDialog) KeyMap(m *Model) keyMap {
+	k := m.keyMapOf([]keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Back})
+	k.desc = map[keys.Action]string{keys.Back: "later"}
+	return k
+}
+
+func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	a, ok := m.keys.Which(k, d.KeyMap(m).actions()...)
+	if !ok {
+		return nil, false
+	}
+	switch a {
+	case keys.Approve:
+		m.drop(d.ID())
+		return m.review(d.feature, d.final, model.ReviewApproved, nil, d.seq), true
+	case keys.NeedsFix, keys.Block:
+		return m.openFindings(d.feature, d.final, reviewDecision(a), d), true
+	}
+	m.dismissed[d.waitKey] = true
+	m.pop()
+	m.note = infoNote(d.Title(m) + " still waits · " + m.keyName(keys.Approve) + " on the feature opens it again")
+	return nil, true
+}
+
+// openReviewPrompt shows the review of w with its evidence; auto arms the
+// grace period (the review started waiting by itself). The end of the
+// evidence run's output is read in a command.
+func (m *Model) openReviewPrompt(w wait, auto bool) tea.Cmd {
+	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.key}, feature: w.feature, final: w.kind == "final"}
+	m.push(d, auto)
+	return m.tailCmd(d)
+}
+
+// reviewSummary is what the person needs to decide: the evidence. The lines
+// in extra may be left out on a short screen.
+func (m *Model) reviewSummary(id string, final bool) (out []string, extra map[int]bool) {
+	s := m.sess
+	if s == nil || s.Plan == nil {
+		return nil, nil
+	}
+	f := s.Plan.Feature(id)
+	if f == nil {
+		return nil, nil
+	}
+	extra = map[int]bool{}
+	if f.Title != "" && f.Title != f.ID {
+		extra[len(out)] = true
+		out = append(out, f.Title)
+	}
+	ev := model.LatestEvidence(f)
+	if final {
+		ev = s.Execution.LastValidation
+		out = append(out, fmt.Sprintf("%s; %s, the last, waits for the final review.", model.ProgressText(s.Plan), id))
+	}
+	if ev == nil {
+		return append(out, "no validation evidence"), extra
+	}
+	line := fmt.Sprintf("validation: %s %s (%s) · %s", ev.Scope, ev.Status, ev.Source, ev.Command)
+	out = append(out, line)
+	if ev.Summary != "" {
+		out = append(out, "  "+ev.Summary)
+	}
+	if ev.Actor != "" {
+		extra[len(out)] = true
+		out = append(out, fmt.Sprintf("  recorded by %s at %s", ev.Actor, ev.At.UTC().Format("2006-01-02 15:04")))
+	}
+	return out, extra
+}
+
+// evidenceRun is the run behind the evidence a review dialog shows.
+func (m *Model) evidenceRun(d *reviewDialog) string {
+	if m.sess == nil || m.sess.Plan == nil {
+		return ""
+	}
+	ev := (*model.Evidence)(nil)
+	if d.final {
+		ev = m.sess.Execution.LastValidation
+	} else if f := m.sess.Plan.Feature(d.feature); f != nil {
+		ev = model.LatestEvidence(f)
+	}
+	if ev == nil {
+		return ""
+	}
+	return ev.RunID
+}
+
+// findingsDialog asks what must change before a needs_fix or blocked
+// review is recorded.
+type findingsDialog struct {
+	dialogBase
+	feature  string
+	final    bool
+	decision model.ReviewDecision
+	input    textinput.Model
+	err      string
+}
+
+func (d *findingsDialog) ID() string   { return "findings" }
+func (d *findingsDialog) Typing() bool { return true }
+func (d *findingsDialog) Unsent() bool { return strings.TrimSpace(d.input.Value()) != "" }
+
+func (d *findingsDialog) Title(*Model) string {
+	what := d.feature
+	if d.final {
+		what = "the session (final review)"
+	}
+	if d.decision == model.ReviewBlocked {
+		return "Block " + what
+	}
+	return "Request changes to " + what
+}
+
+func (d *findingsDialog) Body(m *Model) []string {
+	out := []string{d.input.View()}
+	if d.err != "" {
+		out = append([]string{m.th.Error.Render(d.err)}, out...)
+	}
+	return out
+}
+
+func (d *findingsDialog) KeyMap(m *Model) keyMap {
+	return m.keyMapOf([]keys.Action{keys.Open, keys.Back})
+}
+
+func (d *findingsDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if !printable(k) {
+		if a, ok := m.keys.Which(k, keys.Open, keys.Back); ok {
+			if a == keys.Back {
+				m.pop() // back to the review, if it opened this
+				return nil, true
+			}
+			findings := splitFindings(d.input.Value())
+			if d.decision == model.ReviewNeedsFix && len(findings) == 0 {
+				d.err = "needs_fix needs at least one finding"
+				return nil, true
+			}
+			m.drop(d.ID())
+			m.drop("review")
+			return m.review(d.feature, d.final, d.decision, findings, d.seq), true
+		}
+		if m.keys.Matches(k, keys.Quit) || m.keys.Matches(k, keys.Help) {
+			return nil, false
+		}
+	}
+	var cmd tea.Cmd
+	d.input, cmd = d.input.Update(k)
+	return cmd, true
+}
+
+// openFindings asks for the findings of a needs_fix or blocked review. from
+// is the review dialog it was opened from (nil: a key in the features).
+func (m *Model) openFindings(feature string, final bool, dec model.ReviewDecision, from *reviewDialog) tea.Cmd {
+	in := m.newInput("findings: ", "what must change (separate several with ;)")
+	in.SetWidth(max(10, m.w-16))
+	d := &findingsDialog{feature: feature, final: final, decision: dec, input: in}
+	d.seq = m.sessSeq()
+	if from != nil {
+		d.seq, d.waitKey = from.seq, from.waitKey
+	} else if w, ok := m.waitFor(feature, final); ok {
+		d.waitKey = w.key
+	}
+	m.push(d, false)
+	return d.input.Focus()
+}
+
+func splitFindings(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ";") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// confirmDialog asks y/n before an action that writes or destroys; the
+// title names what and on which feature.
+type confirmDialog struct {
+	dialogBase
+	id     string
+	title  string
+	body   []string
+	action model.Action   // what y stores
+	yes    func() tea.Cmd // what y runs, when there is no action
+	label  string         // what to say when it is done
+}
+
+func (d *confirmDialog) ID() string             { return d.id }
+func (d *confirmDialog) Title(*Model) string    { return d.title }
+func (d *confirmDialog) Body(m *Model) []string { return d.body }
+func (d *confirmDialog) KeyMap(m *Model) keyMap { return m.keyMapOf([]keys.Action{keys.Yes, keys.No}) }
+func (d *confirmDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	a, ok := m.keys.Which(k, keys.Yes, keys.No, keys.Back)
+	if !ok {
+		return nil, false
+	}
+	m.drop(d.ID())
+	switch {
+	case a == keys.Yes && d.yes != nil:
+		return d.yes(), true
+	case a == keys.Yes:
+		return m.doSeen(d.label, d.action, d.seq), true
+	}
+	m.note = infoNote("cancelled")
+	return nil, true
+}
+
+// openConfirm asks y/n before storing a.
+func (m *Model) openConfirm(title string, body []string, a model.Action, label string) {
+	m.push(&confirmDialog{dialogBase: dialogBase{seq: m.sessSeq()}, id: "confirm", title: title, body: body, action: a, label: label}, false)
+}
+
+// openConfirmFunc asks y/n before yes runs.
+func (m *Model) openConfirmFunc(title string, body []string, yes func() tea.Cmd) {
+	m.push(&confirmDialog{dialogBase: dialogBase{seq: m.sessSeq()}, id: "confirm", title: title, body: body, yes: yes}, false)
+}
+
+// keyName is the first key bound to a, for messages.
+func (m *Model) keyName(a keys.Action) string {
+	ks := m.keys.Get(a).Keys()
+	if len(ks) == 0 || !m.keys.Get(a).Enabled() {
+		return "(" + string(a) + " is unbound)"
+	}
+	return keys.Label(ks[:1])
+}
+
+// tailMsg is the end of an evidence run's output, for the review dialog.
+type tailMsg struct {
+	run   string
+	lines []string
+}
+
+// tailLines is how much of the evidence run a review dialog can show.
+const tailLines = 6
+
+// tailCmd reads the last lines of the review's evidence run (nil when the
+// evidence names no run).
+func (m *Model) tailCmd(d *reviewDialog) tea.Cmd {
+	id := m.evidenceRun(d)
+	if id == "" {
+		return nil
+	}
+	d.run = id
+	st := m.st
+	return func() tea.Msg {
+		rec, err := st.Run(id)
+		if err != nil || rec == nil {
+			return tailMsg{run: id}
+		}
+		from := max(0, rec.Bytes-8<<10)
+		data, _, err := st.ReadOutput(id, from, 8<<10)
+		if err != nil {
+			return tailMsg{run: id}
+		}
+		var p output.Parser
+		lines := p.Feed(data)
+		if l, ok := p.Flush(); ok {
+			lines = append(lines, l)
+		}
+		var out []string
+		for _, l := range lines {
+			if t := strings.TrimSpace(l.Plain); t != "" {
+				out = append(out, layout.Cut(strings.ReplaceAll(l.Plain, "\t", "  "), 200))
+			}
+		}
+		if from > 0 && len(out) > 0 {
+			out = out[1:] // the first line may be cut
+		}
+		return tailMsg{run: id, lines: out[max(0, len(out)-tailLines):]}
+	}
+}
+
+func (m *Model) onTail(msg tailMsg) {
+	for _, d := range m.dialogs {
+		if r, ok := d.(*reviewDialog); ok && r.run == msg.run {
+			r.tail = msg.lines
+		}
+	}
+}
+
+// quitDialog asks before quitting loses something; quit again, or yes,
+// quits.
+type quitDialog struct {
+	dialogBase
+	why []string
+}
+
+func (d *quitDialog) ID() string             { return "quit" }
+func (d *quitDialog) Title(*Model) string    { return "Quit flowdeck?" }
+func (d *quitDialog) Body(m *Model) []string { return d.why }
+func (d *quitDialog) KeyMap(m *Model) keyMap {
+	k := m.keyMapOf([]keys.Action{keys.Yes, keys.No})
+	k.desc = map[keys.Action]string{keys.Yes: "quit", keys.No: "stay"}
+	return k
+}
+
+func (d *quitDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	a, ok := m.keys.Which(k, keys.Yes, keys.Quit, keys.No, keys.Back)
+	if !ok {
+		return nil, false
+	}
+	m.drop(d.ID())
+	if a == keys.Yes || a == keys.Quit {
+		return m.quitNow(), true
+	}
+	return nil, true
+}
