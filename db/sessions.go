@@ -304,7 +304,22 @@ func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
 	var out []SessionInfo
 	active := string(tx.Bucket(bucketMeta).Get(keyActive))
 	err := tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
-		var sess model.Session
+		// Only what the list shows: decoding whole sessions (evidence,
+		// history, every feature's texts) made listing cost the plan's size.
+		var sess struct {
+			ID         string              `json:"id"`
+			Goal       string              `json:"goal"`
+			Status     model.SessionStatus `json:"status"`
+			Approval   model.Approval      `json:"approval"`
+			Archived   bool                `json:"archived"`
+			Seq        uint64              `json:"seq"`
+			Timestamps model.Timestamps    `json:"timestamps"`
+			Plan       *struct {
+				Features []struct {
+					Status model.FeatureStatus `json:"status"`
+				} `json:"features"`
+			} `json:"plan"`
+		}
 		if err := json.Unmarshal(v, &sess); err != nil {
 			return fmt.Errorf("session %s: decode: %w", k, err)
 		}
@@ -314,7 +329,12 @@ func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
 			Created: sess.Timestamps.Created, Updated: sess.Timestamps.Updated,
 		}
 		if sess.Plan != nil {
-			info.Completed, info.Features = sess.Plan.CompletedCount(), len(sess.Plan.Features)
+			info.Features = len(sess.Plan.Features)
+			for _, f := range sess.Plan.Features {
+				if f.Status == model.FeatureCompleted {
+					info.Completed++
+				}
+			}
 		}
 		out = append(out, info)
 		return nil
