@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"flowdeck/db"
+	"flowdeck/model"
+)
+
+// chainProject is a project whose approved plan is an n-feature chain with
+// its first feature active (and passing evidence on it, so a review is
+// accepted).
+func chainProject(b *testing.B, n int) string {
+	b.Helper()
+	dir := b.TempDir()
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	plan := model.Plan{Summary: "chain", Features: make([]model.Feature, n)}
+	for i := range plan.Features {
+		plan.Features[i] = model.Feature{ID: fmt.Sprintf("f%d", i), Title: fmt.Sprintf("Feature %d", i), Summary: "s"}
+		if i > 0 {
+			plan.Features[i].DependsOn = []string{fmt.Sprintf("f%d", i-1)}
+		}
+	}
+	for _, a := range []model.Action{
+		model.PlanStart{Goal: "scale"}, model.PlanApply{Plan: plan}, model.PlanApprove{}, model.RunStart{},
+		model.Validate{Feature: "f0", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./..."},
+	} {
+		if _, err := st.Do(a, "bench", time.Now()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// BenchmarkCLIActionByPlanSize runs `flow note`, `flow validate` and `flow
+// review` as processes on a 1-feature and a 2,000-feature chain, alternating
+// the two projects so that both see the same machine load, and reports each
+// one's median and the ratio. Target: ratio ≤ 3.
+func BenchmarkCLIActionByPlanSize(b *testing.B) {
+	actions := map[string][]string{
+		"note":     {"flow", "note", "bench"},
+		"validate": {"flow", "validate", "f0", "--status", "passed", "--scope", "targeted", "--command", "go test ./..."},
+		"review":   {"flow", "review", "f0", "--decision", "needs_fix", "--finding", "again"},
+	}
+	small, large := chainProject(b, 1), chainProject(b, 2000)
+	for _, name := range []string{"note", "validate", "review"} {
+		b.Run(name, func(b *testing.B) {
+			var ts, tl []time.Duration
+			for b.Loop() {
+				for _, p := range []struct {
+					dir   string
+					times *[]time.Duration
+				}{{small, &ts}, {large, &tl}} {
+					start := time.Now()
+					if _, errs, code := flowdeck(b, p.dir, actions[name]...); code != 0 {
+						b.Fatal(errs)
+					}
+					*p.times = append(*p.times, time.Since(start))
+				}
+			}
+			ms, ml := median(ts), median(tl)
+			b.ReportMetric(float64(ms.Microseconds())/1000, "1-feature-ms")
+			b.ReportMetric(float64(ml.Microseconds())/1000, "2000-features-ms")
+			b.ReportMetric(float64(ml)/float64(ms), "ratio")
+		})
+	}
+}
