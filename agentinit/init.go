@@ -17,6 +17,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"flowdeck/internal/contain"
+	"flowdeck/model"
 )
 
 // The agents init knows.
@@ -90,6 +91,7 @@ func Prepare(root string, agents []string) (*Plan, error) {
 		{"", ".gitignore", gitignore},
 		{Claude, ".mcp.json", jsonFile(claudeMCP)},
 		{Claude, ".claude/settings.json", jsonFile(claudeHook)},
+		{Claude, "CLAUDE.md", claudeSection},
 		{OpenCode, opencodeConfig(root), jsonFile(opencodeMCP)},
 		{OpenCode, ".opencode/plugin/flowdeck.ts", p.plugin},
 		{Generic, "AGENTS.md", agentsSection},
@@ -99,8 +101,16 @@ func Prepare(root string, agents []string) (*Plan, error) {
 			continue
 		}
 		target, err := contain.ResolveLinks(r, filepath.FromSlash(s.path))
-		if err != nil {
+		if _, fault := model.AsFault(err); fault && s.path == "CLAUDE.md" {
+			// The person's own CLAUDE.md, kept elsewhere: only a hint.
+			p.Notes = append(p.Notes, "CLAUDE.md leads outside the repository: left alone; add the line @AGENTS.md to it for Claude Code versions that do not read AGENTS.md")
+			continue
+		} else if err != nil {
 			return nil, err
+		}
+		if s.path == "CLAUDE.md" && filepath.ToSlash(target) == "AGENTS.md" {
+			p.Notes = append(p.Notes, "CLAUDE.md is a link to AGENTS.md: Claude Code reads flowdeck's section there")
+			continue
 		}
 		data, err := r.ReadFile(target)
 		exists := err == nil

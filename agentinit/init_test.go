@@ -66,7 +66,7 @@ func paths(p *Plan) []string {
 func TestInitEmptyRepo(t *testing.T) {
 	root := fixture(t, "")
 	p := initRepo(t, root, Claude, OpenCode)
-	want := []string{".flow/", ".gitignore", ".mcp.json", ".claude/settings.json", "opencode.json", ".opencode/plugin/flowdeck.ts", "AGENTS.md"}
+	want := []string{".flow/", ".gitignore", ".mcp.json", ".claude/settings.json", "CLAUDE.md", "opencode.json", ".opencode/plugin/flowdeck.ts", "AGENTS.md"}
 	if !slices.Equal(paths(p), want) {
 		t.Fatalf("changes = %v", paths(p))
 	}
@@ -78,12 +78,16 @@ func TestInitEmptyRepo(t *testing.T) {
     "flowdeck": {
       "type": "stdio",
       "command": "flowdeck",
-      "args": ["mcp"]
+      "args": ["mcp"],
+      "alwaysLoad": true
     }
   }
 }
 ` {
 		t.Fatalf(".mcp.json:\n%s", got)
+	}
+	if got := read(t, root, "CLAUDE.md"); got != claudeBegin+"\n@AGENTS.md\n"+claudeEnd+"\n" {
+		t.Fatalf("CLAUDE.md:\n%s", got)
 	}
 	var settings struct {
 		Hooks map[string][]struct {
@@ -91,7 +95,8 @@ func TestInitEmptyRepo(t *testing.T) {
 		} `json:"hooks"`
 	}
 	if err := json.Unmarshal([]byte(read(t, root, ".claude/settings.json")), &settings); err != nil ||
-		settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command != `flowdeck --dir "$CLAUDE_PROJECT_DIR" hud` {
+		settings.Hooks["UserPromptSubmit"][0].Hooks[0].Command != "flowdeck hud --hook claude" ||
+		settings.Hooks["Stop"][0].Hooks[0].Command != "flowdeck agent-event idle --agent claude --hook claude" {
 		t.Fatalf("settings = %+v (%v)", settings, err)
 	}
 	var oc struct {
@@ -146,7 +151,8 @@ func TestInitMergesExistingFiles(t *testing.T) {
     "flowdeck": {
       "type": "stdio",
       "command": "flowdeck",
-      "args": ["mcp"]
+      "args": ["mcp"],
+      "alwaysLoad": true
     }
   }
 }
@@ -154,7 +160,7 @@ func TestInitMergesExistingFiles(t *testing.T) {
 		t.Fatalf(".mcp.json:\n%s", got)
 	}
 	settings := read(t, root, ".claude/settings.json")
-	for _, want := range []string{`"allow": ["Bash(go test:*)"]`, `"command": "./check.sh"`, `"command": "date"`, `"command": "flowdeck --dir \"$CLAUDE_PROJECT_DIR\" hud"`} {
+	for _, want := range []string{`"allow": ["Bash(go test:*)"]`, `"command": "./check.sh"`, `"command": "date"`, `"command": "flowdeck hud --hook claude"`, `"Stop"`} {
 		if !strings.Contains(settings, want) {
 			t.Fatalf("settings.json lacks %s:\n%s", want, settings)
 		}
@@ -205,6 +211,63 @@ func TestInitMergesExistingFiles(t *testing.T) {
 	}
 }
 
+// CLAUDE.md imports AGENTS.md between markers of its own: the person's text
+// stays, an import they wrote themselves is enough, and a CLAUDE.md that is
+// a link to AGENTS.md is not made to import itself.
+func TestClaudeMDImportsAgentsMD(t *testing.T) {
+	root := fixture(t, "")
+	os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte("# Mine\n\nBe brief."), 0o644)
+	initRepo(t, root)
+	want := "# Mine\n\nBe brief.\n\n" + claudeBegin + "\n@AGENTS.md\n" + claudeEnd + "\n"
+	if got := read(t, root, "CLAUDE.md"); got != want {
+		t.Fatalf("CLAUDE.md:\n%s", got)
+	}
+	edited := strings.Replace(want, "@AGENTS.md", "@OTHER.md", 1) + "More of mine.\n"
+	os.WriteFile(filepath.Join(root, "CLAUDE.md"), []byte(edited), 0o644)
+	initRepo(t, root)
+	if got := read(t, root, "CLAUDE.md"); got != want+"More of mine.\n" {
+		t.Fatalf("CLAUDE.md after re-init:\n%s", got)
+	}
+	mustNoop(t, root)
+
+	own := fixture(t, "")
+	os.WriteFile(filepath.Join(own, "CLAUDE.md"), []byte("See:\n@AGENTS.md\n"), 0o644)
+	initRepo(t, own, Claude)
+	if got := read(t, own, "CLAUDE.md"); got != "See:\n@AGENTS.md\n" {
+		t.Fatalf("CLAUDE.md with its own import:\n%s", got)
+	}
+
+	linked := fixture(t, "")
+	os.Symlink("AGENTS.md", filepath.Join(linked, "CLAUDE.md"))
+	p := initRepo(t, linked, Claude)
+	if got := read(t, linked, "AGENTS.md"); strings.Contains(got, "@AGENTS.md") || !strings.Contains(strings.Join(p.Notes, " "), "link to AGENTS.md") {
+		t.Fatalf("AGENTS.md behind the CLAUDE.md link:\n%s\nnotes %v", got, p.Notes)
+	}
+	mustNoop(t, linked, Claude)
+}
+
+// The hook that earlier versions wrote (--dir "$CLAUDE_PROJECT_DIR") is
+// replaced by the one that finds the project from the hook's cwd; the Stop
+// hook is added beside the person's own.
+func TestClaudeHooksUpgrade(t *testing.T) {
+	root := fixture(t, "")
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	os.WriteFile(filepath.Join(root, ".claude/settings.json"), []byte(`{
+  "hooks": {
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "flowdeck --dir \"$CLAUDE_PROJECT_DIR\" hud"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}]
+  }
+}
+`), 0o644)
+	initRepo(t, root, Claude)
+	got := read(t, root, ".claude/settings.json")
+	if strings.Contains(got, "CLAUDE_PROJECT_DIR") || strings.Count(got, "flowdeck hud --hook claude") != 1 ||
+		!strings.Contains(got, "notify-send done") || !strings.Contains(got, "agent-event idle --agent claude --hook claude") {
+		t.Fatalf("settings.json:\n%s", got)
+	}
+	mustNoop(t, root, Claude)
+}
+
 func TestInitLeavesCoveredGitignoreAndRejectsBrokenJSON(t *testing.T) {
 	root := fixture(t, "")
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/.flow/\n"), 0o644)
@@ -241,7 +304,7 @@ func TestDryRunDiff(t *testing.T) {
 		t.Fatal("Prepare created .flow/")
 	}
 	p, err = Prepare(fixture(t, ""), []string{Claude})
-	if d := Diff(p.Changes); err != nil || !strings.Contains(d, "--- /dev/null\n+++ b/.mcp.json\n@@ -0,0 +1,9 @@\n+{\n") {
+	if d := Diff(p.Changes); err != nil || !strings.Contains(d, "--- /dev/null\n+++ b/.mcp.json\n@@ -0,0 +1,10 @@\n+{\n") {
 		t.Fatalf("diff of a new file:\n%s", d)
 	}
 }

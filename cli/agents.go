@@ -14,47 +14,11 @@ import (
 	"flowdeck/agentinit"
 	"flowdeck/db"
 	"flowdeck/model"
-	"flowdeck/ops"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.
 func (e *env) agentCommands() []*cobra.Command {
-	return []*cobra.Command{e.hudCmd(), e.mcpCmd(), e.initCmd(), e.agentEventCmd()}
-}
-
-func (e *env) hudCmd() *cobra.Command {
-	var format string
-	c := &cobra.Command{
-		Use:   "hud [--format text|markdown|json]",
-		Short: "A compact status block for an agent's context: at most 12 lines and 1 KiB",
-		Long: `Print the goal, the session's status, the active feature with its
-verification commands, what waits (a review, a blocked feature and why), the
-last validation and the next command: at most 12 lines and 1 KiB, whatever
-the goal or the commands look like. Agent hooks put it in front of each
-prompt (see flowdeck init).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if e.json {
-				format = "json"
-			}
-			st, err := e.store()
-			if err != nil {
-				return err
-			}
-			h, err := ops.BuildHUD(st)
-			if err != nil {
-				return e.fail(err)
-			}
-			out, err := h.Render(format)
-			if err != nil {
-				return usageErr("--format: %v", err)
-			}
-			fmt.Fprint(e.stdout, out)
-			return nil
-		},
-	}
-	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
-	return c
+	return []*cobra.Command{e.hudCmd(), e.agentsCmd(), e.mcpCmd(), e.initCmd(), e.agentEventCmd()}
 }
 
 // MCPServer serves MCP on stdin/stdout for a project. flowdeck-mcp, the
@@ -119,11 +83,12 @@ func (e *env) initCmd() *cobra.Command {
 	var dryRun bool
 	c := &cobra.Command{
 		Use:   "init [--agent claude|opencode|generic]... [--dry-run]",
-		Short: "Prepare this repository for coding agents: MCP server, HUD hook, AGENTS.md",
+		Short: "Prepare this repository for coding agents: MCP server, hooks, AGENTS.md",
 		Long: `Create .flow/, git-ignore the database, and plug agents in:
 
-  claude    .mcp.json (the MCP server) and .claude/settings.json (a
-            UserPromptSubmit hook that puts flowdeck hud in front of each prompt)
+  claude    .mcp.json (the MCP server, always loaded), .claude/settings.json
+            (a UserPromptSubmit hook that adds flowdeck hud to each prompt's
+            context, a Stop hook that records idle) and CLAUDE.md (@AGENTS.md)
   opencode  opencode.json (the MCP server) and .opencode/plugin/flowdeck.ts
             (one fresh HUD in the context; records when the agent goes idle)
   generic   an AGENTS.md section: run builds and tests through flowdeck run
@@ -239,6 +204,9 @@ func (e *env) agentEventCmd() *cobra.Command {
 			if agent == "" {
 				agent = e.actorName()
 			}
+			if err := e.readHookInput(); err != nil {
+				return err
+			}
 			st, err := e.store()
 			if err != nil {
 				return err
@@ -254,5 +222,6 @@ func (e *env) agentEventCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&agent, "agent", "", "the agent (default: --actor)")
+	c.Flags().StringVar(&e.hook, "hook", "", "run as this agent's hook: claude (reads the hook's JSON on stdin; never blocks the agent)")
 	return c
 }

@@ -174,6 +174,12 @@ var enums = map[string][]any{
 	"format":   {"ascii", "mermaid", "dot"},
 }
 
+// coreTools are the tools of every feature's loop. Claude Code keeps tools
+// marked anthropic/alwaysLoad in the model's context instead of behind its
+// tool search, so the model can call flow_status without searching first.
+var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "flow_plan_approve", "flow_run_start",
+	"run", "flow_review_record_feature", "flow_run_complete_feature", "flow_review_record_final"}
+
 // addTool registers a tool whose input schema comes from In (with enums
 // filled in) and whose result is an ops object. Arguments are checked here
 // against that schema (see decodeArgs), so that a bad one is refused in the
@@ -194,6 +200,9 @@ func addTool[In any](s *server, name, desc string, readOnly bool, h func(ctx con
 		panic(fmt.Sprintf("schema of %s: %v", name, err))
 	}
 	tool := &sdk.Tool{Name: name, Description: desc, InputSchema: schema}
+	if slices.Contains(coreTools, name) {
+		tool.Meta = sdk.Meta{"anthropic/alwaysLoad": true}
+	}
 	if readOnly {
 		tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
 	}
