@@ -23,6 +23,7 @@ require (
 
 require (
 	github.com/charmbracelet/x/term v0.2.2 // indirect
+	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f // indirect
 	mvdan.cc/sh/v3 v3.14.1 // indirect
 )
 

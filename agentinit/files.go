@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // ignored are the files that must stay out of git: the database holds the
@@ -54,15 +56,21 @@ func ignoresFile(gitignore, path string) bool {
 
 // jsonFile merges what add puts into a JSON config file: keys the file
 // lacks are added, nothing the user set is changed, and a file that needs
-// nothing is left byte for byte as it was.
+// nothing is left byte for byte as it was. A JSONC file (comments, trailing
+// commas) keeps them: the additions are grafted onto it in place.
 func jsonFile(add func(*object) (bool, error)) func(string, bool) (string, error) {
 	return func(old string, exists bool) (string, error) {
 		doc := newObject()
+		var tree *hujson.Value
 		if exists && strings.TrimSpace(old) != "" {
 			var err error
-			if doc, err = parseObject([]byte(old)); err != nil {
-				return "", fmt.Errorf("not plain JSON (%v); fix it or add flowdeck's entry by hand (see flowdeck init --dry-run on an empty directory)", err)
+			if doc, tree, err = readJSONC([]byte(old)); err != nil {
+				return "", fmt.Errorf("not JSON or JSONC (%v); fix it or add flowdeck's entry by hand (see flowdeck init --dry-run on an empty directory)", err)
 			}
+		}
+		var before *object
+		if tree != nil {
+			before, _, _ = readJSONC([]byte(old)) // a copy for graft to compare with
 		}
 		changed, err := add(doc)
 		if err != nil {
@@ -70,6 +78,10 @@ func jsonFile(add func(*object) (bool, error)) func(string, bool) (string, error
 		}
 		if !changed && exists {
 			return old, nil
+		}
+		if tree != nil {
+			graft(tree, before, doc, "", unitOf(old))
+			return string(tree.Pack()), nil
 		}
 		return string(encode(doc)), nil
 	}
@@ -170,9 +182,22 @@ func child(doc *object, key string) (*object, error) {
 	return o, nil
 }
 
-// opencodeMCP adds the server to opencode's config.
+// opencodeMCP adds the server to opencode's config: under mcp, as opencode
+// 1.x reads it ({"type": "local", "command": [...], "enabled": true}), or
+// under mcp.servers when the file already uses opencode 2's shape (which
+// has no "enabled").
 func opencodeMCP(doc *object) (bool, error) {
-	add := obj("mcp", obj("flowdeck", obj("type", "local", "command", []any{"flowdeck", "mcp"}, "enabled", true)))
+	server := obj("type", "local", "command", []any{"flowdeck", "mcp"}, "enabled", true)
+	if mcp, ok := doc.get("mcp"); ok {
+		if m, ok := mcp.(*object); ok {
+			if servers, ok := m.get("servers"); ok {
+				if _, isObj := servers.(*object); isObj {
+					return mergeMissing(doc, obj("mcp", obj("servers", obj("flowdeck", obj("type", "local", "command", []any{"flowdeck", "mcp"}))))), nil
+				}
+			}
+		}
+	}
+	add := obj("mcp", obj("flowdeck", server))
 	if len(doc.keys) == 0 {
 		add = obj("$schema", "https://opencode.ai/config.json", "mcp", add.vals["mcp"])
 	}
@@ -182,6 +207,13 @@ func opencodeMCP(doc *object) (bool, error) {
 //go:embed opencode_plugin.ts
 var pluginSource string
 
+// Where the plugin goes: opencode loads every file of .opencode/plugins/;
+// earlier versions of init wrote to .opencode/plugin/.
+const (
+	pluginPath    = ".opencode/plugins/flowdeck.ts"
+	oldPluginPath = ".opencode/plugin/flowdeck.ts"
+)
+
 // pluginHeader is the plugin's first line: while a file starts with it, the
 // file is flowdeck's to rewrite.
 var pluginHeader, _, _ = strings.Cut(pluginSource, "\n")
@@ -190,7 +222,7 @@ var pluginHeader, _, _ = strings.Cut(pluginSource, "\n")
 // their own alone.
 func (p *Plan) plugin(old string, exists bool) (string, error) {
 	if exists && old != pluginSource && !strings.HasPrefix(old, pluginHeader+"\n") {
-		p.Notes = append(p.Notes, ".opencode/plugin/flowdeck.ts was edited by hand: left as it is (delete it to get flowdeck's again)")
+		p.Notes = append(p.Notes, pluginPath+" was edited by hand: left as it is (delete it to get flowdeck's again)")
 		return old, nil
 	}
 	return pluginSource, nil

@@ -66,7 +66,7 @@ func paths(p *Plan) []string {
 func TestInitEmptyRepo(t *testing.T) {
 	root := fixture(t, "")
 	p := initRepo(t, root, Claude, OpenCode)
-	want := []string{".flow/", ".gitignore", ".mcp.json", ".claude/settings.json", "CLAUDE.md", "opencode.json", ".opencode/plugin/flowdeck.ts", "AGENTS.md"}
+	want := []string{".flow/", ".gitignore", ".mcp.json", ".claude/settings.json", "CLAUDE.md", "opencode.json", ".opencode/plugins/flowdeck.ts", "AGENTS.md"}
 	if !slices.Equal(paths(p), want) {
 		t.Fatalf("changes = %v", paths(p))
 	}
@@ -111,7 +111,7 @@ func TestInitEmptyRepo(t *testing.T) {
 		!slices.Equal(oc.MCP["flowdeck"].Command, []string{"flowdeck", "mcp"}) || !oc.MCP["flowdeck"].Enabled {
 		t.Fatalf("opencode.json = %+v (%v)", oc, err)
 	}
-	if read(t, root, ".opencode/plugin/flowdeck.ts") != pluginSource {
+	if read(t, root, ".opencode/plugins/flowdeck.ts") != pluginSource {
 		t.Fatal("plugin differs from the template")
 	}
 	if got := read(t, root, ".gitignore"); got != "# flowdeck: the database and its run output (flowdeck init)\n/.flow/flowdeck.db\n/.flow/flowdeck.db.lock\n" {
@@ -203,7 +203,7 @@ func TestInitMergesExistingFiles(t *testing.T) {
 	mustNoop(t, root)
 
 	// A plugin the person made their own is left alone, and said so.
-	plugin := filepath.Join(root, ".opencode/plugin/flowdeck.ts")
+	plugin := filepath.Join(root, ".opencode/plugins/flowdeck.ts")
 	os.WriteFile(plugin, []byte("// mine\n"), 0o644)
 	p, err := Prepare(root, nil)
 	if err != nil || len(p.Changes) != 0 || len(p.Notes) != 1 {
@@ -268,6 +268,72 @@ func TestClaudeHooksUpgrade(t *testing.T) {
 	mustNoop(t, root, Claude)
 }
 
+// JSONC is merged in place: every comment and trailing comma stays, the
+// file's indentation is followed, and a second run changes nothing.
+func TestInitMergesJSONC(t *testing.T) {
+	root := fixture(t, "")
+	jsonc := "{\n\t// the model we pay for\n\t\"model\": \"anthropic/claude-sonnet-4\", // keep\n\t\"mcp\": {\n\t\t\"github\": {\"type\": \"remote\", \"url\": \"https://x\"}, // theirs\n\t},\n}\n"
+	os.WriteFile(filepath.Join(root, "opencode.jsonc"), []byte(jsonc), 0o644)
+	os.MkdirAll(filepath.Join(root, ".claude"), 0o755)
+	settings := "{\n  /* team settings */\n  \"hooks\": {\n    \"Stop\": [\n      {\"hooks\": [{\"type\": \"command\", \"command\": \"say done\"}]},\n    ],\n  },\n}\n"
+	os.WriteFile(filepath.Join(root, ".claude/settings.json"), []byte(settings), 0o644)
+	initRepo(t, root, Claude, OpenCode)
+	got := read(t, root, "opencode.jsonc")
+	want := "{\n\t// the model we pay for\n\t\"model\": \"anthropic/claude-sonnet-4\", // keep\n\t\"mcp\": {\n\t\t\"github\": {\"type\": \"remote\", \"url\": \"https://x\"}, // theirs\n" +
+		"\t\t\"flowdeck\": {\n\t\t\t\"type\": \"local\",\n\t\t\t\"command\": [\"flowdeck\", \"mcp\"],\n\t\t\t\"enabled\": true\n\t\t},\n\t},\n}\n"
+	if got != want {
+		t.Fatalf("opencode.jsonc:\n%s\nwant:\n%s", got, want)
+	}
+	got = read(t, root, ".claude/settings.json")
+	for _, w := range []string{"/* team settings */", "say done", `"command": "flowdeck hud --hook claude"`, "agent-event idle", "    ],\n  },\n}\n"} {
+		if !strings.Contains(got, w) {
+			t.Fatalf("settings.json lacks %q:\n%s", w, got)
+		}
+	}
+	for _, f := range []string{"opencode.jsonc", ".claude/settings.json"} {
+		std, _, err := readJSONC([]byte(read(t, root, f)))
+		if err != nil || std == nil {
+			t.Fatalf("%s does not parse: %v", f, err)
+		}
+	}
+	mustNoop(t, root, Claude, OpenCode)
+}
+
+// opencode's current shapes: the plugin goes to .opencode/plugins/ (the one
+// earlier versions wrote to .opencode/plugin/ is removed while it is still
+// flowdeck's), and a config in opencode 2's shape gets the server under
+// mcp.servers.
+func TestInitOpencodeCurrentShape(t *testing.T) {
+	root := fixture(t, "")
+	os.MkdirAll(filepath.Join(root, ".opencode/plugin"), 0o755)
+	os.WriteFile(filepath.Join(root, oldPluginPath), []byte(pluginHeader+"\nold body\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "opencode.jsonc"), []byte("{\n  \"mcp\": {\n    \"servers\": {},\n  },\n}\n"), 0o644)
+	p, err := Prepare(root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := Diff(p.Changes); !strings.Contains(d, "--- a/"+oldPluginPath+"\n+++ /dev/null\n") {
+		t.Fatalf("diff:\n%s", d)
+	}
+	if err := Apply(root, p.Changes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, oldPluginPath)); err == nil {
+		t.Fatal("the old plugin is still there")
+	}
+	if read(t, root, pluginPath) != pluginSource {
+		t.Fatal("the plugin is not in .opencode/plugins/")
+	}
+	want := "{\n  \"mcp\": {\n    \"servers\": {\n      \"flowdeck\": {\n        \"type\": \"local\",\n        \"command\": [\"flowdeck\", \"mcp\"]\n      }\n    },\n  },\n}\n"
+	if got := read(t, root, "opencode.jsonc"); got != want {
+		t.Fatalf("opencode.jsonc:\n%s\nwant:\n%s", got, want)
+	}
+	mustNoop(t, root)
+	// One the person edited stays.
+	os.WriteFile(filepath.Join(root, oldPluginPath), []byte("// mine\n"), 0o644)
+	mustNoop(t, root)
+}
+
 func TestInitLeavesCoveredGitignoreAndRejectsBrokenJSON(t *testing.T) {
 	root := fixture(t, "")
 	os.WriteFile(filepath.Join(root, ".gitignore"), []byte("/.flow/\n"), 0o644)
@@ -275,9 +341,9 @@ func TestInitLeavesCoveredGitignoreAndRejectsBrokenJSON(t *testing.T) {
 	if err != nil || slices.Contains(paths(p), ".gitignore") || !slices.Equal(p.Agents, []string{Generic}) {
 		t.Fatalf("changes %v, agents %v, %v", paths(p), p.Agents, err)
 	}
-	os.WriteFile(filepath.Join(root, "opencode.json"), []byte("{\n  // a comment\n}\n"), 0o644)
-	if _, err := Prepare(root, []string{OpenCode}); err == nil || !strings.Contains(err.Error(), "opencode.json") {
-		t.Fatalf("comment in opencode.json: %v", err)
+	os.WriteFile(filepath.Join(root, "opencode.json"), []byte("{\n  \"mcp\": {\n}\n"), 0o644)
+	if _, err := Prepare(root, []string{OpenCode}); err == nil || !strings.Contains(err.Error(), "opencode.json") || !strings.Contains(err.Error(), "not JSON or JSONC") {
+		t.Fatalf("broken opencode.json: %v", err)
 	}
 	if _, err := Prepare(root, []string{"cursor"}); err == nil {
 		t.Fatal("unknown agent accepted")

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"flowdeck/agentinit"
 	"flowdeck/db"
-	"flowdeck/model"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.
@@ -89,7 +90,7 @@ func (e *env) initCmd() *cobra.Command {
   claude    .mcp.json (the MCP server, always loaded), .claude/settings.json
             (a UserPromptSubmit hook that adds flowdeck hud to each prompt's
             context, a Stop hook that records idle) and CLAUDE.md (@AGENTS.md)
-  opencode  opencode.json (the MCP server) and .opencode/plugin/flowdeck.ts
+  opencode  opencode.json (the MCP server) and .opencode/plugins/flowdeck.ts
             (one fresh HUD in the context; records when the agent goes idle)
   generic   an AGENTS.md section: run builds and tests through flowdeck run
             --feature ID, use the flow tools
@@ -100,15 +101,20 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 --dry-run prints the changes as a unified diff and writes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range agents {
+				if !slices.Contains(agentinit.Agents, a) {
+					return usageErr("--agent %q: claude, opencode or generic", a)
+				}
+			}
 			root, err := e.projectDir()
 			if err != nil {
 				return err
 			}
+			// A config file init cannot read is the file's problem, not
+			// the command line's: exit 3 without the usage hint.
 			plan, err := agentinit.Prepare(root, agents)
-			if _, fault := model.AsFault(err); fault {
+			if err != nil {
 				return e.fail(err)
-			} else if err != nil {
-				return usageErr("init: %v", err)
 			}
 			if !dryRun {
 				if err := agentinit.Apply(root, plan.Changes); err != nil {
@@ -131,16 +137,39 @@ const runToolWarning = "flowdeck's MCP server has a run tool that executes any c
 	`(and "mcp__flowdeck__run" to permissions.deny to forbid run); ` +
 	`opencode: set "tools": {"flowdeck_run": false} in opencode.json.`
 
-// notes are init's notes, with the run tool's warning when an MCP client
-// is among the agents.
+// notes are init's notes, with the run tool's warning and what is missing
+// from PATH when an MCP client is among the agents.
 func initNotes(plan *agentinit.Plan) []string {
 	notes := append([]string{}, plan.Notes...)
 	for _, a := range plan.Agents {
-		if a == "claude" || a == "opencode" {
-			return append(notes, runToolWarning)
+		if a == agentinit.Claude || a == agentinit.OpenCode {
+			return append(append(notes, runToolWarning), pathNotes()...)
 		}
 	}
 	return notes
+}
+
+// pathNotes say how to fix a flowdeck or flowdeck-mcp that the agents
+// cannot start: they run "flowdeck mcp" and the hooks by name, and a client
+// shows a server it cannot start as failed, with no hint why.
+func pathNotes() []string {
+	dir := "DIR"
+	if self, err := os.Executable(); err == nil {
+		dir = filepath.Dir(self)
+	}
+	fix := fmt.Sprintf(`add its directory to PATH in your shell profile (export PATH="%s:$PATH"), or copy flowdeck and %s into a directory on PATH`, dir, MCPBinary)
+	bin, err := exec.LookPath("flowdeck")
+	if err != nil {
+		return []string{"warning: flowdeck is not on PATH, so the agents cannot start its MCP server or hooks (the client shows the server as failed): " + fix}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), MCPBinary)); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath(MCPBinary); err == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("warning: %s is neither beside %s nor on PATH, and `flowdeck mcp` runs it: build it there (go build -o %s/ ./cmd/%s in the flowdeck source) or put it on PATH",
+		MCPBinary, bin, filepath.Dir(bin), MCPBinary)}
 }
 
 func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
@@ -161,7 +190,10 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 	} else {
 		for _, c := range plan.Changes {
 			verb := "created"
-			if c.Exists {
+			switch {
+			case c.Delete:
+				verb = "removed"
+			case c.Exists:
 				verb = "updated"
 			}
 			fmt.Fprintf(e.stdout, "✓ %s %s\n", verb, c.Path)

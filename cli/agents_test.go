@@ -173,6 +173,39 @@ func TestProjectFoundFromSubdirectory(t *testing.T) {
 	}
 }
 
+// init warns, with the fix, when the agents could not start flowdeck or
+// flowdeck-mcp by name; a config file it cannot read fails with exit 3 and
+// the file named, not with the usage hint; opencode.jsonc with comments is
+// merged.
+func TestInitRealWorld(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, ".git"), 0o755)
+	_, errs, code := flowdeckEnv(t, dir, []string{"PATH=/nonexistent"}, "init", "--agent", "claude", "--dry-run")
+	if code != 0 || !strings.Contains(errs, "warning: flowdeck is not on PATH") || !strings.Contains(errs, `export PATH="`+filepath.Dir(binary)+`:$PATH"`) {
+		t.Fatalf("no PATH warning: exit %d %s", code, errs)
+	}
+	// testbin builds flowdeck alone: flowdeck-mcp is missing beside it.
+	_, errs, _ = flowdeckEnv(t, dir, []string{"PATH=" + filepath.Dir(binary)}, "init", "--agent", "opencode", "--dry-run")
+	if strings.Contains(errs, "flowdeck is not on PATH") || !strings.Contains(errs, "warning: flowdeck-mcp is neither beside") {
+		t.Fatalf("flowdeck-mcp warning: %s", errs)
+	}
+	os.WriteFile(filepath.Join(dir, "opencode.jsonc"), []byte("{\n  // mine\n  \"model\": \"x\",\n}\n"), 0o644)
+	if _, errs, code := flowdeck(t, dir, "init", "--agent", "opencode"); code != 0 {
+		t.Fatalf("init on JSONC: exit %d %s", code, errs)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "opencode.jsonc")); !strings.Contains(string(data), "// mine") || !strings.Contains(string(data), `"flowdeck": {`) {
+		t.Fatalf("opencode.jsonc:\n%s", data)
+	}
+	os.WriteFile(filepath.Join(dir, ".mcp.json"), []byte("{\"mcpServers\": "), 0o644)
+	_, errs, code = flowdeck(t, dir, "init", "--agent", "claude")
+	if code != ExitInternal || !strings.Contains(errs, ".mcp.json") || strings.Contains(errs, "flowdeck help") {
+		t.Fatalf("broken .mcp.json: exit %d %s", code, errs)
+	}
+	if _, errs, code := flowdeck(t, dir, "init", "--agent", "cursor"); code != ExitUsage || !strings.Contains(errs, "flowdeck help") {
+		t.Fatalf("unknown agent: exit %d %s", code, errs)
+	}
+}
+
 func TestAgentEventCommand(t *testing.T) {
 	dir := t.TempDir()
 	if _, errs, code := flowdeck(t, dir, "agent-event", "idle", "--agent", "opencode"); code != 0 {
