@@ -143,8 +143,13 @@ func TestProjectFoundFromSubdirectory(t *testing.T) {
 		}
 		return out
 	}
-	for _, args := range [][]string{{"hud"}, {"flow", "status"}, {"runs"}, {"agents"}, {"--json", "hud"}} {
+	for _, args := range [][]string{{"hud"}, {"flow", "status"}, {"flow", "history"}, {"runs"}, {"recall", "x"}, {"agents"}, {"--json", "hud"}} {
 		in(sub, args...)
+	}
+	cmd := exec.Command(binary, "--json", "diagram")
+	cmd.Dir = sub
+	if out, _, code := runProcess(t, cmd); code != ExitRejected || !strings.Contains(out, "no_plan") {
+		t.Fatalf("diagram without a database: exit %d %s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join(root, ".flow")); err == nil {
 		t.Fatal("a read-only command created .flow/")

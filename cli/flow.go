@@ -380,7 +380,7 @@ func (e *env) diagramCommand() *cobra.Command {
 		Short: "Draw the active plan's dependency graph",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}

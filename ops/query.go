@@ -64,14 +64,18 @@ type DiagramResult struct {
 func (*DiagramResult) Refusal() *model.Error { return nil }
 
 // Diagram draws the active plan as ascii, mermaid or dot ("" = ascii). No
-// plan is refused; an unknown format is an *ArgError.
+// plan is refused; an unknown format is an *ArgError. A nil st is a project
+// without a database: no plan.
 func Diagram(st *db.Store, format string) (Result, error) {
 	if format == "" {
 		format = "ascii"
 	}
-	s, err := st.Active()
-	if err != nil {
-		return nil, err
+	var s *model.Session
+	if st != nil {
+		var err error
+		if s, err = st.Active(); err != nil {
+			return nil, err
+		}
 	}
 	if s == nil || s.Plan == nil {
 		return Refused(&model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
