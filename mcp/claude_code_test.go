@@ -14,16 +14,16 @@ import (
 	"flowdeck/internal/fakemodel"
 )
 
-// claudeCode finds Claude Code as .ci/run installs it. Outside CI a missing
-// client skips the test with how to install it; under .ci/run
+// npmClient finds an agent client as .ci/run installs it. Outside CI a
+// missing client skips the test with how to install it; under .ci/run
 // ($FLOWDECK_CI) it fails, so the check cannot quietly stop running.
-func claudeCode(t *testing.T) string {
+func npmClient(t *testing.T, name, pkg string) string {
 	t.Helper()
-	p, _ := filepath.Abs("../.ci/node_modules/.bin/claude")
+	p, _ := filepath.Abs("../.ci/node_modules/.bin/" + name)
 	if _, err := os.Stat(p); err == nil {
 		return p
 	}
-	msg := "Claude Code is not installed: npm install --prefix .ci @anthropic-ai/claude-code (.ci/run does)"
+	msg := name + " is not installed: npm install --prefix .ci " + pkg + " (.ci/run does)"
 	if os.Getenv("FLOWDECK_CI") != "" {
 		t.Fatal(msg)
 	}
@@ -33,28 +33,56 @@ func claudeCode(t *testing.T) string {
 
 const mcpTool = "mcp__flowdeck__"
 
-// The model's side of a short session, scripted: look, try to approve
-// before there is a plan (refused), plan, approve, work one feature with
-// observed evidence (broad: it is the last one), review it, record the
+// sessionScript is the model's side of a short session, its tools named
+// with the client's prefix for flowdeck's: look, start a session, try to
+// approve before there is a plan (refused), plan, approve, work one feature
+// with observed evidence (broad: it is the last one), review it, record the
 // final review, and complete it (which completes the session).
-var claudeScript = []fakemodel.Step{
-	{Tool: mcpTool + "flow_status"},
-	{Tool: mcpTool + "flow_plan_start", Input: map[string]any{"goal": "fake-model goal"}},
-	{Tool: mcpTool + "flow_plan_approve"},
-	{Tool: mcpTool + "flow_plan_apply", Input: map[string]any{"plan": map[string]any{"features": []any{
-		map[string]any{"id": "alpha", "title": "Alpha", "verification": []any{"true"}}}}}},
-	{Tool: mcpTool + "flow_plan_approve"},
-	{Tool: mcpTool + "flow_run_start"},
-	{Tool: mcpTool + "run", Input: map[string]any{"command": []any{"true"}, "feature_id": "alpha", "scope": "broad"}},
-	{Tool: mcpTool + "flow_review_record_feature", Input: map[string]any{"feature_id": "alpha", "decision": "approved"}},
-	{Tool: mcpTool + "flow_review_record_final", Input: map[string]any{"decision": "approved"}},
-	{Tool: mcpTool + "flow_run_complete_feature", Input: map[string]any{"feature_id": "alpha", "outcome": "completed"}},
+func sessionScript(prefix string) []fakemodel.Step {
+	return []fakemodel.Step{
+		{Tool: prefix + "flow_status"},
+		{Tool: prefix + "flow_plan_start", Input: map[string]any{"goal": "fake-model goal"}},
+		{Tool: prefix + "flow_plan_approve"},
+		{Tool: prefix + "flow_plan_apply", Input: map[string]any{"plan": map[string]any{"features": []any{
+			map[string]any{"id": "alpha", "title": "Alpha", "verification": []any{"true"}}}}}},
+		{Tool: prefix + "flow_plan_approve"},
+		{Tool: prefix + "flow_run_start"},
+		{Tool: prefix + "run", Input: map[string]any{"command": []any{"true"}, "feature_id": "alpha", "scope": "broad"}},
+		{Tool: prefix + "flow_review_record_feature", Input: map[string]any{"feature_id": "alpha", "decision": "approved"}},
+		{Tool: prefix + "flow_review_record_final", Input: map[string]any{"decision": "approved"}},
+		{Tool: prefix + "flow_run_complete_feature", Input: map[string]any{"feature_id": "alpha", "outcome": "completed"}},
+	}
 }
 
-// claudeProject is a git repository set up by `flowdeck init --agent
-// claude`, with a subdirectory, and the environment Claude Code runs in:
+// checkSession checks what a scripted session left for the model and in
+// the project: the refused approve reached the model as a tool error, the
+// other actions went through, the session completed and replays, and the
+// client's idle event is recorded.
+func checkSession(t *testing.T, project, prefix, agent string, last *fakemodel.Request) {
+	t.Helper()
+	results := last.ToolResults()
+	approve := results[prefix+"flow_plan_approve"]
+	if len(approve) != 2 || !approve[0].IsError || !strings.Contains(approve[0].ResultText(), `"code":"no_plan"`) {
+		t.Errorf("the refused approve did not reach the model as a tool error: %+v", approve)
+	}
+	for _, tool := range []string{"flow_plan_apply", "run", "flow_run_complete_feature"} {
+		if r := results[prefix+tool]; len(r) != 1 || r[0].IsError {
+			t.Errorf("%s: %+v", tool, r)
+		}
+	}
+	if out := flowdeck(t, project, "--json", "flow", "status"); !strings.Contains(out, `"status": "completed"`) {
+		t.Fatalf("status after the session: %s", out)
+	}
+	flowdeck(t, project, "flow", "verify")
+	if agents := flowdeck(t, project, "--json", "agents"); !strings.Contains(agents, `"agent": "`+agent+`"`) || !strings.Contains(agents, `"event": "idle"`) {
+		t.Errorf("no idle recorded for %s: %s", agent, agents)
+	}
+}
+
+// clientProject is a git repository set up by `flowdeck init --agent
+// AGENT`, with a subdirectory, and the environment the client runs in:
 // flowdeck on PATH, a home of its own.
-func claudeProject(t *testing.T) (project, sub string, env []string) {
+func clientProject(t *testing.T, agent string) (project, sub string, env []string) {
 	project = t.TempDir()
 	// A real repository: Claude Code reads a project's settings at its
 	// top level.
@@ -68,8 +96,11 @@ func claudeProject(t *testing.T) (project, sub string, env []string) {
 	// click, so the user settings say so.
 	os.MkdirAll(filepath.Join(home, ".claude"), 0o755)
 	os.WriteFile(filepath.Join(home, ".claude", "settings.json"), []byte(`{"enableAllProjectMcpServers": true}`), 0o644)
-	env = append(os.Environ(), "HOME="+home, "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	initCmd := exec.Command(bin, "init", "--agent", "claude")
+	env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"XDG_DATA_HOME="+filepath.Join(home, ".local", "share"), "XDG_CACHE_HOME="+filepath.Join(home, ".cache"),
+		"XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
+		"PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	initCmd := exec.Command(bin, "init", "--agent", agent)
 	initCmd.Dir, initCmd.Env = project, env
 	if out, err := initCmd.CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
@@ -113,9 +144,9 @@ func runClaude(t *testing.T, claude, dir string, env []string, script []fakemode
 // stamp, and the Stop hook records the agent as idle. Started again in a
 // subdirectory, its MCP server works on the same session.
 func TestClaudeCodeSession(t *testing.T) {
-	claude := claudeCode(t)
-	project, sub, env := claudeProject(t)
-	main := runClaude(t, claude, project, env, claudeScript)
+	claude := npmClient(t, "claude", "@anthropic-ai/claude-code")
+	project, sub, env := clientProject(t, "claude")
+	main := runClaude(t, claude, project, env, sessionScript(mcpTool))
 	first, last := main[0], main[len(main)-1]
 	for _, tool := range []string{"flow_status", "flow_run_start", "run", "flow_run_complete_feature"} {
 		if !first.HasTool(mcpTool + tool) {
@@ -136,24 +167,7 @@ func TestClaudeCodeSession(t *testing.T) {
 	if text := last.Text(); !strings.Contains(text, "## Working under flowdeck") {
 		t.Errorf("CLAUDE.md did not bring in AGENTS.md")
 	}
-	results := last.ToolResults()
-	approve := results[mcpTool+"flow_plan_approve"]
-	if len(approve) != 2 || !approve[0].IsError || !strings.Contains(approve[0].ResultText(), `"code":"no_plan"`) {
-		t.Errorf("the refused approve did not reach the model as a tool error: %+v", approve)
-	}
-	for _, tool := range []string{"flow_plan_apply", "run", "flow_run_complete_feature"} {
-		if r := results[mcpTool+tool]; len(r) != 1 || r[0].IsError {
-			t.Errorf("%s: %+v", tool, r)
-		}
-	}
-	out := flowdeck(t, project, "--json", "flow", "status")
-	if !strings.Contains(out, `"status": "completed"`) {
-		t.Fatalf("status after the session: %s", out)
-	}
-	flowdeck(t, project, "flow", "verify")
-	if agents := flowdeck(t, project, "--json", "agents"); !strings.Contains(agents, `"agent": "claude"`) || !strings.Contains(agents, `"event": "idle"`) {
-		t.Errorf("the Stop hook recorded no idle: %s", agents)
-	}
+	checkSession(t, project, mcpTool, "claude", last)
 
 	// From a subdirectory (Claude Code reads the project's hooks only at
 	// its top level, but finds .mcp.json): the server is on the root's
