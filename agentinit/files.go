@@ -4,6 +4,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // ignored are the files that must stay out of git: the database holds the
@@ -54,15 +56,21 @@ func ignoresFile(gitignore, path string) bool {
 
 // jsonFile merges what add puts into a JSON config file: keys the file
 // lacks are added, nothing the user set is changed, and a file that needs
-// nothing is left byte for byte as it was.
+// nothing is left byte for byte as it was. A JSONC file (comments, trailing
+// commas) keeps them: the additions are grafted onto it in place.
 func jsonFile(add func(*object) (bool, error)) func(string, bool) (string, error) {
 	return func(old string, exists bool) (string, error) {
 		doc := newObject()
+		var tree *hujson.Value
 		if exists && strings.TrimSpace(old) != "" {
 			var err error
-			if doc, err = parseObject([]byte(old)); err != nil {
-				return "", fmt.Errorf("not plain JSON (%v); fix it or add flowdeck's entry by hand (see flowdeck init --dry-run on an empty directory)", err)
+			if doc, tree, err = readJSONC([]byte(old)); err != nil {
+				return "", fmt.Errorf("not JSON or JSONC (%v); fix it or add flowdeck's entry by hand (see flowdeck init --dry-run on an empty directory)", err)
 			}
+		}
+		var before *object
+		if tree != nil {
+			before, _, _ = readJSONC([]byte(old)) // a copy for graft to compare with
 		}
 		changed, err := add(doc)
 		if err != nil {
@@ -71,58 +79,92 @@ func jsonFile(add func(*object) (bool, error)) func(string, bool) (string, error
 		if !changed && exists {
 			return old, nil
 		}
+		if tree != nil {
+			graft(tree, before, doc, "", unitOf(old))
+			return string(tree.Pack()), nil
+		}
 		return string(encode(doc)), nil
 	}
 }
 
 // claudeMCP adds the server to Claude Code's project MCP config.
+// alwaysLoad keeps its tools in the model's context: without it Claude Code
+// (2.1.330) hides them behind its tool search, and the model must search
+// before it can call flow_status.
 func claudeMCP(doc *object) (bool, error) {
 	return mergeMissing(doc, obj("mcpServers", obj("flowdeck", obj(
-		"type", "stdio", "command", "flowdeck", "args", []any{"mcp"})))), nil
+		"type", "stdio", "command", "flowdeck", "args", []any{"mcp"}, "alwaysLoad", true)))), nil
 }
 
-// hudCommand is the Claude Code hook: its output goes in front of the
-// prompt. $CLAUDE_PROJECT_DIR keeps it on this project whatever the shell's
-// directory.
-const hudCommand = `flowdeck --dir "$CLAUDE_PROJECT_DIR" hud`
+// The Claude Code hooks. Each reads the hook's JSON on stdin and finds the
+// project from its cwd, as every other entry point does; --hook makes sure
+// a failure never blocks the prompt or the end of a turn.
+const (
+	hudCommand  = "flowdeck hud --hook claude"
+	idleCommand = "flowdeck agent-event idle --agent claude --hook claude"
+	// oldHUDCommand is what earlier versions of init wrote; it is
+	// replaced by hudCommand.
+	oldHUDCommand = `flowdeck --dir "$CLAUDE_PROJECT_DIR" hud`
+)
 
-// claudeHook adds a UserPromptSubmit hook that runs flowdeck hud, unless a
-// hook already does.
+// claudeHook adds a UserPromptSubmit hook that puts the HUD in the context
+// and a Stop hook that records that the agent is idle, unless hooks
+// already run them.
 func claudeHook(doc *object) (bool, error) {
 	hooks, err := child(doc, "hooks")
 	if err != nil {
 		return false, err
 	}
-	v, ok := hooks.get("UserPromptSubmit")
+	hud, err := addHook(hooks, "UserPromptSubmit", hudCommand, " hud")
+	if err != nil {
+		return false, err
+	}
+	idle, err := addHook(hooks, "Stop", idleCommand, " agent-event")
+	return hud || idle, err
+}
+
+// addHook adds command to hooks[event] unless a flowdeck command containing
+// verb is there; flowdeck's own earlier command is brought up to date.
+func addHook(hooks *object, event, command, verb string) (bool, error) {
+	v, ok := hooks.get(event)
 	if !ok {
 		v = []any{}
 	}
 	list, isList := v.([]any)
 	if !isList {
-		return false, fmt.Errorf("hooks.UserPromptSubmit is not a list")
+		return false, fmt.Errorf("hooks.%s is not a list", event)
 	}
 	for _, entry := range list {
-		if e, ok := entry.(*object); ok && runsHUD(e) {
+		e, ok := entry.(*object)
+		if !ok {
+			continue
+		}
+		if h := flowdeckHook(e, verb); h != nil {
+			if c, _ := h.get("command"); c == oldHUDCommand {
+				h.set("command", command)
+				return true, nil
+			}
 			return false, nil
 		}
 	}
-	hooks.set("UserPromptSubmit", append(list, obj("hooks", []any{obj("type", "command", "command", hudCommand)})))
+	hooks.set(event, append(list, obj("hooks", []any{obj("type", "command", "command", command)})))
 	return true, nil
 }
 
-// runsHUD reports whether a hook matcher entry already runs flowdeck hud.
-func runsHUD(entry *object) bool {
+// flowdeckHook is the hook of a matcher entry that runs flowdeck with verb,
+// or nil.
+func flowdeckHook(entry *object, verb string) *object {
 	hs, _ := entry.get("hooks")
 	list, _ := hs.([]any)
 	for _, h := range list {
 		if o, ok := h.(*object); ok {
 			c, _ := o.get("command")
-			if s, ok := c.(string); ok && strings.Contains(s, "flowdeck") && strings.Contains(s, " hud") {
-				return true
+			if s, ok := c.(string); ok && strings.Contains(s, "flowdeck") && strings.Contains(s, verb) {
+				return o
 			}
 		}
 	}
-	return false
+	return nil
 }
 
 // child returns doc[key] as an object, creating it when missing.
@@ -140,9 +182,22 @@ func child(doc *object, key string) (*object, error) {
 	return o, nil
 }
 
-// opencodeMCP adds the server to opencode's config.
+// opencodeMCP adds the server to opencode's config: under mcp, as opencode
+// 1.x reads it ({"type": "local", "command": [...], "enabled": true}), or
+// under mcp.servers when the file already uses opencode 2's shape (which
+// has no "enabled").
 func opencodeMCP(doc *object) (bool, error) {
-	add := obj("mcp", obj("flowdeck", obj("type", "local", "command", []any{"flowdeck", "mcp"}, "enabled", true)))
+	server := obj("type", "local", "command", []any{"flowdeck", "mcp"}, "enabled", true)
+	if mcp, ok := doc.get("mcp"); ok {
+		if m, ok := mcp.(*object); ok {
+			if servers, ok := m.get("servers"); ok {
+				if _, isObj := servers.(*object); isObj {
+					return mergeMissing(doc, obj("mcp", obj("servers", obj("flowdeck", obj("type", "local", "command", []any{"flowdeck", "mcp"}))))), nil
+				}
+			}
+		}
+	}
+	add := obj("mcp", obj("flowdeck", server))
 	if len(doc.keys) == 0 {
 		add = obj("$schema", "https://opencode.ai/config.json", "mcp", add.vals["mcp"])
 	}
@@ -152,6 +207,13 @@ func opencodeMCP(doc *object) (bool, error) {
 //go:embed opencode_plugin.ts
 var pluginSource string
 
+// Where the plugin goes: opencode loads every file of .opencode/plugins/;
+// earlier versions of init wrote to .opencode/plugin/.
+const (
+	pluginPath    = ".opencode/plugins/flowdeck.ts"
+	oldPluginPath = ".opencode/plugin/flowdeck.ts"
+)
+
 // pluginHeader is the plugin's first line: while a file starts with it, the
 // file is flowdeck's to rewrite.
 var pluginHeader, _, _ = strings.Cut(pluginSource, "\n")
@@ -160,7 +222,7 @@ var pluginHeader, _, _ = strings.Cut(pluginSource, "\n")
 // their own alone.
 func (p *Plan) plugin(old string, exists bool) (string, error) {
 	if exists && old != pluginSource && !strings.HasPrefix(old, pluginHeader+"\n") {
-		p.Notes = append(p.Notes, ".opencode/plugin/flowdeck.ts was edited by hand: left as it is (delete it to get flowdeck's again)")
+		p.Notes = append(p.Notes, pluginPath+" was edited by hand: left as it is (delete it to get flowdeck's again)")
 		return old, nil
 	}
 	return pluginSource, nil
@@ -197,8 +259,38 @@ person supervises it in the flowdeck cockpit.
 `
 
 func agentsSection(old string, _ bool) (string, error) {
-	section := beginMarker + "\n" + agentsText + endMarker + "\n"
-	start := strings.Index(old, markerStem)
+	return mdSection(old, beginMarker, endMarker, agentsText)
+}
+
+// The CLAUDE.md section imports AGENTS.md, for Claude Code versions that do
+// not read AGENTS.md themselves; its own markers keep it apart from the
+// AGENTS.md section when both files are one.
+const (
+	claudeBegin = "<!-- flowdeck-claude:begin (written by flowdeck init; edits between these markers are replaced) -->"
+	claudeEnd   = "<!-- flowdeck-claude:end -->"
+	claudeText  = "@AGENTS.md\n"
+)
+
+// claudeSection adds the import unless CLAUDE.md already has one of its
+// own.
+func claudeSection(old string, _ bool) (string, error) {
+	if !strings.Contains(old, "<!-- flowdeck-claude:begin") {
+		for _, line := range strings.Split(old, "\n") {
+			if strings.TrimSpace(line) == "@AGENTS.md" || strings.TrimSpace(line) == "@./AGENTS.md" {
+				return old, nil
+			}
+		}
+	}
+	return mdSection(old, claudeBegin, claudeEnd, claudeText)
+}
+
+// mdSection puts text between the markers begin and end: in place when old
+// has them (the stem of begin, without its note, is enough), else at the
+// end. What is outside the markers stays as it was.
+func mdSection(old, begin, end, text string) (string, error) {
+	stem, _, _ := strings.Cut(begin, " (")
+	section := begin + "\n" + text + end + "\n"
+	start := strings.Index(old, stem)
 	if start < 0 {
 		if old == "" {
 			return section, nil
@@ -209,13 +301,13 @@ func agentsSection(old string, _ bool) (string, error) {
 		}
 		return old + sep + section, nil
 	}
-	end := strings.Index(old[start:], endMarker)
-	if end < 0 {
-		return "", fmt.Errorf("has %q without %q: fix the markers", markerStem, endMarker)
+	stop := strings.Index(old[start:], end)
+	if stop < 0 {
+		return "", fmt.Errorf("has %q without %q: fix the markers", stem, end)
 	}
-	end += start + len(endMarker)
-	if end < len(old) && old[end] == '\n' {
-		end++
+	stop += start + len(end)
+	if stop < len(old) && old[stop] == '\n' {
+		stop++
 	}
-	return old[:start] + section + old[end:], nil
+	return old[:start] + section + old[stop:], nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/aymanbagabas/go-udiff"
 
 	"flowdeck/internal/contain"
+	"flowdeck/model"
 )
 
 // The agents init knows.
@@ -35,6 +36,7 @@ type Change struct {
 	Old, New string // contents; Old is "" for a new file
 	Exists   bool
 	Dir      bool // a directory to create
+	Delete   bool // a file of flowdeck's own to remove (Old is its text)
 	// Target is the file written when Path is a symlink: the file it leads
 	// to, relative to the root. Empty when Path is not a link.
 	Target string
@@ -90,8 +92,9 @@ func Prepare(root string, agents []string) (*Plan, error) {
 		{"", ".gitignore", gitignore},
 		{Claude, ".mcp.json", jsonFile(claudeMCP)},
 		{Claude, ".claude/settings.json", jsonFile(claudeHook)},
+		{Claude, "CLAUDE.md", claudeSection},
 		{OpenCode, opencodeConfig(root), jsonFile(opencodeMCP)},
-		{OpenCode, ".opencode/plugin/flowdeck.ts", p.plugin},
+		{OpenCode, pluginPath, p.plugin},
 		{Generic, "AGENTS.md", agentsSection},
 	}
 	for _, s := range steps {
@@ -99,8 +102,16 @@ func Prepare(root string, agents []string) (*Plan, error) {
 			continue
 		}
 		target, err := contain.ResolveLinks(r, filepath.FromSlash(s.path))
-		if err != nil {
+		if _, fault := model.AsFault(err); fault && s.path == "CLAUDE.md" {
+			// The person's own CLAUDE.md, kept elsewhere: only a hint.
+			p.Notes = append(p.Notes, "CLAUDE.md leads outside the repository: left alone; add the line @AGENTS.md to it for Claude Code versions that do not read AGENTS.md")
+			continue
+		} else if err != nil {
 			return nil, err
+		}
+		if s.path == "CLAUDE.md" && filepath.ToSlash(target) == "AGENTS.md" {
+			p.Notes = append(p.Notes, "CLAUDE.md is a link to AGENTS.md: Claude Code reads flowdeck's section there")
+			continue
 		}
 		data, err := r.ReadFile(target)
 		exists := err == nil
@@ -120,7 +131,27 @@ func Prepare(root string, agents []string) (*Plan, error) {
 			p.Changes = append(p.Changes, c)
 		}
 	}
+	if slices.Contains(p.Agents, OpenCode) {
+		p.dropOldPlugin(r)
+	}
 	return p, nil
+}
+
+// dropOldPlugin removes the plugin that earlier versions wrote to
+// .opencode/plugin/ (opencode now documents .opencode/plugins/; both would
+// load), when it is still flowdeck's: never through a link, never a file
+// the person changed.
+func (p *Plan) dropOldPlugin(r *os.Root) {
+	target, err := contain.ResolveLinks(r, filepath.FromSlash(oldPluginPath))
+	if err != nil || target != filepath.FromSlash(oldPluginPath) {
+		return
+	}
+	data, err := r.ReadFile(target)
+	if err != nil || !strings.HasPrefix(string(data), pluginHeader+"\n") {
+		return
+	}
+	p.Changes = append(p.Changes, Change{Path: oldPluginPath, Old: string(data), Exists: true, Delete: true})
+	p.Notes = append(p.Notes, oldPluginPath+" moves to "+pluginPath+", where opencode looks for plugins now")
 }
 
 func detect(root string) []string {
@@ -174,6 +205,12 @@ func Apply(root string, changes []Change) error {
 		if err != nil {
 			return err
 		}
+		if c.Delete {
+			if err := r.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return contain.Fault(root, err)
+			}
+			continue
+		}
 		if err := r.MkdirAll(filepath.Dir(target), 0o755); err != nil {
 			return contain.Fault(root, err)
 		}
@@ -196,11 +233,14 @@ func Diff(changes []Change) string {
 			fmt.Fprintf(&b, "mkdir %s\n", c.Path)
 			continue
 		}
-		from := "a/" + c.Path
+		from, to := "a/"+c.Path, "b/"+c.Path
 		if !c.Exists {
 			from = "/dev/null"
 		}
-		b.WriteString(udiff.Unified(from, "b/"+c.Path, c.Old, c.New))
+		if c.Delete {
+			to = "/dev/null"
+		}
+		b.WriteString(udiff.Unified(from, to, c.Old, c.New))
 	}
 	return b.String()
 }

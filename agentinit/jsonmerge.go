@@ -88,12 +88,14 @@ func readValue(dec *json.Decoder) (any, error) {
 // encode writes v with two-space indentation and a final newline.
 func encode(v any) []byte {
 	var b bytes.Buffer
-	writeValue(&b, v, "")
+	writeValue(&b, v, "", "  ")
 	b.WriteByte('\n')
 	return b.Bytes()
 }
 
-func writeValue(b *bytes.Buffer, v any, indent string) {
+// writeValue writes v as if it starts on a line indented by indent, one
+// more unit per level.
+func writeValue(b *bytes.Buffer, v any, indent, unit string) {
 	switch v := v.(type) {
 	case *object:
 		if len(v.keys) == 0 {
@@ -102,10 +104,10 @@ func writeValue(b *bytes.Buffer, v any, indent string) {
 		}
 		b.WriteString("{\n")
 		for i, k := range v.keys {
-			b.WriteString(indent + "  ")
+			b.WriteString(indent + unit)
 			writeScalar(b, k)
 			b.WriteString(": ")
-			writeValue(b, v.vals[k], indent+"  ")
+			writeValue(b, v.vals[k], indent+unit, unit)
 			if i < len(v.keys)-1 {
 				b.WriteByte(',')
 			}
@@ -131,8 +133,8 @@ func writeValue(b *bytes.Buffer, v any, indent string) {
 		}
 		b.WriteString("[\n")
 		for i, x := range v {
-			b.WriteString(indent + "  ")
-			writeValue(b, x, indent+"  ")
+			b.WriteString(indent + unit)
+			writeValue(b, x, indent+unit, unit)
 			if i < len(v)-1 {
 				b.WriteByte(',')
 			}

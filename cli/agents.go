@@ -5,56 +5,21 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"flowdeck/agentinit"
 	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ops"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.
 func (e *env) agentCommands() []*cobra.Command {
-	return []*cobra.Command{e.hudCmd(), e.mcpCmd(), e.initCmd(), e.agentEventCmd()}
-}
-
-func (e *env) hudCmd() *cobra.Command {
-	var format string
-	c := &cobra.Command{
-		Use:   "hud [--format text|markdown|json]",
-		Short: "A compact status block for an agent's context: at most 12 lines and 1 KiB",
-		Long: `Print the goal, the session's status, the active feature with its
-verification commands, what waits (a review, a blocked feature and why), the
-last validation and the next command: at most 12 lines and 1 KiB, whatever
-the goal or the commands look like. Agent hooks put it in front of each
-prompt (see flowdeck init).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if e.json {
-				format = "json"
-			}
-			st, err := e.store()
-			if err != nil {
-				return err
-			}
-			h, err := ops.BuildHUD(st)
-			if err != nil {
-				return e.fail(err)
-			}
-			out, err := h.Render(format)
-			if err != nil {
-				return usageErr("--format: %v", err)
-			}
-			fmt.Fprint(e.stdout, out)
-			return nil
-		},
-	}
-	c.Flags().StringVar(&format, "format", "text", "text, markdown or json")
-	return c
+	return []*cobra.Command{e.hudCmd(), e.agentsCmd(), e.mcpCmd(), e.initCmd(), e.agentEventCmd()}
 }
 
 // MCPServer serves MCP on stdin/stdout for a project. flowdeck-mcp, the
@@ -121,12 +86,13 @@ func (e *env) initCmd() *cobra.Command {
 	var dryRun bool
 	c := &cobra.Command{
 		Use:   "init [--agent claude|opencode|generic]... [--dry-run]",
-		Short: "Prepare this repository for coding agents: MCP server, HUD hook, AGENTS.md",
+		Short: "Prepare this repository for coding agents: MCP server, hooks, AGENTS.md",
 		Long: `Create .flow/, git-ignore the database, and plug agents in:
 
-  claude    .mcp.json (the MCP server) and .claude/settings.json (a
-            UserPromptSubmit hook that puts flowdeck hud in front of each prompt)
-  opencode  opencode.json (the MCP server) and .opencode/plugin/flowdeck.ts
+  claude    .mcp.json (the MCP server, always loaded), .claude/settings.json
+            (a UserPromptSubmit hook that adds flowdeck hud to each prompt's
+            context, a Stop hook that records idle) and CLAUDE.md (@AGENTS.md)
+  opencode  opencode.json (the MCP server) and .opencode/plugins/flowdeck.ts
             (one fresh HUD in the context; records when the agent goes idle)
   generic   an AGENTS.md section: run builds and tests through flowdeck run
             --feature ID, use the flow tools
@@ -137,15 +103,20 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 --dry-run prints the changes as a unified diff and writes nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			for _, a := range agents {
+				if !slices.Contains(agentinit.Agents, a) {
+					return usageErr("--agent %q: claude, opencode or generic", a)
+				}
+			}
 			root, err := e.projectDir()
 			if err != nil {
 				return err
 			}
+			// A config file init cannot read is the file's problem, not
+			// the command line's: exit 3 without the usage hint.
 			plan, err := agentinit.Prepare(root, agents)
-			if _, fault := model.AsFault(err); fault {
+			if err != nil {
 				return e.fail(err)
-			} else if err != nil {
-				return usageErr("init: %v", err)
 			}
 			if !dryRun {
 				if err := agentinit.Apply(root, plan.Changes); err != nil {
@@ -168,16 +139,39 @@ const runToolWarning = "flowdeck's MCP server has a run tool that executes any c
 	`(and "mcp__flowdeck__run" to permissions.deny to forbid run); ` +
 	`opencode: set "tools": {"flowdeck_run": false} in opencode.json.`
 
-// notes are init's notes, with the run tool's warning when an MCP client
-// is among the agents.
+// notes are init's notes, with the run tool's warning and what is missing
+// from PATH when an MCP client is among the agents.
 func initNotes(plan *agentinit.Plan) []string {
 	notes := append([]string{}, plan.Notes...)
 	for _, a := range plan.Agents {
-		if a == "claude" || a == "opencode" {
-			return append(notes, runToolWarning)
+		if a == agentinit.Claude || a == agentinit.OpenCode {
+			return append(append(notes, runToolWarning), pathNotes()...)
 		}
 	}
 	return notes
+}
+
+// pathNotes say how to fix a flowdeck or flowdeck-mcp that the agents
+// cannot start: they run "flowdeck mcp" and the hooks by name, and a client
+// shows a server it cannot start as failed, with no hint why.
+func pathNotes() []string {
+	dir := "DIR"
+	if self, err := os.Executable(); err == nil {
+		dir = filepath.Dir(self)
+	}
+	fix := fmt.Sprintf(`add its directory to PATH in your shell profile (export PATH="%s:$PATH"), or copy flowdeck and %s into a directory on PATH`, dir, MCPBinary)
+	bin, err := exec.LookPath("flowdeck")
+	if err != nil {
+		return []string{"warning: flowdeck is not on PATH, so the agents cannot start its MCP server or hooks (the client shows the server as failed): " + fix}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), MCPBinary)); err == nil {
+		return nil
+	}
+	if _, err := exec.LookPath(MCPBinary); err == nil {
+		return nil
+	}
+	return []string{fmt.Sprintf("warning: %s is neither beside %s nor on PATH, and `flowdeck mcp` runs it: build it there (go build -o %s/ ./cmd/%s in the flowdeck source) or put it on PATH",
+		MCPBinary, bin, filepath.Dir(bin), MCPBinary)}
 }
 
 func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
@@ -198,7 +192,10 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 	} else {
 		for _, c := range plan.Changes {
 			verb := "created"
-			if c.Exists {
+			switch {
+			case c.Delete:
+				verb = "removed"
+			case c.Exists:
 				verb = "updated"
 			}
 			fmt.Fprintf(e.stdout, "✓ %s %s\n", verb, c.Path)
@@ -241,6 +238,9 @@ func (e *env) agentEventCmd() *cobra.Command {
 			if agent == "" {
 				agent = e.actorName()
 			}
+			if err := e.readHookInput(); err != nil {
+				return err
+			}
 			st, err := e.store()
 			if err != nil {
 				return err
@@ -256,5 +256,6 @@ func (e *env) agentEventCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&agent, "agent", "", "the agent (default: --actor)")
+	c.Flags().StringVar(&e.hook, "hook", "", "run as this agent's hook: claude (reads the hook's JSON on stdin; never blocks the agent)")
 	return c
 }

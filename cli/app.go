@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,6 +50,12 @@ type env struct {
 	// expectSeq is --expect-seq of the flow actions: the session sequence
 	// the caller decided on (0: no guard).
 	expectSeq uint64
+	// startDir is where the project search starts when there is no --dir:
+	// an agent hook's cwd, else the working directory.
+	startDir string
+	// hook is the agent whose hook runs this command (--hook): its
+	// failures must never block the agent.
+	hook string
 }
 
 // exitError carries an exit code through cobra.
@@ -117,7 +125,25 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if code == ExitUsage {
 		fmt.Fprintln(stderr, "Run 'flowdeck help' for usage.")
 	}
+	if code == ExitUsage && (e.hook != "" || hookRequested(args)) {
+		// Claude Code takes exit 2 from a hook as "block": a prompt
+		// would be erased, a turn could not end.
+		return ExitRejected
+	}
 	return code
+}
+
+// hookRequested reports whether --hook is among args.
+func hookRequested(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--hook" || strings.HasPrefix(a, "--hook=") {
+			return true
+		}
+	}
+	return false
 }
 
 // jsonRequested reports whether --json is among args, for errors found
@@ -176,7 +202,21 @@ func (e *env) rootCommand() *cobra.Command {
 	return root
 }
 
-// store opens the project's database.
+// readStore opens the project's database for a command that only reads. A
+// project without one has nothing to read: st is nil, and no file or
+// directory is created.
+func (e *env) readStore() (*db.Store, error) {
+	dir, err := e.projectDir()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Lstat(filepath.Join(dir, db.DBFile)); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return e.store()
+}
+
+// store opens the project's database, creating it when needed.
 func (e *env) store() (*db.Store, error) {
 	dir, err := e.projectDir()
 	if err != nil {
@@ -189,7 +229,8 @@ func (e *env) store() (*db.Store, error) {
 	return st, nil
 }
 
-// projectDir is --dir, else the nearest directory upward with .git.
+// projectDir is --dir, else the nearest directory upward with .git or
+// .flow (db.FindRoot) from the hook's cwd or the working directory.
 func (e *env) projectDir() (string, error) {
 	if e.dir != "" {
 		if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
@@ -201,9 +242,12 @@ func (e *env) projectDir() (string, error) {
 		}
 		return dir, nil
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", internalErr(err)
+	wd := e.startDir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", internalErr(err)
+		}
 	}
 	root, err := db.FindRoot(wd)
 	if err != nil {

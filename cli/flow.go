@@ -81,7 +81,7 @@ func (e *env) statusCommand() *cobra.Command {
 		Short: "Show the active session, its features and the next command",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}
@@ -296,7 +296,7 @@ func (e *env) historyCommand() *cobra.Command {
 		Short: "List stored sessions, or one session's history",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}
@@ -380,7 +380,7 @@ func (e *env) diagramCommand() *cobra.Command {
 		Short: "Draw the active plan's dependency graph",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}

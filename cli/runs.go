@@ -29,7 +29,7 @@ func (e *env) recallCmd() *cobra.Command {
 		Short: "Fuzzy-search every line of output flowdeck has stored",
 		Args:  minArgs(1, "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}
@@ -98,7 +98,7 @@ func (e *env) runsCmd() *cobra.Command {
 		Short: "List the runs flowdeck has recorded, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			st, err := e.readStore()
 			if err != nil {
 				return err
 			}

@@ -111,6 +111,9 @@ func flowdeck(t *testing.T, project string, args ...string) string {
 	return string(out)
 }
 
+var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "flow_plan_approve", "flow_run_start",
+	"run", "flow_review_record_feature", "flow_run_complete_feature", "flow_review_record_final"}
+
 var allTools = []string{
 	"decision_resolve", "decisions_list", "diagram", "flow_history", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
 	"flow_plan_start", "flow_reset_feature", "flow_reset_session", "flow_review_record_feature",
@@ -137,6 +140,11 @@ func TestToolsAndSchemas(t *testing.T) {
 		props, _ := s["properties"].(map[string]any)
 		if _, ok := props["agent_id"]; !ok {
 			t.Errorf("%s has no agent_id", tool.Name)
+		}
+		// Claude Code keeps the core tools in context, the rest behind
+		// its tool search.
+		if core := slices.Contains(coreTools, tool.Name); (tool.Meta["anthropic/alwaysLoad"] == true) != core {
+			t.Errorf("%s: _meta %v, core %v", tool.Name, tool.Meta, core)
 		}
 	}
 	slices.Sort(names)

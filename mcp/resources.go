@@ -21,9 +21,11 @@ const (
 
 func featureURI(id string) string { return featurePrefix + id + ".md" }
 
+var indexResource = &sdk.Resource{URI: indexURI, Name: "index.md", Title: "The active session: goal, plan, features, history",
+	MIMEType: markdown}
+
 func (s *server) addResources() {
-	s.srv.AddResource(&sdk.Resource{URI: indexURI, Name: "index.md", Title: "The active session: goal, plan, features, history",
-		MIMEType: markdown}, s.readDoc)
+	s.srv.AddResource(indexResource, s.readDoc)
 	// The template answers reads of any feature's doc; the list of
 	// resources is brought up to date before each resources/list.
 	s.srv.AddResourceTemplate(&sdk.ResourceTemplate{URITemplate: featurePrefix + "{id}.md", Name: "feature doc",
@@ -36,6 +38,16 @@ func (s *server) addResources() {
 			return next(ctx, method, req)
 		}
 	})
+}
+
+// docsChanged tells connected clients that the docs changed: the list gets
+// a resource per feature of the active plan, and the index is added again,
+// so that the SDK sends notifications/resources/list_changed even when only
+// what the docs say changed (a client that listed once at connect lists
+// again and sees them).
+func (s *server) docsChanged() {
+	s.syncFeatureDocs()
+	s.srv.AddResource(indexResource, s.readDoc)
 }
 
 // syncFeatureDocs lists one resource per feature of the active plan.

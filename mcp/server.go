@@ -40,7 +40,7 @@ type Options struct {
 
 // instructions tell an agent how flowdeck wants to be used.
 const instructions = `flowdeck keeps this repository's planning session: a goal, a plan of features with dependencies, validation evidence and reviews.
-Call flow_status first; every result has next_command, the step that helps next. Results are compact (what an action touched and a session summary); flow_status with full: true is the whole stored session.
+Call flow_status first (the prompts flow-plan, flow-run, flow-auto, flow-status and flow-reset are the /flow-* commands); every result has next_command, the step that helps next. Results are compact (what an action touched and a session summary); flow_status with full: true is the whole stored session.
 Run builds and tests with the run tool and feature_id, so that their result becomes observed validation evidence on the active feature.
 A refused call is a tool error whose JSON starts {"ok":false,"error":{code, message, field?, recovery: {hint, next_command}}}: act on it instead of retrying.`
 
@@ -63,6 +63,7 @@ func NewServer(st *db.Store, opts Options) *sdk.Server {
 	s := &server{st: st, opts: opts, srv: srv, docs: map[string]bool{}}
 	s.addTools()
 	s.addResources()
+	s.addPrompts()
 	return srv
 }
 

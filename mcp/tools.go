@@ -38,9 +38,18 @@ type (
 	full struct {
 		Full bool `json:"full,omitempty" jsonschema:"return the whole stored session (every evidence, review, note and history item) instead of a summary"`
 	}
+	// guard is in the arguments of the actions.
+	guard struct {
+		ExpectSeq uint64 `json:"expect_seq,omitempty" jsonschema:"the session sequence you decided on (flow_status shows it as session.seq): refused with stale_decision if what this action decides changed since"`
+	}
+	statusArgs struct {
+		agent
+		full
+	}
 	actionArgs struct {
 		agent
 		full
+		guard
 	}
 	historyArgs struct {
 		agent
@@ -49,31 +58,37 @@ type (
 	goalArgs struct {
 		agent
 		full
+		guard
 		Goal string `json:"goal" jsonschema:"what the session delivers"`
 	}
 	planArgs struct {
 		agent
 		full
+		guard
 		Plan planInput `json:"plan" jsonschema:"the plan: features with ids, titles, verification commands and dependencies"`
 	}
 	selectArgs struct {
 		agent
 		full
+		guard
 		FeatureIDs []string `json:"feature_ids" jsonschema:"the features to keep (their dependencies are kept too)"`
 	}
 	optionalFeatureArgs struct {
 		agent
 		full
+		guard
 		FeatureID string `json:"feature_id,omitempty" jsonschema:"the feature to start; omitted: the first runnable one in plan order"`
 	}
 	featureArgs struct {
 		agent
 		full
+		guard
 		FeatureID string `json:"feature_id" jsonschema:"a feature id of the plan"`
 	}
 	validateArgs struct {
 		agent
 		full
+		guard
 		FeatureID string `json:"feature_id" jsonschema:"the active feature"`
 		Status    string `json:"status" jsonschema:"what the validation showed"`
 		Scope     string `json:"scope" jsonschema:"targeted (this feature) or broad (the whole project)"`
@@ -83,6 +98,7 @@ type (
 	reviewArgs struct {
 		agent
 		full
+		guard
 		FeatureID string   `json:"feature_id" jsonschema:"the active feature"`
 		Decision  string   `json:"decision" jsonschema:"the reviewer's verdict"`
 		Findings  []string `json:"findings,omitempty" jsonschema:"what the reviewer found"`
@@ -90,12 +106,14 @@ type (
 	finalReviewArgs struct {
 		agent
 		full
+		guard
 		Decision string   `json:"decision" jsonschema:"the reviewer's verdict on the whole session"`
 		Findings []string `json:"findings,omitempty" jsonschema:"what the reviewer found"`
 	}
 	completeArgs struct {
 		agent
 		full
+		guard
 		FeatureID string `json:"feature_id" jsonschema:"the active feature"`
 		Outcome   string `json:"outcome" jsonschema:"how the work ended; completed is checked against the evidence and review gates"`
 		Summary   string `json:"summary,omitempty" jsonschema:"what was done, or why it stopped"`
@@ -103,11 +121,13 @@ type (
 	sessionArgs struct {
 		agent
 		full
+		guard
 		SessionID string `json:"session_id" jsonschema:"a stored session's id (see flow_history)"`
 	}
 	noteArgs struct {
 		agent
 		full
+		guard
 		Text string `json:"text" jsonschema:"the note"`
 	}
 	runArgs struct {
@@ -174,6 +194,12 @@ var enums = map[string][]any{
 	"format":   {"ascii", "mermaid", "dot"},
 }
 
+// coreTools are the tools of every feature's loop. Claude Code keeps tools
+// marked anthropic/alwaysLoad in the model's context instead of behind its
+// tool search, so the model can call flow_status without searching first.
+var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "flow_plan_approve", "flow_run_start",
+	"run", "flow_review_record_feature", "flow_run_complete_feature", "flow_review_record_final"}
+
 // addTool registers a tool whose input schema comes from In (with enums
 // filled in) and whose result is an ops object. Arguments are checked here
 // against that schema (see decodeArgs), so that a bad one is refused in the
@@ -194,6 +220,9 @@ func addTool[In any](s *server, name, desc string, readOnly bool, h func(ctx con
 		panic(fmt.Sprintf("schema of %s: %v", name, err))
 	}
 	tool := &sdk.Tool{Name: name, Description: desc, InputSchema: schema}
+	if slices.Contains(coreTools, name) {
+		tool.Meta = sdk.Meta{"anthropic/alwaysLoad": true}
+	}
 	if readOnly {
 		tool.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
 	}
@@ -261,9 +290,15 @@ func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 	return "mcp"
 }
 
-// do executes an action as the call's actor.
-func (s *server) do(req *sdk.CallToolRequest, a agent, f full, act model.Action) (ops.Result, error) {
-	return asResult(ops.Do(s.st, act, s.actor(req, a), s.opts.Now(), f.Full))
+// do executes an action as the call's actor, guarded by its expect_seq.
+// An action that stored events changed the docs: connected clients hear of
+// it (resources/list_changed).
+func (s *server) do(req *sdk.CallToolRequest, a agent, f full, g guard, act model.Action) (ops.Result, error) {
+	res, err := ops.DoSeen(s.st, act, g.ExpectSeq, s.actor(req, a), s.opts.Now(), f.Full)
+	if err == nil && len(res.Raw) > 0 {
+		s.docsChanged()
+	}
+	return asResult(res, err)
 }
 
 // asResult passes on an ops call's typed result, so that a nil *T with an
@@ -277,7 +312,7 @@ func asResult[T ops.Result](res T, err error) (ops.Result, error) {
 
 func (s *server) addTools() {
 	addTool(s, "flow_status", "The active session, its plan and features, and the next command.", true,
-		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
+		func(ctx context.Context, req *sdk.CallToolRequest, in statusArgs) (ops.Result, error) {
 			return asResult(ops.Status(s.st, in.Full))
 		})
 	addTool(s, "flow_history", "List the stored sessions, or one session's whole event log.", true,
@@ -286,7 +321,7 @@ func (s *server) addTools() {
 		})
 	addTool(s, "flow_plan_start", "Start a new planning session with a goal.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in goalArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.PlanStart{Goal: in.Goal})
+			return s.do(req, in.agent, in.full, in.guard, model.PlanStart{Goal: in.Goal})
 		})
 	addTool(s, "flow_plan_apply", "Apply a plan to the session (replaces the plan while planning; every feature becomes pending).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in planArgs) (ops.Result, error) {
@@ -298,52 +333,52 @@ func (s *server) addTools() {
 			if err != nil {
 				return nil, ops.FieldErrorf("plan", "plan: %v", err)
 			}
-			return s.do(req, in.agent, in.full, model.PlanApply{Plan: *p})
+			return s.do(req, in.agent, in.full, in.guard, model.PlanApply{Plan: *p})
 		})
 	addTool(s, "flow_plan_select_features", "Narrow the plan to these features (with all their dependencies) while planning.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in selectArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.PlanSelect{FeatureIDs: in.FeatureIDs})
+			return s.do(req, in.agent, in.full, in.guard, model.PlanSelect{FeatureIDs: in.FeatureIDs})
 		})
 	addTool(s, "flow_plan_approve", "Approve the plan for execution.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.PlanApprove{})
+			return s.do(req, in.agent, in.full, in.guard, model.PlanApprove{})
 		})
 	addTool(s, "flow_run_start", "Start a feature (default: the first runnable one in plan order).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in optionalFeatureArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.RunStart{Feature: in.FeatureID})
+			return s.do(req, in.agent, in.full, in.guard, model.RunStart{Feature: in.FeatureID})
 		})
 	addTool(s, "flow_validate", "Record validation evidence that you ran yourself (reported). Prefer the run tool with feature_id: its evidence is observed.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in validateArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.Validate{Feature: in.FeatureID, Status: model.ValidationStatus(in.Status),
+			return s.do(req, in.agent, in.full, in.guard, model.Validate{Feature: in.FeatureID, Status: model.ValidationStatus(in.Status),
 				Scope: model.Scope(in.Scope), Command: in.Command, Summary: in.Summary, Source: model.SourceReported})
 		})
 	addTool(s, "flow_review_record_feature", "Record a reviewer's decision on the active feature.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in reviewArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.ReviewFeature{Feature: in.FeatureID, Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
+			return s.do(req, in.agent, in.full, in.guard, model.ReviewFeature{Feature: in.FeatureID, Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
 		})
 	addTool(s, "flow_review_record_final", "Record the session's final review.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in finalReviewArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.ReviewFinal{Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
+			return s.do(req, in.agent, in.full, in.guard, model.ReviewFinal{Decision: model.ReviewDecision(in.Decision), Findings: in.Findings})
 		})
 	addTool(s, "flow_run_complete_feature", "End the active feature with a worker outcome; completed needs passing evidence and an approved review.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in completeArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.RunComplete{Feature: in.FeatureID, Outcome: model.Outcome(in.Outcome), Summary: in.Summary})
+			return s.do(req, in.agent, in.full, in.guard, model.RunComplete{Feature: in.FeatureID, Outcome: model.Outcome(in.Outcome), Summary: in.Summary})
 		})
 	addTool(s, "flow_reset_feature", "Reset a feature and every feature downstream of it to pending.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in featureArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.ResetFeature{Feature: in.FeatureID})
+			return s.do(req, in.agent, in.full, in.guard, model.ResetFeature{Feature: in.FeatureID})
 		})
 	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.ResetSession{})
+			return s.do(req, in.agent, in.full, in.guard, model.ResetSession{})
 		})
 	addTool(s, "flow_session_activate", "Make a stored session the active one (the active one is archived).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in sessionArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.ActivateSession{ID: in.SessionID})
+			return s.do(req, in.agent, in.full, in.guard, model.ActivateSession{ID: in.SessionID})
 		})
 	addTool(s, "flow_note", "Attach a note to the active session.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in noteArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, model.AddNote{Text: in.Text})
+			return s.do(req, in.agent, in.full, in.guard, model.AddNote{Text: in.Text})
 		})
 	addTool(s, "run", "Run a command in the project root through flowdeck's pty, isolator and output classifier; the output is stored for recall. With feature_id the result is observed validation evidence. Reports progress while it runs; cancelling the call kills the command's whole process group.", false,
 		s.run)
@@ -361,8 +396,12 @@ func (s *server) addTools() {
 		})
 	addTool(s, "decision_resolve", "Answer a pending decision (once); its flow continues.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in resolveArgs) (ops.Result, error) {
-			return ops.Resolve(s.st, in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars},
+			res, err := ops.Resolve(s.st, in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars},
 				s.actor(req, in.agent), s.opts.Now())
+			if err == nil && res.Refusal() == nil {
+				s.docsChanged() // the flow that waited may have acted
+			}
+			return res, err
 		})
 }
 
@@ -390,5 +429,9 @@ func (s *server) run(ctx context.Context, req *sdk.CallToolRequest, in runArgs) 
 	opts.Live = m
 	stop := s.reportProgress(ctx, req, m, r.Timeout)
 	defer stop()
-	return ops.Run(ctx, s.st, opts)
+	res, err := ops.Run(ctx, s.st, opts)
+	if err == nil && in.FeatureID != "" {
+		s.docsChanged() // observed evidence on the feature
+	}
+	return res, err
 }

@@ -3,7 +3,9 @@ package ops
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"flowdeck/db"
@@ -23,13 +25,21 @@ const (
 
 // HUD is the compact status of a project for an agent's context window.
 type HUD struct {
-	OK             bool        `json:"ok"`
+	OK bool `json:"ok"`
+	// Seq is the active session's last event and At when the HUD was made:
+	// the first line says both, so that of several HUDs in a context the
+	// model can tell which is current.
+	Seq            uint64      `json:"seq,omitempty"`
+	At             time.Time   `json:"at,omitzero"`
 	Goal           string      `json:"goal,omitempty"`
 	Status         string      `json:"status"`
 	Active         *HUDFeature `json:"active,omitempty"`
 	Waits          []string    `json:"waits,omitempty"`
 	LastValidation string      `json:"last_validation,omitempty"`
 	NextCommand    string      `json:"next_command"`
+	// Agents are each agent's last lifecycle event (e.g. idle) and when:
+	// JSON only, the latest hudMaxItems.
+	Agents []db.AgentEvent `json:"agents,omitempty"`
 }
 
 // HUDFeature is the active feature and how to verify it.
@@ -43,8 +53,12 @@ type HUDFeature struct {
 func (*HUD) Refusal() *model.Error { return nil }
 
 // BuildHUD reads the active session (a single read of its materialized
-// state, however long its log) and says what matters now.
+// state, however long its log) and says what matters now. A nil st is a
+// project without a database: nothing to say yet.
 func BuildHUD(st *db.Store) (*HUD, error) {
+	if st == nil {
+		return hudOf(nil), nil
+	}
 	s, err := st.Active()
 	if err != nil {
 		return nil, err
@@ -52,6 +66,9 @@ func BuildHUD(st *db.Store) (*HUD, error) {
 	h := hudOf(s)
 	pending, err := st.Decisions(true)
 	if err != nil {
+		return nil, err
+	}
+	if h.Agents, err = st.AgentEvents(); err != nil {
 		return nil, err
 	}
 	// A pending decision suspends a flow: it comes first.
@@ -69,7 +86,7 @@ func hudOf(s *model.Session) *HUD {
 		h.Status = "no active session"
 		return h
 	}
-	h.Goal = s.Goal
+	h.Goal, h.Seq = s.Goal, s.Seq
 	if s.Plan == nil {
 		h.Status = string(s.Status) + ", " + model.ProgressText(nil)
 		return h
@@ -165,7 +182,34 @@ func (h *HUD) clipped(n, next int) *HUD {
 		a.Verification = clipList(a.Verification, n)
 		c.Active = &a
 	}
+	c.Agents = latestAgents(h.Agents, n)
 	return &c
+}
+
+// latestAgents keeps the hudMaxItems agents heard from last, names clipped.
+func latestAgents(evs []db.AgentEvent, n int) []db.AgentEvent {
+	out := slices.Clone(evs)
+	slices.SortStableFunc(out, func(a, b db.AgentEvent) int { return b.At.Compare(a.At) })
+	if len(out) > hudMaxItems {
+		out = out[:hudMaxItems]
+	}
+	for i := range out {
+		out[i].Agent, out[i].Event = clip(out[i].Agent, n), clip(out[i].Event, n)
+	}
+	return out
+}
+
+// stamp is what the first line says about when the HUD was made: the
+// session's sequence number and the time, in UTC.
+func (h *HUD) stamp() string {
+	if h.At.IsZero() {
+		return ""
+	}
+	at := h.At.UTC().Format("2006-01-02 15:04:05 UTC")
+	if h.Seq == 0 {
+		return " (" + at + ")"
+	}
+	return fmt.Sprintf(" (seq %d, %s)", h.Seq, at)
 }
 
 // moreItems starts the item that stands for the ones cut from a list.
@@ -205,9 +249,9 @@ func clip(s string, n int) string {
 func hudText(h *HUD) string {
 	var b strings.Builder
 	if h.Goal != "" {
-		fmt.Fprintf(&b, "flowdeck: %s\n", h.Goal)
+		fmt.Fprintf(&b, "flowdeck%s: %s\n", h.stamp(), h.Goal)
 	} else {
-		b.WriteString("flowdeck\n")
+		fmt.Fprintf(&b, "flowdeck%s\n", h.stamp())
 	}
 	fmt.Fprintf(&b, "status: %s\n", h.Status)
 	if a := h.Active; a != nil {
@@ -228,7 +272,7 @@ func hudText(h *HUD) string {
 
 func hudMarkdown(h *HUD) string {
 	var b strings.Builder
-	b.WriteString("**flowdeck**")
+	b.WriteString("**flowdeck**" + h.stamp())
 	if h.Goal != "" {
 		fmt.Fprintf(&b, ": %s", h.Goal)
 	}

@@ -167,3 +167,33 @@ func TestHUDRejectsUnknownFormat(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The first line says the session's sequence number and when the HUD was
+// made; JSON carries the latest agents' events within the limits.
+func TestHUDStampAndAgents(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: "stamped"})
+	for i := range 10 {
+		if err := s.st.RecordAgentEvent(db.AgentEvent{Agent: fmt.Sprintf("agent-%d-%s", i, strings.Repeat("x", 300)), Event: "idle", At: s.now.Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := BuildHUD(s.st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.At = time.Date(2026, 5, 1, 9, 30, 0, 0, time.FixedZone("CEST", 7200))
+	out, _ := h.Render("text")
+	if !strings.HasPrefix(out, "flowdeck (seq 1, 2026-05-01 07:30:00 UTC): stamped\n") {
+		t.Fatalf("text:\n%s", out)
+	}
+	js, _ := h.Render("json")
+	checkLimits(t, "json", js)
+	var j HUD
+	if err := json.Unmarshal([]byte(js), &j); err != nil || j.Seq != 1 || len(j.Agents) != hudMaxItems || !strings.HasPrefix(j.Agents[0].Agent, "agent-9-") {
+		t.Fatalf("json = %s (%v)", js, err)
+	}
+	if h, _ := BuildHUD(nil); h.Status != "no active session" {
+		t.Fatalf("no database: %+v", h)
+	}
+}

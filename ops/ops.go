@@ -95,10 +95,14 @@ func (*StatusResult) Refusal() *model.Error { return nil }
 
 // Status is the active session and its next command; full is the whole
 // stored session (every evidence, review, note and history item).
+// A nil st is a project without a database: no session yet.
 func Status(st *db.Store, full bool) (*StatusResult, error) {
-	s, err := st.Active()
-	if err != nil {
-		return nil, err
+	var s *model.Session
+	if st != nil {
+		var err error
+		if s, err = st.Active(); err != nil {
+			return nil, err
+		}
 	}
 	res := &StatusResult{OK: true, NextCommand: model.NextCommand(s), State: s}
 	switch {

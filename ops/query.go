@@ -24,7 +24,14 @@ func (*HistoryResult) Refusal() *model.Error { return nil }
 
 // History lists the stored sessions (sessionID "") or returns one session's
 // event log; an unknown id is refused.
+// A nil st is a project without a database: no sessions.
 func History(st *db.Store, sessionID string) (Result, error) {
+	if st == nil && sessionID == "" {
+		return &SessionsResult{OK: true, Sessions: []db.SessionInfo{}}, nil
+	} else if st == nil {
+		return Refused(&model.Error{Code: model.CodeUnknownSession, Message: "no session " + sessionID,
+			Recovery: model.Recovery{Hint: "flowdeck flow history lists the stored sessions.", NextCommand: "flowdeck flow history"}}), nil
+	}
 	if sessionID == "" {
 		list, err := st.Sessions()
 		if err != nil {
@@ -57,14 +64,18 @@ type DiagramResult struct {
 func (*DiagramResult) Refusal() *model.Error { return nil }
 
 // Diagram draws the active plan as ascii, mermaid or dot ("" = ascii). No
-// plan is refused; an unknown format is an *ArgError.
+// plan is refused; an unknown format is an *ArgError. A nil st is a project
+// without a database: no plan.
 func Diagram(st *db.Store, format string) (Result, error) {
 	if format == "" {
 		format = "ascii"
 	}
-	s, err := st.Active()
-	if err != nil {
-		return nil, err
+	var s *model.Session
+	if st != nil {
+		var err error
+		if s, err = st.Active(); err != nil {
+			return nil, err
+		}
 	}
 	if s == nil || s.Plan == nil {
 		return Refused(&model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
@@ -90,10 +101,14 @@ const NoResults = "No results found"
 func (*RecallResult) Refusal() *model.Error { return nil }
 
 // Recall fuzzy-searches the indexed output.
+// A nil st is a project without a database: nothing stored.
 func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
-	hits, err := st.Recall(q)
-	if err != nil {
-		return nil, err
+	var hits []db.Hit
+	if st != nil {
+		var err error
+		if hits, err = st.Recall(q); err != nil {
+			return nil, err
+		}
 	}
 	res := &RecallResult{OK: true, Hits: orEmpty(hits)}
 	if len(hits) == 0 {
@@ -111,7 +126,11 @@ type RunsResult struct {
 func (*RunsResult) Refusal() *model.Error { return nil }
 
 // Runs lists at most limit runs (0 = all), without their output detail.
+// A nil st is a project without a database: no runs.
 func Runs(st *db.Store, limit int) (*RunsResult, error) {
+	if st == nil {
+		return &RunsResult{OK: true, Runs: []db.RunRecord{}}, nil
+	}
 	runs, err := st.Runs(limit)
 	if err != nil {
 		return nil, err

@@ -5,7 +5,8 @@ import assert from "node:assert/strict"
 
 const { FlowdeckPlugin } = await import(process.env.PLUGIN_JS)
 
-// fakeShell stands in for Bun's $: arrays interpolate as separate arguments.
+// fakeShell stands in for Bun's $: arrays interpolate as separate arguments;
+// a call's working directory (.cwd) is recorded as "cwd=DIR" before its argv.
 function fakeShell(calls, hud) {
   return (strings, ...values) => {
     const argv = []
@@ -15,6 +16,10 @@ function fakeShell(calls, hud) {
     })
     calls.push(argv)
     const p = {
+      cwd: (dir) => {
+        argv.unshift("cwd=" + dir)
+        return p
+      },
       quiet: () => p,
       nothrow: () => p,
       text: async () => (argv.includes("hud") ? hud.text : ""),
@@ -46,7 +51,7 @@ test("exactly one fresh HUD after two calls", async () => {
   assert.match(found[0].text, /goal two/)
   assert.equal(output.messages[4].parts[0], found[0], "the HUD leads the latest user message")
   assert.equal(output.messages[4].parts[1].text, "next", "the prompt itself is kept")
-  assert.deepEqual(calls[0], ["flowdeck", "--dir", "/repo", "hud"])
+  assert.deepEqual(calls[0], ["cwd=/repo", "flowdeck", "hud"], "flowdeck runs in opencode's directory, never with --dir")
 })
 
 test("session.idle is recorded, other events are not", async () => {
@@ -54,7 +59,7 @@ test("session.idle is recorded, other events are not", async () => {
   const hooks = await FlowdeckPlugin({ $: fakeShell(calls, { text: "" }), directory: "/repo", worktree: "/repo", client: {}, project: {} })
   await hooks.event({ event: { type: "session.updated", properties: {} } })
   await hooks.event({ event: { type: "session.idle", properties: { sessionID: "s1" } } })
-  assert.deepEqual(calls, [["flowdeck", "--dir", "/repo", "agent-event", "idle", "--agent", "opencode"]])
+  assert.deepEqual(calls, [["cwd=/repo", "flowdeck", "agent-event", "idle", "--agent", "opencode"]])
 })
 
 test("no HUD when flowdeck prints nothing", async () => {
