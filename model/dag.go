@@ -234,12 +234,12 @@ func Downstream(features []Feature, id string) []string {
 // Dependents returns, in plan order, the features that name id in depends_on
 // or blocked_by: the direct half of Downstream.
 func Dependents(p *Plan, id string) []string {
-	return dependentsIndex(p)[id]
+	return DependentsIndex(p)[id]
 }
 
-// dependentsIndex maps every feature id to its direct dependents, in plan
+// DependentsIndex maps every feature id to its direct dependents, in plan
 // order, in one pass over the plan.
-func dependentsIndex(p *Plan) map[string][]string {
+func DependentsIndex(p *Plan) map[string][]string {
 	out := map[string][]string{}
 	if p == nil {
 		return out
