@@ -5,6 +5,7 @@ package render
 
 import (
 	"flowdeck/model"
+	"flowdeck/termtext"
 
 	"fmt"
 	"strconv"
@@ -12,8 +13,6 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/charmbracelet/x/ansi"
 )
 
 // The session docs (.flow/sessions/<id>/docs/) are rendered here as strings;
@@ -584,9 +583,9 @@ func cleanText(s string, keepNewlines bool) string {
 	if !needsCleaning(s) {
 		return s
 	}
-	// x/ansi's parser removes escape sequences; what it leaves as
-	// controls (C0, raw C1 bytes) the loop below drops.
-	s = strings.ToValidUTF8(ansi.Strip(s), "\uFFFD")
+	// termtext's parser removes escape sequences and C1 controls and
+	// leaves valid UTF-8; the C0 controls it keeps the loop below drops.
+	s = termtext.Strip(s)
 	var b strings.Builder
 	b.Grow(len(s))
 	newline := func() {
