@@ -241,11 +241,9 @@ func invalidArg(field, msg string, args ...any) *Error {
 	return e
 }
 
-var sessionIDPattern = featureIDPattern
-
 // ValidSessionID reports whether id can name a session (and its docs folder).
 func ValidSessionID(id string) bool {
-	return len(id) <= 100 && sessionIDPattern.MatchString(id)
+	return len(id) <= 100 && kebab(id)
 }
 
 func (a PlanStart) decide(s *Session, b *builder) error {
