@@ -18,12 +18,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"flowdeck/db"
 	"flowdeck/model"
 	"flowdeck/patterns"
 	"flowdeck/runner"
+	"flowdeck/termtext"
 )
 
 // Options describe one capture.
@@ -555,21 +554,10 @@ func (s *sink) plainText(line []byte) []byte {
 	return s.stripCSI(line)
 }
 
-// stripCSI removes CSI sequences, the only controls plainText lets through
-// to it: text is copied up to each ESC, and x/ansi's decoder says where the
-// sequence there ends (a sequence cut by the line end runs to it).
+// stripCSI removes escape sequences, the only controls plainText lets
+// through to it, with termtext's parser (a sequence cut by the line end
+// runs to it).
 func (s *sink) stripCSI(line []byte) []byte {
-	out := s.scratch[:0]
-	for len(line) > 0 {
-		i := bytes.IndexByte(line, 0x1b)
-		if i < 0 {
-			out = append(out, line...)
-			break
-		}
-		out = append(out, line[:i]...)
-		_, _, n, _ := ansi.DecodeSequence(line[i:], ansi.NormalState, nil)
-		line = line[i+max(n, 1):]
-	}
-	s.scratch = out
-	return out
+	s.scratch = termtext.AppendStrip(s.scratch[:0], line)
+	return s.scratch
 }

@@ -13,6 +13,7 @@ import (
 
 	"flowdeck/internal/contain"
 	"flowdeck/model"
+	"flowdeck/render"
 )
 
 // manifestName lists, one per line, the feature docs flowdeck wrote into a
@@ -108,12 +109,12 @@ func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 		return contain.Fault(s.project, err)
 	}
 	defer feat.Close()
-	if err := writeDoc(r, filepath.Join(dir, "index.md"), model.RenderIndex(sess)); err != nil {
+	if err := writeDoc(r, filepath.Join(dir, "index.md"), render.RenderIndex(sess)); err != nil {
 		return err
 	}
 	// written maps a feature id to the digest of its doc.
 	written := map[string]string{}
-	err = model.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
+	err = render.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
 		written[id] = digest(doc)
 		return writeDoc(feat, id+".md", doc)
 	})

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"flowdeck/model"
+	"flowdeck/render"
 )
 
 // diamondPlan has a chain, a fan-out and a join, so a state change travels
@@ -80,9 +81,9 @@ func checkDocsMatchFullRender(t *testing.T, st *Store, step int, a model.Action)
 		t.Fatalf("active: %v %v", sess, err)
 	}
 	dir := st.DocsDir(sess.ID)
-	want := map[string]string{"index.md": model.RenderIndex(sess)}
+	want := map[string]string{"index.md": render.RenderIndex(sess)}
 	for _, id := range model.DocFeatureIDs(sess) {
-		want[filepath.Join("features", id+".md")] = model.RenderFeature(sess, sess.Plan.Feature(id))
+		want[filepath.Join("features", id+".md")] = render.RenderFeature(sess, sess.Plan.Feature(id))
 	}
 	for name, doc := range want {
 		got, err := os.ReadFile(filepath.Join(dir, name))

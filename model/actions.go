@@ -230,6 +230,10 @@ func featureIDs(p *Plan) []string {
 
 // invalidArg refuses an argument; field is its name (the MCP argument,
 // the CLI flag without --).
+// InvalidArgument is the invalid_argument refusal for field, for the
+// packages that check arguments of their own (render's diagram format).
+func InvalidArgument(field, msg string, args ...any) *Error { return invalidArg(field, msg, args...) }
+
 func invalidArg(field, msg string, args ...any) *Error {
 	e := refuse(CodeInvalidArgument, "", "valid arguments", "Check the command's arguments (flowdeck help flow).",
 		"flowdeck help flow", msg, args...)
@@ -237,11 +241,9 @@ func invalidArg(field, msg string, args ...any) *Error {
 	return e
 }
 
-var sessionIDPattern = featureIDPattern
-
 // ValidSessionID reports whether id can name a session (and its docs folder).
 func ValidSessionID(id string) bool {
-	return len(id) <= 100 && sessionIDPattern.MatchString(id)
+	return len(id) <= 100 && kebab(id)
 }
 
 func (a PlanStart) decide(s *Session, b *builder) error {

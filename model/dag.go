@@ -1,7 +1,6 @@
 package model
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 )
@@ -9,11 +8,27 @@ import (
 // MaxFeatureIDLen bounds feature ids so they stay usable as file names.
 const MaxFeatureIDLen = 64
 
-var featureIDPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
 // ValidFeatureID reports whether id is kebab-case and at most 64 characters.
 func ValidFeatureID(id string) bool {
-	return len(id) <= MaxFeatureIDLen && featureIDPattern.MatchString(id)
+	return len(id) <= MaxFeatureIDLen && kebab(id)
+}
+
+// kebab reports whether id matches ^[a-z0-9]+(-[a-z0-9]+)*$: a loop, not a
+// regexp, so no process pays for compiling one at init.
+func kebab(id string) bool {
+	if id == "" || id[0] == '-' || id[len(id)-1] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case c == '-' && id[i-1] != '-':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ValidatePlan checks a plan's ids and dependencies. The first rule broken
@@ -234,12 +249,12 @@ func Downstream(features []Feature, id string) []string {
 // Dependents returns, in plan order, the features that name id in depends_on
 // or blocked_by: the direct half of Downstream.
 func Dependents(p *Plan, id string) []string {
-	return dependentsIndex(p)[id]
+	return DependentsIndex(p)[id]
 }
 
-// dependentsIndex maps every feature id to its direct dependents, in plan
+// DependentsIndex maps every feature id to its direct dependents, in plan
 // order, in one pass over the plan.
-func dependentsIndex(p *Plan) map[string][]string {
+func DependentsIndex(p *Plan) map[string][]string {
 	out := map[string][]string{}
 	if p == nil {
 		return out

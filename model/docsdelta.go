@@ -1,5 +1,21 @@
 package model
 
+// DocFeatureIDs returns, in plan order, the ids of the features that get a
+// docs/features/<id>.md file. Only valid ids are returned, so a caller can use
+// them as file names without any id escaping the docs folder.
+func DocFeatureIDs(s *Session) []string {
+	if s == nil || s.Plan == nil {
+		return nil
+	}
+	var ids []string
+	for _, f := range s.Plan.Features {
+		if ValidFeatureID(f.ID) {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
 // DocsBefore is what DocsToRefresh needs to know of a session as it was
 // before an action: taken by MarkDocs before the action is applied.
 type DocsBefore struct {
@@ -59,7 +75,7 @@ func DocsToRefresh(before DocsBefore, after *Session, events []Event) (ids []str
 	}
 	delete(named, "")
 
-	dependents := dependentsIndex(after.Plan)
+	dependents := DependentsIndex(after.Plan)
 	stateMayChange := map[string]bool{}
 	for id := range named {
 		stateMayChange[id] = true

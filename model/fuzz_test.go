@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"encoding/json"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -111,6 +112,9 @@ func validFeatureIDReference(id string) bool {
 	return true
 }
 
+// kebabRE is the documented id rule; ValidFeatureID checks it with a loop.
+var kebabRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
 // FuzzFeatureID checks ValidFeatureID against the hand-written reference. The
 // seed corpus is in testdata/fuzz/FuzzFeatureID.
 func FuzzFeatureID(f *testing.F) {
@@ -119,6 +123,9 @@ func FuzzFeatureID(f *testing.F) {
 		got, want := model.ValidFeatureID(id), validFeatureIDReference(id)
 		if got != want {
 			t.Fatalf("ValidFeatureID(%q) = %v, reference says %v", id, got, want)
+		}
+		if re := len(id) <= 64 && kebabRE.MatchString(id); got != re {
+			t.Fatalf("ValidFeatureID(%q) = %v, the documented regexp says %v", id, got, re)
 		}
 		if got {
 			// A valid id is safe as a file name and needs no shell quoting.

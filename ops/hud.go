@@ -10,6 +10,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/render"
 	"flowdeck/termtext"
 )
 
@@ -88,10 +89,10 @@ func hudOf(s *model.Session) *HUD {
 	}
 	h.Goal, h.Seq = s.Goal, s.Seq
 	if s.Plan == nil {
-		h.Status = string(s.Status) + ", " + model.ProgressText(nil)
+		h.Status = string(s.Status) + ", " + render.ProgressText(nil)
 		return h
 	}
-	h.Status = fmt.Sprintf("%s, plan %s, %s", s.Status, s.Approval, model.ProgressText(s.Plan))
+	h.Status = fmt.Sprintf("%s, plan %s, %s", s.Status, s.Approval, render.ProgressText(s.Plan))
 	if s.Approval != model.ApprovalApproved && s.Status == model.StatusPlanning {
 		h.Waits = append(h.Waits, "plan approval")
 	}

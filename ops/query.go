@@ -3,6 +3,7 @@ package ops
 import (
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/render"
 )
 
 // SessionsResult lists the stored sessions, newest first.
@@ -81,7 +82,7 @@ func Diagram(st *db.Store, format string) (Result, error) {
 		return Refused(&model.Error{Code: model.CodeNoPlan, Message: "there is no active plan to draw",
 			Recovery: model.Recovery{Hint: "Start a session and apply a plan.", NextCommand: model.NextCommand(s)}}), nil
 	}
-	out, err := model.Diagram(s, format)
+	out, err := render.Diagram(s, format)
 	if err != nil {
 		return nil, ArgErrorf("%v", err)
 	}

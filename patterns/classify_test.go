@@ -230,7 +230,7 @@ func TestBuiltinMatch(t *testing.T) {
 		}
 	}
 	list := s.List()
-	if len(list) != len(builtinPatterns) || list[0].Name != "go test" || list[0].Source != SourceBuiltin || list[0].CommandMatch != `^go test\b` {
+	if len(list) != len(builtinPatterns()) || list[0].Name != "go test" || list[0].Source != SourceBuiltin || list[0].CommandMatch != `^go test\b` {
 		t.Errorf("List() = %+v", list[:1])
 	}
 }
@@ -371,7 +371,7 @@ func FuzzClassifier(f *testing.F) {
 	}
 	f.Add(uint8(3), []byte("--- FAIL: A\n    --- FAIL: A/b\n        --- PASS: A/b/c\n"))
 	f.Fuzz(func(t *testing.T, which uint8, out []byte) {
-		p := builtinPatterns[int(which)%len(builtinPatterns)]
+		p := builtinPatterns()[int(which)%len(builtinPatterns())]
 		argv := strings.Fields(strings.NewReplacer(`^`, "", `\b`, "", `\s`, " ", `(`, "", `)`, "", `|`, " ", `?`, "", `.*`, "").Replace(p.match.String()))
 		for _, exit := range []int{0, 1} {
 			c := Builtin().Classifier(argv, Options{})

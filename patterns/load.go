@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"flowdeck/internal/lazyre"
 )
 
 // LoadError is a problem in a user pattern file. The file is skipped; the
@@ -66,7 +68,7 @@ func Load(dirs ...string) (*Set, []error) {
 			pats = append(pats, ps...)
 		}
 	}
-	pats = append(pats, builtinPatterns...)
+	pats = append(pats, builtinPatterns()...)
 	return &Set{patterns: pats}, errs
 }
 
@@ -205,7 +207,7 @@ func compileSpec(path string, idx int, ps patternSpec, loc *locator, fail func(i
 		if s.Summary == nil {
 			bad(at("success", ""), "[success]: missing summary (summary = \"\" for a bare ✓)")
 		} else if um.tmpl = *s.Summary; um.re != nil {
-			for _, m := range placeholder.FindAllStringSubmatch(um.tmpl, -1) {
+			for _, m := range placeholder().FindAllStringSubmatch(um.tmpl, -1) {
 				if um.re.SubexpIndex(m[1]) < 0 {
 					bad(at("success", "summary"), "summary: {%s} is not a named group (?P<%s>...) of the success pattern", m[1], m[1])
 				}
@@ -259,7 +261,7 @@ func sectionName(section string) string {
 	return "[" + section + "]"
 }
 
-var lineInMsg = regexp.MustCompile(`line (\d+)`)
+var lineInMsg = lazyre.New(`line (\d+)`)
 
 // errorLine finds the line of a TOML error: a ParseError carries it, a
 // decoding error names it in its message.
@@ -268,7 +270,7 @@ func errorLine(err error) int {
 	if errors.As(err, &pe) {
 		return pe.Position.Line
 	}
-	if m := lineInMsg.FindStringSubmatch(err.Error()); m != nil {
+	if m := lineInMsg().FindStringSubmatch(err.Error()); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return n
 	}

@@ -49,7 +49,7 @@ func TestLoadUserPatterns(t *testing.T) {
 		t.Fatal(errs)
 	}
 	list := set.List()
-	if len(list) != 2+len(builtinPatterns) {
+	if len(list) != 2+len(builtinPatterns()) {
 		t.Fatalf("%d patterns", len(list))
 	}
 	if list[0] != (Info{Name: "mytool", Source: path, CommandMatch: `^mytool\b`}) ||

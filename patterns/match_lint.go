@@ -2,10 +2,11 @@ package patterns
 
 import (
 	"bytes"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+
+	"flowdeck/internal/lazyre"
 )
 
 // maxFilesTracked bounds the set of distinct file names a linter matcher
@@ -34,7 +35,7 @@ type eslint struct {
 
 func newESLint(*Set) matcher { return &eslint{} }
 
-var eslintIssue = regexp.MustCompile(`^\s+\d+:\d+\s+(error|warning)\s`)
+var eslintIssue = lazyre.New(`^\s+\d+:\d+\s+(error|warning)\s`)
 
 func (e *eslint) line(l []byte) {
 	if len(l) == 0 {
@@ -55,7 +56,7 @@ func (e *eslint) line(l []byte) {
 		e.pendingFile = true // a file header, if issue lines follow
 		return
 	}
-	if m := eslintIssue.FindSubmatch(l); m != nil {
+	if m := eslintIssue().FindSubmatch(l); m != nil {
 		if e.pendingFile {
 			e.files++
 			e.pendingFile = false
@@ -115,8 +116,8 @@ type tsc struct {
 func newTSC(*Set) matcher { return &tsc{fileSet: fileSet{}} }
 
 var (
-	tscPretty = regexp.MustCompile(`^(.+?):\d+:\d+ - error TS\d+:`)
-	tscPlain  = regexp.MustCompile(`^(.+?)\(\d+,\d+\): error TS\d+:`)
+	tscPretty = lazyre.New(`^(.+?):\d+:\d+ - error TS\d+:`)
+	tscPlain  = lazyre.New(`^(.+?)\(\d+,\d+\): error TS\d+:`)
 )
 
 func (t *tsc) line(l []byte) {
@@ -139,9 +140,9 @@ func (t *tsc) line(l []byte) {
 	if !bytes.Contains(l, []byte("error TS")) {
 		return
 	}
-	m := tscPretty.FindSubmatch(l)
+	m := tscPretty().FindSubmatch(l)
 	if m == nil {
-		m = tscPlain.FindSubmatch(l)
+		m = tscPlain().FindSubmatch(l)
 	}
 	if m != nil {
 		t.lineErrors++
@@ -328,7 +329,7 @@ func newGolangciLint(*Set) matcher {
 	return &golangciLint{byLinter: map[string]int{}, counted: map[string]int{}}
 }
 
-var golangciIssue = regexp.MustCompile(`^\S+\.go:\d+(?::\d+)?: .* \(([\w-]+)\)$`)
+var golangciIssue = lazyre.New(`^\S+\.go:\d+(?::\d+)?: .* \(([\w-]+)\)$`)
 
 func (g *golangciLint) line(l []byte) {
 	t := trimSpace(l)
@@ -347,7 +348,7 @@ func (g *golangciLint) line(l []byte) {
 		return
 	}
 	if bytes.Contains(l, []byte(".go:")) {
-		if m := golangciIssue.FindSubmatch(l); m != nil {
+		if m := golangciIssue().FindSubmatch(l); m != nil {
 			g.counted[string(m[1])]++
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"flowdeck/internal/lazyre"
 )
 
 // matcher accumulates what a tool prints, line by line (ANSI-free), and
@@ -292,10 +294,10 @@ func (u *userMatcher) result(int, time.Duration) (outcome, bool) {
 	return outcome{summary: s, counts: counts}, true
 }
 
-var placeholder = regexp.MustCompile(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var placeholder = lazyre.New(`\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 func expandSummary(tmpl string, val func(string) string) string {
-	return placeholder.ReplaceAllStringFunc(tmpl, func(m string) string {
+	return placeholder().ReplaceAllStringFunc(tmpl, func(m string) string {
 		return val(m[1 : len(m)-1])
 	})
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
+
+	"flowdeck/internal/lazyre"
 )
 
 // Redacted replaces every secret.
@@ -110,8 +113,10 @@ func noTrigger(text []byte) bool {
 
 // triggerPairs marks the first two bytes of every built-in trigger
 // (case-folded; the AWS key prefixes only in upper case), so that mayTrigger
-// looks closer at a few positions instead of every common letter.
-var triggerPairs = func() (t [1 << 16]bool) {
+// looks closer at a few positions instead of every common letter. Built on
+// first use: 64 KiB a process that redacts nothing need not touch.
+var triggerPairs = sync.OnceValue(func() *[1 << 16]bool {
+	t := new([1 << 16]bool)
 	pair := func(first, seconds string) {
 		for _, a := range first {
 			for _, b := range seconds {
@@ -135,11 +140,12 @@ var triggerPairs = func() (t [1 << 16]bool) {
 	pair("tT", "oO")       // token
 	pair(":", "/")         // ://
 	return t
-}()
+})
 
 // mayTrigger reports whether candidates would find anything in text, looking
 // closely only where a byte pair starts a trigger.
 func mayTrigger(text []byte) bool {
+	triggerPairs := triggerPairs()
 	for i := 0; i+1 < len(text); i++ {
 		if triggerPairs[uint16(text[i])<<8|uint16(text[i+1])] && candidateAt(text[i:]) != 0 {
 			return true
@@ -151,7 +157,7 @@ func mayTrigger(text []byte) bool {
 // stateless applies every rule that does not depend on earlier lines.
 func (rs *ruleSet) stateless(line []byte) []byte {
 	if m := candidates(line); m != 0 {
-		for _, br := range builtinRules {
+		for _, br := range builtinRules() {
 			if m&br.mask != 0 {
 				line = br.apply(line)
 			}
@@ -195,23 +201,27 @@ func (br builtinRule) apply(line []byte) []byte {
 // assignKeys are the key endings that make `key = value` a secret.
 const assignKeys = `password|passwd|pwd|token|secret|secret[_-]?key|api[_-]?key|access[_-]?key|auth[_-]?key|private[_-]?key|credentials?`
 
-var builtinRules = []builtinRule{
-	{mask: mAWS, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
-	{mask: mToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})`)},
-	{mask: mSlack, re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
-	{mask: mSlack, re: regexp.MustCompile(`(?i)\bhooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]+)`), group: 1},
-	// Header and payload of a JWT are base64url JSON objects: both start
-	// with eyJ ('{"'). The signature is empty for unsigned tokens.
-	{mask: mJWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)},
-	{mask: mKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}|\b[srp]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
-	{mask: mBearer, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]+)`), group: 1, accept: tokenLike},
-	{mask: mBasic, re: regexp.MustCompile(`(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]+)`), group: 1},
-	{mask: mURL, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
-	// The key must end with the keyword right before the separator, so
-	// "token.go:12:" or "tokens: 5" are not assignments; a value may not
-	// start with '=' so comparisons (password == x) are left alone.
-	{mask: mAssign, re: regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:` + assignKeys + `)["']?\s*[:=]\s*("[^"]*"|'[^']*'|[^\s"',;&=][^\s"',;&]*)`), group: 1, keepQuotes: true},
-}
+// builtinRules are compiled on first use, not at init: most flowdeck
+// processes redact nothing.
+var builtinRules = sync.OnceValue(func() []builtinRule {
+	return []builtinRule{
+		{mask: mAWS, re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|APKA)[0-9A-Z]{16}\b`)},
+		{mask: mToken, re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,})`)},
+		{mask: mSlack, re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9-]{10,}`)},
+		{mask: mSlack, re: regexp.MustCompile(`(?i)\bhooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9_/-]+)`), group: 1},
+		// Header and payload of a JWT are base64url JSON objects: both start
+		// with eyJ ('{"'). The signature is empty for unsigned tokens.
+		{mask: mJWT, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`)},
+		{mask: mKey, re: regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{20,}|\b[srp]k_(?:live|test)_[A-Za-z0-9]{10,}`)},
+		{mask: mBearer, re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]+)`), group: 1, accept: tokenLike},
+		{mask: mBasic, re: regexp.MustCompile(`(?i)\bauthorization:\s*basic\s+([A-Za-z0-9+/=]+)`), group: 1},
+		{mask: mURL, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@`), group: 1},
+		// The key must end with the keyword right before the separator, so
+		// "token.go:12:" or "tokens: 5" are not assignments; a value may not
+		// start with '=' so comparisons (password == x) are left alone.
+		{mask: mAssign, re: regexp.MustCompile(`(?i)[A-Za-z0-9_.-]*(?:` + assignKeys + `)["']?\s*[:=]\s*("[^"]*"|'[^']*'|[^\s"',;&=][^\s"',;&]*)`), group: 1, keepQuotes: true},
+	}
+})
 
 // tokenLike rejects prose after "bearer" ("bearer of bad news"): a token
 // is long, or contains a character that words do not.
@@ -393,8 +403,8 @@ func hasFold(b []byte, lower string) bool {
 const maxKeyLines = 1000
 
 var (
-	keyBegin = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
-	keyEnd   = regexp.MustCompile(`-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	keyBegin = lazyre.New(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
+	keyEnd   = lazyre.New(`-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----`)
 )
 
 // keyBlock tracks whether the stream is inside a private key block.
@@ -408,13 +418,13 @@ func (k *keyBlock) apply(line []byte) []byte {
 		if !bytes.Contains(line, []byte("PRIVATE KEY")) {
 			return line
 		}
-		b := keyBegin.FindIndex(line)
+		b := keyBegin().FindIndex(line)
 		if b == nil {
 			return line
 		}
 		out := append([]byte(nil), line[:b[1]]...)
 		rest := line[b[1]:]
-		if e := keyEnd.FindIndex(rest); e != nil {
+		if e := keyEnd().FindIndex(rest); e != nil {
 			// The whole key on one line (a JSON string with \n escapes).
 			out = append(out, Redacted...)
 			out = append(out, rest[e[0]:e[1]]...)
@@ -427,7 +437,7 @@ func (k *keyBlock) apply(line []byte) []byte {
 		return out
 	}
 	k.lines++
-	if e := keyEnd.FindIndex(line); e != nil {
+	if e := keyEnd().FindIndex(line); e != nil {
 		k.in = false
 		out := make([]byte, 0, len(line)+len(Redacted))
 		if len(bytes.TrimSpace(line[:e[0]])) > 0 {

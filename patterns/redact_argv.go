@@ -2,13 +2,14 @@ package patterns
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"flowdeck/internal/lazyre"
 )
 
 // secretOption names an option whose next argument is a secret:
 // --password X, --api-key X, --client-secret X, ...
-var secretOption = regexp.MustCompile(`(?i)^--?[a-z0-9_-]*(?:` + assignKeys + `)$`)
+var secretOption = lazyre.New(`(?i)^--?[a-z0-9_-]*(?:` + assignKeys + `)$`)
 
 // passwordTools take a password after a short option (mysql -p X, sshpass
 // -p X, redis-cli -a X), which means other things for other programs
@@ -73,7 +74,7 @@ func redactWords(words []string) bool {
 		}
 		next := i+1 < len(words)
 		switch {
-		case secretOption.MatchString(w) || tool != "" && w == tool:
+		case secretOption().MatchString(w) || tool != "" && w == tool:
 			if next {
 				words[i+1] = hideValue(words[i+1])
 				changed = true

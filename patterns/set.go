@@ -37,7 +37,7 @@ type Info struct {
 
 // Builtin returns the built-in patterns only.
 func Builtin() *Set {
-	return &Set{patterns: builtinPatterns}
+	return &Set{patterns: builtinPatterns()}
 }
 
 // List returns every pattern in match order.

@@ -4,12 +4,12 @@ package runner
 
 import (
 	"os"
-	"regexp"
 	"runtime"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 
+	"flowdeck/internal/lazyre"
 	"flowdeck/runner/internal/isohelper"
 )
 
@@ -51,13 +51,13 @@ func (p *plan) rlimit(res int, v uint64) {
 }
 
 // allocFailure matches what programs print when an allocation fails.
-var allocFailure = regexp.MustCompile(`(?i)out of memory|MemoryError|cannot allocate memory|bad_alloc|memory exhausted|memory allocation of \d+ bytes failed|failed to allocate`)
+var allocFailure = lazyre.New(`(?i)out of memory|MemoryError|cannot allocate memory|bad_alloc|memory exhausted|memory allocation of \d+ bytes failed|failed to allocate`)
 
 // rlimitOOM says whether a failed command ran out of memory under
 // RLIMIT_AS: nothing counts refused allocations, so it is judged from the
 // peak resident size (at least half the limit) and the output's tail.
 func rlimitOOM(limit, peak int64, tail []byte) bool {
-	return peak*2 >= limit || allocFailure.Match(tail)
+	return peak*2 >= limit || allocFailure().Match(tail)
 }
 
 // maxRSS is the peak resident size in bytes from a wait's rusage.

@@ -4,38 +4,45 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 )
 
 const replacement = "\uFFFD"
 
-// sanitizer feeds bytes through x/ansi's parser and appends what survives
+// sanitizer feeds bytes through the VT500 parser (vt) and appends what survives
 // to out. State carries over between feeds, so sequences and UTF-8
 // characters may be split anywhere. Memory is bounded: the parser keeps at
 // most visibleData bytes of string data and a fixed number of parameters.
 type sanitizer struct {
-	p      *ansi.Parser
+	p      vt
 	o      Options
 	out    []byte
 	pendC1 byte // a C1 control seen in its UTF-8 form, fed on as the raw byte
 }
 
-func newSanitizer() *sanitizer {
-	z := &sanitizer{p: ansi.NewParser()}
-	// Of a string's data (OSC, DCS …) only the start is ever shown.
-	z.p.SetDataSize(visibleData)
-	z.p.SetHandler(ansi.Handler{
-		Print:     z.print,
-		Execute:   z.execute,
-		HandleCsi: z.csi,
-		HandleOsc: func(_ int, data []byte) { z.show(`\e]`, data) },
-		HandleDcs: func(ansi.Cmd, ansi.Params, []byte) { z.show(`\eP`, nil) },
-		HandleApc: func([]byte) { z.show(`\e_`, nil) },
-		HandlePm:  func([]byte) { z.show(`\e^`, nil) },
-		HandleSos: func([]byte) { z.show(`\eX`, nil) },
-	})
-	return z
+func newSanitizer() *sanitizer { return &sanitizer{} }
+
+// step advances the parser by one byte and acts on what it completed. Of a
+// string's data (OSC, DCS …) only the start is ever kept, and shown.
+func (z *sanitizer) step(c byte) {
+	switch z.p.Advance(c) {
+	case evPrint:
+		z.print(z.p.r)
+	case evExecute:
+		z.execute(z.p.c)
+	case evCSI:
+		z.csi(z.p.cmd, z.p.csiParams())
+	case evOSC:
+		z.show(`\e]`, z.p.Data())
+	case evDCS:
+		z.show(`\eP`, nil)
+	case evAPC:
+		z.show(`\e_`, nil)
+	case evPM:
+		z.show(`\e^`, nil)
+	case evSOS:
+		z.show(`\eX`, nil)
+	}
 }
 
 func (z *sanitizer) reset(o Options) {
@@ -103,11 +110,11 @@ func (z *sanitizer) advance(c byte) {
 		}
 		z.p.Reset()
 	}
-	z.p.Advance(c)
+	z.step(c)
 	if z.pendC1 != 0 {
 		c1 := z.pendC1
 		z.pendC1 = 0
-		z.p.Advance(c1)
+		z.step(c1)
 	}
 }
 
@@ -224,8 +231,8 @@ func (z *sanitizer) execute(c byte) {
 	}
 }
 
-func (z *sanitizer) csi(cmd ansi.Cmd, params ansi.Params) {
-	if !z.o.KeepSGR || cmd.Final() != 'm' || cmd.Prefix() != 0 || cmd.Intermediate() != 0 {
+func (z *sanitizer) csi(cmd int, params []int) {
+	if !z.o.KeepSGR || cmd != 'm' { // no prefix, no intermediate
 		return
 	}
 	z.out = AppendSGR(z.out, params)
@@ -244,8 +251,17 @@ func (z *sanitizer) flush() {
 // AppendSGR writes an SGR sequence with params minus blink (5, 6) and
 // conceal (8). Extended colours (38/48/58 with ;5;n, ;2;r;g;b or colon
 // sub-parameters) are kept whole so their numbers are not read as
-// attributes.
-func AppendSGR(out []byte, params ansi.Params) []byte {
+// attributes. params are packed as x/ansi/parser packs them (an ansi.Params
+// will do): parser.HasMoreFlag set where a colon follows, MissingParam for
+// an empty one.
+func AppendSGR[P ~int](out []byte, params []P) []byte {
+	param := func(i int) int { // a missing parameter reads as 0
+		if v := int(params[i]) & parser.ParamMask; v != parser.MissingParam {
+			return v
+		}
+		return 0
+	}
+	hasMore := func(i int) bool { return int(params[i])&parser.HasMoreFlag != 0 }
 	kept := make([]byte, 0, 16)
 	sep := func(b byte) {
 		if len(kept) > 0 {
@@ -253,13 +269,12 @@ func AppendSGR(out []byte, params ansi.Params) []byte {
 		}
 	}
 	for i := 0; i < len(params); i++ {
-		p := params[i]
-		n := p.Param(0)
-		if p.HasMore() { // n:sub:sub…: a colour or an underline style
+		n := param(i)
+		if hasMore(i) { // n:sub:sub…: a colour or an underline style
 			group := []int{n}
-			for params[i].HasMore() && i+1 < len(params) {
+			for hasMore(i) && i+1 < len(params) {
 				i++
-				group = append(group, params[i].Param(0))
+				group = append(group, param(i))
 			}
 			if n == 38 || n == 48 || n == 58 || n == 4 {
 				sep(';')
@@ -278,7 +293,7 @@ func AppendSGR(out []byte, params ansi.Params) []byte {
 		case 38, 48, 58:
 			take := 0
 			if i+1 < len(params) {
-				switch params[i+1].Param(0) {
+				switch param(i + 1) {
 				case 5:
 					take = 2
 				case 2:
@@ -292,7 +307,7 @@ func AppendSGR(out []byte, params ansi.Params) []byte {
 			kept = strconv.AppendInt(kept, int64(n), 10)
 			for k := 1; k <= take; k++ {
 				kept = append(kept, ';')
-				kept = strconv.AppendInt(kept, int64(params[i+k].Param(0)), 10)
+				kept = strconv.AppendInt(kept, int64(param(i+k)), 10)
 			}
 			i += take
 			continue

@@ -3,7 +3,8 @@
 // removed before the text can retitle the terminal, write the clipboard,
 // hide itself, draw links or reorder what the person reads.
 //
-// Parsing is charmbracelet/x/ansi's VT500 state machine; this package only
+// Parsing is the VT500 state machine of charmbracelet/x/ansi/parser's table
+// (vt.go drives it; x/ansi itself is not linked); this package only
 // decides what survives. Nothing survives but printable text, newlines and
 // tabs, plus — where the caller asks for it — SGR colour and emphasis
 // (never blink or conceal) and carriage returns.

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/model"
+	"flowdeck/render"
 	"flowdeck/ui/cmdline"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
@@ -188,5 +189,5 @@ func (m *Model) statusLine() string {
 	if s == nil {
 		return "no active session · next: " + model.NextCommand(nil)
 	}
-	return string(s.Status) + " · " + model.ProgressText(s.Plan) + " · next: " + model.NextCommand(s)
+	return string(s.Status) + " · " + render.ProgressText(s.Plan) + " · next: " + model.NextCommand(s)
 }

@@ -10,6 +10,7 @@ import (
 
 	"flowdeck/db"
 	"flowdeck/model"
+	"flowdeck/render"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/output"
 )
@@ -97,9 +98,9 @@ func (m *Model) markdown() func() string {
 	case s == nil:
 		return func() string { return welcomeMarkdown(sessions) }
 	case m.doc == docFeature && s.Plan != nil && s.Plan.Feature(sel) != nil:
-		return func() string { return model.RenderFeature(s, s.Plan.Feature(sel)) }
+		return func() string { return render.RenderFeature(s, s.Plan.Feature(sel)) }
 	}
-	return func() string { return model.RenderIndex(s) }
+	return func() string { return render.RenderIndex(s) }
 }
 
 func (m *Model) onRendered(msg renderedMsg) {

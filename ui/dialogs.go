@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"flowdeck/model"
+	"flowdeck/render"
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
 	"flowdeck/ui/panes/output"
@@ -111,7 +112,7 @@ func (m *Model) reviewSummary(id string, final bool) (out []string, extra map[in
 	ev := model.LatestEvidence(f)
 	if final {
 		ev = s.Execution.LastValidation
-		out = append(out, fmt.Sprintf("%s; %s, the last, waits for the final review.", model.ProgressText(s.Plan), id))
+		out = append(out, fmt.Sprintf("%s; %s, the last, waits for the final review.", render.ProgressText(s.Plan), id))
 	}
 	if ev == nil {
 		return append(out, "no validation evidence"), extra

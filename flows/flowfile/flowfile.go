@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +22,7 @@ import (
 	"flowdeck/config"
 	"flowdeck/flows/cond"
 	"flowdeck/flows/interp"
+	"flowdeck/internal/lazyre"
 )
 
 // DefaultMaxSteps is the loop guard: how many steps one run may execute.
@@ -267,7 +267,7 @@ func (p *parser) warnf(line int, format string, args ...any) {
 	p.warns = append(p.warns, Error{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)})
 }
 
-var dashLine = regexp.MustCompile(`^---[ \t]*$`)
+var dashLine = lazyre.New(`^---[ \t]*$`)
 
 func (p *parser) parse(src string) *Flow {
 	sum := sha256.Sum256([]byte(src))
@@ -277,13 +277,13 @@ func (p *parser) parse(src string) *Flow {
 	}
 	src = strings.TrimPrefix(src, "\ufeff")
 	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
-	if len(lines) == 0 || !dashLine.MatchString(lines[0]) {
+	if len(lines) == 0 || !dashLine().MatchString(lines[0]) {
 		p.errorf(1, "no frontmatter: a literate flow starts with a --- line, then `literate: true`, then ---")
 		return f
 	}
 	end := -1
 	for i := 1; i < len(lines); i++ {
-		if dashLine.MatchString(lines[i]) {
+		if dashLine().MatchString(lines[i]) {
 			end = i
 			break
 		}
@@ -336,7 +336,7 @@ func (p *parser) frontmatter(f *Flow, text string, first int) {
 				p.errorf(line, "args must be a list of names")
 			}
 			for _, a := range f.Args {
-				if !identRE.MatchString(a) {
+				if !identRE().MatchString(a) {
 					p.errorf(line, "args: %q is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", a)
 				}
 			}
@@ -366,7 +366,7 @@ func (p *parser) str(v *yaml.Node, first int, key string) string {
 	return v.Value
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 func (p *parser) yamlError(err error, first int) {
 	for _, msg := range strings.Split(err.Error(), "\n") {
@@ -374,7 +374,7 @@ func (p *parser) yamlError(err error, first int) {
 		if msg == "" {
 			continue
 		}
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		if m := yamlLine().FindStringSubmatch(msg); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			p.errorf(first+n-1, "bad YAML: %s", m[2])
 			continue
@@ -440,7 +440,7 @@ func (p *parser) body(f *Flow, lines []string, from int) {
 				open = fe
 				continue
 			}
-			if !dashLine.MatchString(l) {
+			if !dashLine().MatchString(l) {
 				continue
 			}
 		}
@@ -453,9 +453,9 @@ func (p *parser) body(f *Flow, lines []string, from int) {
 }
 
 var (
-	configInfo = regexp.MustCompile(`^(yaml|yml)\s*\{\s*config\s*\}$`)
-	attrInfo   = regexp.MustCompile(`^([^\s{]*)\s*\{(.*)\}$`)
-	identRE    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	configInfo = lazyre.New(`^(yaml|yml)\s*\{\s*config\s*\}$`)
+	attrInfo   = lazyre.New(`^([^\s{]*)\s*\{(.*)\}$`)
+	identRE    = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 // step parses one section; first is the 1-based line of its first line.
@@ -495,7 +495,7 @@ func (p *parser) step(f *Flow, lines []string, first int) {
 		}
 		fe.body = lines[i+1 : min(j, len(lines))]
 		switch {
-		case configInfo.MatchString(fe.info):
+		case configInfo().MatchString(fe.info):
 			if config {
 				p.errorf(fe.line, "a second {config} block in step %d (one per step)", s.Index+1)
 			}
@@ -520,7 +520,7 @@ func (p *parser) step(f *Flow, lines []string, first int) {
 }
 
 func isExec(info string) bool {
-	m := attrInfo.FindStringSubmatch(info)
+	m := attrInfo().FindStringSubmatch(info)
 	if m == nil {
 		return false
 	}
@@ -532,7 +532,7 @@ func isExec(info string) bool {
 // [mode=MODE]}. PROGRAM may be quoted ("uv run python"); unquoted, it runs
 // up to the next key=value word, so {exec=uv run python -c} works too.
 func (p *parser) exec(fe *fence) *Exec {
-	m := attrInfo.FindStringSubmatch(fe.info)
+	m := attrInfo().FindStringSubmatch(fe.info)
 	ex := &Exec{Line: fe.line, Lang: m[1], Mode: "stdout", Code: strings.Join(fe.body, "\n")}
 	words, err := splitWords(m[2])
 	if err != nil {
@@ -734,7 +734,7 @@ func (p *parser) config(s *Step, text string, first int) {
 			}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				name, ex := v.Content[j], v.Content[j+1]
-				if !identRE.MatchString(name.Value) {
+				if !identRE().MatchString(name.Value) {
 					p.errorf(at(name), "set: %q is not a variable name", name.Value)
 				}
 				if _, err := cond.Compile(ex.Value); err != nil {
@@ -772,7 +772,7 @@ func (p *parser) duration(v *yaml.Node, at func(*yaml.Node) int, key string) tim
 	return d
 }
 
-var enumRE = regexp.MustCompile(`^enum\s*\((.*)\)$`)
+var enumRE = lazyre.New(`^enum\s*\((.*)\)$`)
 
 // ParseType reads a parse type: string, number, bool, json, array or
 // enum(a,b,c). A value that is not a single word (literate-commands lets a
@@ -780,7 +780,7 @@ var enumRE = regexp.MustCompile(`^enum\s*\((.*)\)$`)
 func ParseType(name, t string) (Var, error) {
 	v := Var{Name: name}
 	t = strings.TrimSpace(t)
-	if m := enumRE.FindStringSubmatch(t); m != nil {
+	if m := enumRE().FindStringSubmatch(t); m != nil {
 		for _, o := range strings.Split(m[1], ",") {
 			if o = strings.Trim(strings.TrimSpace(o), `"'`); o != "" {
 				v.Enum = append(v.Enum, o)
@@ -804,7 +804,7 @@ func ParseType(name, t string) (Var, error) {
 	case "array", "list":
 		v.Type = "array"
 	default:
-		if identRE.MatchString(t) {
+		if identRE().MatchString(t) {
 			return v, fmt.Errorf("unknown type %q (use string, number, bool, json, array or enum(a,b))", t)
 		}
 		v.Type, v.Description = "string", t
@@ -819,7 +819,7 @@ func (p *parser) parseVars(s *Step, v *yaml.Node, at func(*yaml.Node) int) {
 	}
 	for j := 0; j+1 < len(v.Content); j += 2 {
 		name, typ := v.Content[j], v.Content[j+1]
-		if !identRE.MatchString(name.Value) {
+		if !identRE().MatchString(name.Value) {
 			p.errorf(at(name), "parse: %q is not a variable name ([A-Za-z_][A-Za-z0-9_]*)", name.Value)
 			continue
 		}

@@ -44,7 +44,7 @@ func refusesDashHeredoc(v string) bool {
 	return false
 }
 
-func refusesNonInteger(v string) bool { return !integer.MatchString(v) }
+func refusesNonInteger(v string) bool { return !integer().MatchString(v) }
 
 var sinks = []sink{
 	{code: `printf '%s' $v`},
@@ -88,7 +88,7 @@ var sinks = []sink{
 	{code: `printf '%s' $[ $v ]`, bash: true, refuses: refusesNonInteger},
 	{code: "f() { n=$v; printf '%s' \"$n\"; }\ndeclare -i n\nf", bash: true, refuses: refusesNonInteger},
 	{code: `for (( i=$v; i<=$v; i++ )); do printf '%s' $i; done`, bash: true, refuses: refusesNonInteger},
-	{code: `[[ -v $v ]]; printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier.MatchString(v) }},
+	{code: `[[ -v $v ]]; printf '%s' $v`, bash: true, refuses: func(v string) bool { return !identifier().MatchString(v) }},
 	{code: `printf '%s' $(( $v ))`, refuses: refusesNonInteger},
 	{code: `(( n = $v )); printf '%s' "$n"`, bash: true, refuses: refusesNonInteger},
 	{code: `let "n = $v"; printf '%s' $n`, bash: true, refuses: refusesNonInteger},

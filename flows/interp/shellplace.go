@@ -2,10 +2,11 @@ package interp
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"flowdeck/internal/lazyre"
 )
 
 // quoting contexts
@@ -62,7 +63,7 @@ func integerNames(f *syntax.File) map[string]bool {
 		syntax.Walk(n, func(m syntax.Node) bool {
 			switch x := m.(type) {
 			case *syntax.Lit:
-				for _, id := range identToken.FindAllString(x.Value, -1) {
+				for _, id := range identToken().FindAllString(x.Value, -1) {
 					names[id] = true
 				}
 			case *syntax.CmdSubst:
@@ -103,7 +104,7 @@ func integerNames(f *syntax.File) map[string]bool {
 	return names
 }
 
-var identToken = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+var identToken = lazyre.New(`[A-Za-z_][A-Za-z0-9_]*`)
 
 func (w *shellWalker) visit(n syntax.Node) bool {
 	if n == nil {
@@ -358,20 +359,20 @@ func (w *shellWalker) context() where {
 }
 
 var (
-	integer    = regexp.MustCompile(`^(0|-?[1-9][0-9]{0,17})$`) // canonical: no -0, octal or overflow
-	identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	integer    = lazyre.New(`^(0|-?[1-9][0-9]{0,17})$`) // canonical: no -0, octal or overflow
+	identifier = lazyre.New(`^[A-Za-z_][A-Za-z0-9_]*$`)
 )
 
 func (c where) quote(s string) (string, error) {
 	var q string
 	switch c.kind {
 	case ctxArith:
-		if !integer.MatchString(s) {
+		if !integer().MatchString(s) {
 			return "", fmt.Errorf("the shell evaluates this place as arithmetic, so only an integer can go here, not %q", clipValue(s))
 		}
 		q = s
 	case ctxName:
-		if !identifier.MatchString(s) {
+		if !identifier().MatchString(s) {
 			return "", fmt.Errorf("the shell reads this place as a variable name, so only a name can go here, not %q", clipValue(s))
 		}
 		q = s

@@ -32,7 +32,9 @@ func Build(pkgs ...string) (string, error) {
 			return
 		}
 		args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
-		if out, berr := exec.Command("go", args...).CombinedOutput(); berr != nil {
+		cmd := exec.Command("go", args...)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as the README builds them: static
+		if out, berr := cmd.CombinedOutput(); berr != nil {
 			err = fmt.Errorf("go build %v: %v\n%s", pkgs, berr, out)
 		}
 	})

@@ -1,6 +1,8 @@
-package model
+package render
 
 import (
+	"flowdeck/model"
+
 	"encoding/hex"
 	"fmt"
 	"strconv"
@@ -30,17 +32,17 @@ var (
 	allStatuses = []nodeStatus{statusOK, statusRun, statusWait, statusFail, statusBlock, statusPend}
 )
 
-func statusFor(s *Session, f *Feature) nodeStatus {
-	switch StateOf(s, f) {
-	case StateCompleted:
+func statusFor(s *model.Session, f *model.Feature) nodeStatus {
+	switch model.StateOf(s, f) {
+	case model.StateCompleted:
 		return statusOK
-	case StateInProgress:
+	case model.StateInProgress:
 		return statusRun
-	case StateAwaitingReview:
+	case model.StateAwaitingReview:
 		return statusWait
-	case StateNeedsFix:
+	case model.StateNeedsFix:
 		return statusFail
-	case StateBlocked:
+	case model.StateBlocked:
 		return statusBlock
 	}
 	return statusPend
@@ -48,7 +50,7 @@ func statusFor(s *Session, f *Feature) nodeStatus {
 
 // Diagram draws the plan of s in format "ascii" (also the default, for ""),
 // "mermaid" or "dot".
-func Diagram(s *Session, format string) (string, error) {
+func Diagram(s *model.Session, format string) (string, error) {
 	switch format {
 	case "ascii", "":
 		return DiagramASCII(s), nil
@@ -57,7 +59,7 @@ func Diagram(s *Session, format string) (string, error) {
 	case "dot":
 		return DiagramDOT(s), nil
 	}
-	return "", invalidArg("format", "unknown diagram format %q: use ascii, mermaid or dot", cleanText(format, false))
+	return "", model.InvalidArgument("format", "unknown diagram format %q: use ascii, mermaid or dot", cleanText(format, false))
 }
 
 // asciiMaxWidth bounds the ascii drawing so it fits a wide terminal; long
@@ -93,7 +95,7 @@ const asciiMaxWidth = 120
 // the id column put theirs on the rows below, and no line is wider than
 // asciiMaxWidth columns. All frames share one width. A legend closes the
 // drawing.
-func DiagramASCII(s *Session) string {
+func DiagramASCII(s *model.Session) string {
 	if s == nil || s.Plan == nil {
 		return "no plan yet\n"
 	}
@@ -101,7 +103,7 @@ func DiagramASCII(s *Session) string {
 	if len(p.Features) == 0 {
 		return "the plan has no features\n"
 	}
-	levels := Levels(p.Features)
+	levels := model.Levels(p.Features)
 	titles := make([]string, len(levels))
 	for i, lvl := range levels {
 		titles[i] = fmt.Sprintf("level %d · %s", i, plural(len(lvl), "feature", "features"))
@@ -110,7 +112,7 @@ func DiagramASCII(s *Session) string {
 	header := diagramText(s.ID) + " · " + ProgressText(p)
 	if levels == nil {
 		// Only a corrupt plan has a cycle; draw it unordered rather than nothing.
-		cycle := FindCycle(p.Features)
+		cycle := model.FindCycle(p.Features)
 		ids := make([]string, len(p.Features))
 		for i, f := range p.Features {
 			ids[i] = f.ID
@@ -165,7 +167,7 @@ type asciiLayout struct {
 	inner int // width inside a frame
 }
 
-func newASCIILayout(features []Feature, titles []string) asciiLayout {
+func newASCIILayout(features []model.Feature, titles []string) asciiLayout {
 	var l asciiLayout
 	for _, f := range features {
 		if n := runeLen(diagramText(f.ID)); n <= asciiIDColMax {
@@ -197,7 +199,7 @@ func (l asciiLayout) prefixW() int { return asciiTagW + 1 + l.idCol + 2 }
 // rows lays out one feature: tag, id, then its dependencies wrapped to the
 // frame, on the id's row when the id and every dependency fit there, else on
 // the rows below it.
-func (l asciiLayout) rows(s *Session, f *Feature) []string {
+func (l asciiLayout) rows(s *model.Session, f *model.Feature) []string {
 	id := truncate(diagramText(f.ID), l.inner-asciiTagW-1)
 	head := padRight(statusFor(s, f).Tag, asciiTagW) + " " + id
 	tokens := depTokens(f)
@@ -227,7 +229,7 @@ func (l asciiLayout) rows(s *Session, f *Feature) []string {
 
 // depTokens is "← a, b; blocked by c" cut into the pieces a line may break
 // between, so an arrow never ends a line without the id it points from.
-func depTokens(f *Feature) []string {
+func depTokens(f *model.Feature) []string {
 	var out []string
 	group := func(lead string, ids []string) {
 		for i, d := range ids {
@@ -334,7 +336,7 @@ var mermaidClassDefs = []string{
 // DiagramMermaid draws the plan as a mermaid flowchart: one node per feature
 // labelled with its id and title, depends_on edges as arrows, blocked_by edges
 // dashed, and a class per status.
-func DiagramMermaid(s *Session) string {
+func DiagramMermaid(s *model.Session) string {
 	var b strings.Builder
 	b.WriteString("graph TD\n")
 	if s == nil || s.Plan == nil || len(s.Plan.Features) == 0 {
@@ -343,7 +345,7 @@ func DiagramMermaid(s *Session) string {
 	}
 	p := s.Plan
 	for _, f := range p.Features {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(f.ID), mermaidText(f.ID, MaxFeatureIDLen),
+		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(f.ID), mermaidText(f.ID, model.MaxFeatureIDLen),
 			mermaidText(f.Title, mermaidTitleMax))
 	}
 	for _, f := range p.Features {
@@ -375,7 +377,7 @@ func DiagramMermaid(s *Session) string {
 // ids get a prefix and "_" for "-", which no valid id contains; anything else
 // is hex-encoded under another prefix, so distinct ids never collide.
 func mermaidID(id string) string {
-	if ValidFeatureID(id) {
+	if model.ValidFeatureID(id) {
 		return "f_" + strings.ReplaceAll(id, "-", "_")
 	}
 	return "x_" + hex.EncodeToString([]byte(id))
@@ -411,7 +413,7 @@ var dotStyles = map[string]string{
 // DiagramDOT draws the plan as a Graphviz digraph, top to bottom, with the
 // features of each topological level on one rank so it matches the ascii
 // drawing. Ids are always quoted, so any id is a valid node name.
-func DiagramDOT(s *Session) string {
+func DiagramDOT(s *model.Session) string {
 	var b strings.Builder
 	b.WriteString("digraph plan {\n")
 	if s == nil || s.Plan == nil || len(s.Plan.Features) == 0 {
@@ -425,11 +427,11 @@ func DiagramDOT(s *Session) string {
 	b.WriteString("  edge [color=\"#495057\", fontname=\"Helvetica\", fontsize=9];\n\n")
 	for _, f := range p.Features {
 		st := statusFor(s, p.Feature(f.ID))
-		label := truncate(diagramText(f.ID), MaxFeatureIDLen) + "\n" + truncate(diagramText(f.Title), mermaidTitleMax) +
+		label := truncate(diagramText(f.ID), model.MaxFeatureIDLen) + "\n" + truncate(diagramText(f.Title), mermaidTitleMax) +
 			"\n" + st.Tag + " " + st.Label
 		fmt.Fprintf(&b, "  %s [label=%s, %s];\n", dotQuote(f.ID), dotQuote(label), dotStyles[st.Class])
 	}
-	if levels := Levels(p.Features); len(levels) > 1 {
+	if levels := model.Levels(p.Features); len(levels) > 1 {
 		b.WriteString("\n")
 		for _, lvl := range levels {
 			quoted := make([]string, len(lvl))

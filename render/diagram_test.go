@@ -1,4 +1,4 @@
-package model_test
+package render_test
 
 import (
 	"bytes"
@@ -12,9 +12,10 @@ import (
 	"unicode/utf8"
 
 	"flowdeck/model"
+	"flowdeck/render"
 )
 
-// update rewrites the golden files: go test ./model/ -run Golden -update
+// update rewrites the golden files: go test ./render/ -run Golden -update
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // assertGolden compares got with testdata/golden/name, or rewrites the file
@@ -33,7 +34,7 @@ func assertGolden(t *testing.T, name, got string) {
 	}
 	want, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (go test ./model/ -run %s -update creates it)", err, t.Name())
+		t.Fatalf("%v (go test ./render/ -run %s -update creates it)", err, t.Name())
 	}
 	if got == string(want) {
 		return
@@ -48,7 +49,7 @@ func assertGolden(t *testing.T, name, got string) {
 			wl = w[i]
 		}
 		if gl != wl {
-			t.Errorf("%s differs from the golden file at line %d (go test ./model/ -update rewrites it)\n got: %q\nwant: %q",
+			t.Errorf("%s differs from the golden file at line %d (go test ./render/ -update rewrites it)\n got: %q\nwant: %q",
 				name, i+1, gl, wl)
 			return
 		}
@@ -57,9 +58,9 @@ func assertGolden(t *testing.T, name, got string) {
 
 func TestDiagramGolden(t *testing.T) {
 	s := oauthSession(t).s
-	assertGolden(t, "diagram.txt", model.DiagramASCII(s))
-	assertGolden(t, "diagram.mmd", model.DiagramMermaid(s))
-	assertGolden(t, "diagram.dot", model.DiagramDOT(s))
+	assertGolden(t, "diagram.txt", render.DiagramASCII(s))
+	assertGolden(t, "diagram.mmd", render.DiagramMermaid(s))
+	assertGolden(t, "diagram.dot", render.DiagramDOT(s))
 }
 
 // needsFixSession is oauthSession after the reviewer sent the active feature back.
@@ -82,8 +83,8 @@ func runningSession(t *testing.T) *model.Session {
 }
 
 func TestDiagramGoldenOtherStates(t *testing.T) {
-	assertGolden(t, "diagram-needs-fix.txt", model.DiagramASCII(needsFixSession(t)))
-	assertGolden(t, "diagram-running.txt", model.DiagramASCII(runningSession(t)))
+	assertGolden(t, "diagram-needs-fix.txt", render.DiagramASCII(needsFixSession(t)))
+	assertGolden(t, "diagram-running.txt", render.DiagramASCII(runningSession(t)))
 }
 
 // TestDiagramTags checks every status tag against the state it stands for,
@@ -105,7 +106,7 @@ func TestDiagramTags(t *testing.T) {
 	classes := map[string]string{"[OK]": "ok", "[RUN]": "run", "[WAIT]": "wait", "[FAIL]": "fail", "[BLOCK]": "block", "[PEND]": "pend"}
 	seen := map[string]bool{}
 	for _, c := range cases {
-		ascii, mermaid := model.DiagramASCII(c.s), model.DiagramMermaid(c.s)
+		ascii, mermaid := render.DiagramASCII(c.s), render.DiagramMermaid(c.s)
 		for id, tag := range c.want {
 			seen[tag] = true
 			row := fmt.Sprintf("│ %-7s %s ", tag, id)
@@ -187,7 +188,7 @@ func bigPlanSession(t *testing.T, n int) *model.Session {
 
 func TestDiagramASCIIStaysReadableForBigPlans(t *testing.T) {
 	s := bigPlanSession(t, 120)
-	out := model.DiagramASCII(s)
+	out := render.DiagramASCII(s)
 	for i, l := range strings.Split(out, "\n") {
 		if w := utf8.RuneCountInString(l); w > 120 {
 			t.Errorf("line %d is %d columns wide: %s", i+1, w, l)
@@ -240,7 +241,7 @@ func featureRowsText(ascii, id string) string {
 
 func TestDiagramMermaidHasEveryNodeAndEdge(t *testing.T) {
 	for _, s := range []*model.Session{oauthSession(t).s, bigPlanSession(t, 120)} {
-		out := model.DiagramMermaid(s)
+		out := render.DiagramMermaid(s)
 		lines := map[string]bool{}
 		for _, l := range strings.Split(out, "\n") {
 			lines[strings.TrimSpace(l)] = true
@@ -286,7 +287,7 @@ func TestDiagramIDsAndLabelsAreEscaped(t *testing.T) {
 			{ID: "end", Title: "end", DependsOn: []string{"1st"}},
 			{ID: "2-x", Title: "x", BlockedBy: []string{"end"}},
 		}}})
-	mermaid := model.DiagramMermaid(r.s)
+	mermaid := render.DiagramMermaid(r.s)
 	for _, want := range []string{
 		`f_1st["1st<br/>Say #34;hi#34; #60;b#62;#35;1#60;/b#62; #38; #96;tick#96; #92; back slash"]`,
 		"f_1st --> f_end", "f_end -.-> f_2_x",
@@ -295,7 +296,7 @@ func TestDiagramIDsAndLabelsAreEscaped(t *testing.T) {
 			t.Errorf("mermaid lacks %q:\n%s", want, mermaid)
 		}
 	}
-	dot := model.DiagramDOT(r.s)
+	dot := render.DiagramDOT(r.s)
 	for _, want := range []string{
 		`"1st" [label="1st\nSay \"hi\" <b>#1</b> & ` + "`tick`" + ` \\ back slash\n[PEND] pending"`,
 		`"1st" -> "end";`, `"end" -> "2-x" [style=dashed`,
@@ -310,15 +311,15 @@ func TestDiagramIDsAndLabelsAreEscaped(t *testing.T) {
 func TestDiagramFormats(t *testing.T) {
 	s := oauthSession(t).s
 	for format, want := range map[string]string{
-		"ascii": model.DiagramASCII(s), "": model.DiagramASCII(s),
-		"mermaid": model.DiagramMermaid(s), "dot": model.DiagramDOT(s),
+		"ascii": render.DiagramASCII(s), "": render.DiagramASCII(s),
+		"mermaid": render.DiagramMermaid(s), "dot": render.DiagramDOT(s),
 	} {
-		got, err := model.Diagram(s, format)
+		got, err := render.Diagram(s, format)
 		if err != nil || got != want {
 			t.Errorf("Diagram(%q) = %v, differs from its renderer: %v", format, err, got != want)
 		}
 	}
-	_, err := model.Diagram(s, "svg")
+	_, err := render.Diagram(s, "svg")
 	e, ok := model.AsError(err)
 	if !ok || e.Code != model.CodeInvalidArgument || !strings.Contains(e.Message, `"svg"`) {
 		t.Errorf("Diagram(svg) error = %v, want invalid_argument naming the format", err)
@@ -330,7 +331,7 @@ func TestDiagramWithoutPlan(t *testing.T) {
 	r.do(model.PlanStart{ID: "empty", Goal: "nothing yet"})
 	for _, s := range []*model.Session{nil, r.s} {
 		for _, f := range []string{"ascii", "mermaid", "dot"} {
-			out, err := model.Diagram(s, f)
+			out, err := render.Diagram(s, f)
 			if err != nil || !strings.Contains(out, "no plan yet") {
 				t.Errorf("%s diagram without a plan = %q, %v", f, out, err)
 			}
@@ -339,9 +340,9 @@ func TestDiagramWithoutPlan(t *testing.T) {
 }
 
 func TestDiagramDOTIsValidGraphviz(t *testing.T) {
-	validateDOT(t, model.DiagramDOT(oauthSession(t).s))
-	validateDOT(t, model.DiagramDOT(bigPlanSession(t, 120)))
-	validateDOT(t, model.DiagramDOT(hostileSession(t)))
+	validateDOT(t, render.DiagramDOT(oauthSession(t).s))
+	validateDOT(t, render.DiagramDOT(bigPlanSession(t, 120)))
+	validateDOT(t, render.DiagramDOT(hostileSession(t)))
 }
 
 // validateDOT renders dot with Graphviz when it is installed and fails on any

@@ -1,4 +1,4 @@
-package model_test
+package render_test
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"flowdeck/model"
+	"flowdeck/render"
 )
 
 // docsRig drives a session through model.Execute with a fixed clock, one
@@ -152,13 +153,13 @@ func goldenFeatureName(id string) string { return "feature-" + id + ".md" }
 
 func TestDocsGolden(t *testing.T) {
 	s := oauthSession(t).s
-	assertGolden(t, "index.md", model.RenderIndex(s))
+	assertGolden(t, "index.md", render.RenderIndex(s))
 	ids := model.DocFeatureIDs(s)
 	if len(ids) != len(s.Plan.Features) {
 		t.Fatalf("DocFeatureIDs = %v, want every feature", ids)
 	}
 	for _, id := range ids {
-		assertGolden(t, goldenFeatureName(id), model.RenderFeature(s, s.Plan.Feature(id)))
+		assertGolden(t, goldenFeatureName(id), render.RenderFeature(s, s.Plan.Feature(id)))
 	}
 }
 
@@ -170,7 +171,7 @@ func TestDocsGoldenNeedsFix(t *testing.T) {
 	if st := model.StateOf(r.s, f); st != model.StateNeedsFix {
 		t.Fatalf("state %s, want needs_fix", st)
 	}
-	assertGolden(t, "feature-oauth-callback-needs-fix.md", model.RenderFeature(r.s, f))
+	assertGolden(t, "feature-oauth-callback-needs-fix.md", render.RenderFeature(r.s, f))
 }
 
 func TestDocsGoldenCompleted(t *testing.T) {
@@ -184,13 +185,13 @@ func TestDocsGoldenCompleted(t *testing.T) {
 	if r.s.Status != model.StatusCompleted {
 		t.Fatalf("session is %s", r.s.Status)
 	}
-	assertGolden(t, "index-completed.md", model.RenderIndex(r.s))
+	assertGolden(t, "index-completed.md", render.RenderIndex(r.s))
 }
 
 func TestDocsWithoutPlan(t *testing.T) {
 	r := newDocsRig(t)
 	r.do(model.PlanStart{ID: "empty", Goal: "Nothing planned yet"})
-	got := model.RenderIndex(r.s)
+	got := render.RenderIndex(r.s)
 	for _, want := range []string{"# Nothing planned yet", "No plan yet", "`flowdeck flow plan apply FILE`", "**Progress:** no plan yet"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("index without a plan lacks %q:\n%s", want, got)
@@ -199,7 +200,7 @@ func TestDocsWithoutPlan(t *testing.T) {
 	if ids := model.DocFeatureIDs(r.s); len(ids) != 0 {
 		t.Errorf("DocFeatureIDs = %v, want none", ids)
 	}
-	if got := model.RenderIndex(nil); !strings.Contains(got, "No active session") {
+	if got := render.RenderIndex(nil); !strings.Contains(got, "No active session") {
 		t.Errorf("RenderIndex(nil) = %q", got)
 	}
 }
@@ -209,14 +210,14 @@ func TestDocsProgressWithMinCompleted(t *testing.T) {
 	plan := model.Plan{Summary: "Any two of three.", Completion: model.Completion{MinCompletedFeatures: 2},
 		Features: []model.Feature{{ID: "a", Title: "A"}, {ID: "b", Title: "B"}, {ID: "c", Title: "C"}}}
 	r.do(model.PlanStart{ID: "pick-two", Goal: "Two of three"}, model.PlanApply{Plan: plan})
-	if got, want := model.ProgressText(r.s.Plan), "0/2 features completed (2 of the plan's 3 required)"; got != want {
+	if got, want := render.ProgressText(r.s.Plan), "0/2 features completed (2 of the plan's 3 required)"; got != want {
 		t.Errorf("ProgressText = %q, want %q", got, want)
 	}
-	if !strings.Contains(model.RenderIndex(r.s), "- **Progress:** 0/2 features completed (2 of the plan's 3 required)") {
+	if !strings.Contains(render.RenderIndex(r.s), "- **Progress:** 0/2 features completed (2 of the plan's 3 required)") {
 		t.Errorf("index lacks the progress line")
 	}
 	plan.Completion.MinCompletedFeatures = 0
-	if got, want := model.ProgressText(&plan), "0/3 features completed"; got != want {
+	if got, want := render.ProgressText(&plan), "0/3 features completed"; got != want {
 		t.Errorf("ProgressText = %q, want %q", got, want)
 	}
 }
@@ -228,7 +229,7 @@ func TestDocsSayWhatOnlyTheEventLogKeeps(t *testing.T) {
 	for i := range n {
 		r.do(model.AddNote{Text: fmt.Sprintf("note %03d", i)})
 	}
-	got := model.RenderIndex(r.s)
+	got := render.RenderIndex(r.s)
 	more := r.s.NotesTotal - len(r.s.Notes)
 	earlier := r.s.Execution.HistoryTotal - len(r.s.Execution.History)
 	if more <= 0 || earlier <= 0 {
@@ -262,12 +263,12 @@ func TestDocsAreDeterministic(t *testing.T) {
 		t.Fatal(err)
 	}
 	renders := func(s *model.Session) string {
-		out := model.RenderIndex(s)
+		out := render.RenderIndex(s)
 		for _, id := range model.DocFeatureIDs(s) {
-			out += model.RenderFeature(s, s.Plan.Feature(id))
+			out += render.RenderFeature(s, s.Plan.Feature(id))
 		}
 		for _, f := range []string{"ascii", "mermaid", "dot"} {
-			d, err := model.Diagram(s, f)
+			d, err := render.Diagram(s, f)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -319,9 +320,9 @@ func hostileSession(t *testing.T) *model.Session {
 
 func TestDocsEscapeHostileText(t *testing.T) {
 	s := hostileSession(t)
-	docs := map[string]string{"index.md": model.RenderIndex(s)}
+	docs := map[string]string{"index.md": render.RenderIndex(s)}
 	for _, id := range model.DocFeatureIDs(s) {
-		docs[id+".md"] = model.RenderFeature(s, s.Plan.Feature(id))
+		docs[id+".md"] = render.RenderFeature(s, s.Plan.Feature(id))
 	}
 	for _, name := range []string{"index.md", "root.md", "leaf.md"} {
 		doc := docs[name]
@@ -507,9 +508,9 @@ func TestDocsFeatureLinksStayInsideTheDocs(t *testing.T) {
 			}
 		}
 	}
-	check("index.md", model.RenderIndex(s), "features/")
+	check("index.md", render.RenderIndex(s), "features/")
 	for _, id := range model.DocFeatureIDs(s) {
-		check(id+".md", model.RenderFeature(s, s.Plan.Feature(id)), "")
+		check(id+".md", render.RenderFeature(s, s.Plan.Feature(id)), "")
 	}
 }
 
@@ -522,7 +523,7 @@ func TestDocsMarkEvidenceFromBeforeTheRestart(t *testing.T) {
 		model.RunComplete{Feature: "a", Outcome: model.OutcomeReplanRequired, Summary: "split it"},
 		model.PlanApprove{}, model.RunStart{Feature: "a"})
 	f := r.s.Plan.Feature("a")
-	got := model.RenderFeature(r.s, f)
+	got := render.RenderFeature(r.s, f)
 	for _, want := range []string{
 		"| 5 (old) |",
 		fmt.Sprintf("before the feature last started (seq %d) and no longer counts", f.StartedSeq),
