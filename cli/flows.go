@@ -314,7 +314,7 @@ func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 			printVars(e.stdout, run.Vars, 200)
 		}
 	}
-	if run.Status == db.FlowFailed || run.Status == db.FlowCancelled {
+	if run.Status == db.FlowFailed || run.Status == db.FlowRefused || run.Status == db.FlowCancelled {
 		return silent(ExitRejected)
 	}
 	return nil

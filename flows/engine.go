@@ -250,6 +250,8 @@ func (e *Engine) logEnd(run *db.FlowRun) {
 	switch run.Status {
 	case db.FlowCompleted:
 		e.logf("✓ flow %s completed (%d steps)", run.ID, run.StepsRun)
+	case db.FlowRefused:
+		e.logf("✗ flow %s refused: %s", run.ID, run.Error)
 	case db.FlowFailed:
 		e.logf("✗ flow %s failed: %s", run.ID, run.Error)
 	case db.FlowCancelled:
@@ -476,6 +478,9 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun)
 		evs = append(evs, db.FlowEvent{Type: db.FlowEvVarsSet, Step: s.Name, StepIndex: s.Index, Vars: set})
 	}
 	fin := db.FlowEvent{Type: db.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "done", Next: &next, Note: note}
+	if s.Refused {
+		fin.Outcome, fin.Error = "refused", refusal(e.prompt(s, run), s.Name)
+	}
 	if next >= 0 {
 		if run.StepsRun >= run.MaxSteps {
 			return run, fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, f.Steps[next].Name)
@@ -483,6 +488,17 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun)
 		fin.NextStep = f.Steps[next].Name
 	}
 	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), append(evs, fin)...)
+}
+
+// refusal is what a stop: refused step reports: the first paragraph of
+// its prompt on one line, without its verdict glyph.
+func refusal(prompt, step string) string {
+	para, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n\n")
+	line := strings.Join(strings.Fields(strings.TrimLeft(para, "✗■ ")), " ")
+	if line == "" {
+		return "refused at step " + step
+	}
+	return line
 }
 
 // route picks the next step's name ("" = the following step).

@@ -10,6 +10,7 @@ import (
 
 	"flowdeck/config"
 	"flowdeck/db"
+	"flowdeck/flows/flowfile"
 )
 
 // shAgent is an agent whose answer depends on how often it was called
@@ -261,5 +262,24 @@ func TestPauseAndView(t *testing.T) {
 	v, err := View(e.Store, r.ID)
 	if err != nil || len(v.Steps) != 2 || !v.Steps[1].Current || v.Steps[1].Kind != "human" || v.Decision == nil || !strings.Contains(v.Prompt, "Second.") || v.Executing {
 		t.Fatalf("view: %v %+v", err, v)
+	}
+}
+
+// A stop: refused step ends the run as refused (not completed), with the
+// first paragraph of its text as the reason.
+func TestStopRefusedEndsTheRunRefused(t *testing.T) {
+	e, log := project(t, nil)
+	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: a\nset:\n  why: \"'feature x is already active'\"\nnext: no\n```\n---\n```yaml {config}\nstep: no\nstop: refused\n```\n✗ flowdeck refused:\n$why\n\nnext: something\n---\n```yaml {config}\nstep: never\n```\nnot reached\n")
+	if run.Status != db.FlowRefused || run.Error != "flowdeck refused: feature x is already active" {
+		t.Fatalf("run %s: %q", run.Status, run.Error)
+	}
+	if h := run.History; len(h) != 2 || h[1].Outcome != "refused" {
+		t.Fatalf("history %+v", h)
+	}
+	if !strings.Contains(log.String(), "✗ flow "+run.ID+" refused: flowdeck refused: feature x") {
+		t.Errorf("log:\n%s", log)
+	}
+	if _, err := flowfile.Parse("bad.md", []byte("---\nliterate: true\n---\n```yaml {config}\nstop: maybe\n```\n")); err == nil || !strings.Contains(err.Error(), "stop must be true, false or refused") {
+		t.Errorf("stop: maybe: %v", err)
 	}
 }

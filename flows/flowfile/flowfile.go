@@ -55,12 +55,15 @@ func (f *Flow) Strict() error {
 
 // Step is one step of a flow.
 type Step struct {
-	Name       string        `json:"name"`
-	Index      int           `json:"index"`
-	Line       int           `json:"line"`
-	Parse      []Var         `json:"parse,omitempty"`
-	Next       *Next         `json:"next,omitempty"`
-	Stop       bool          `json:"stop,omitempty"`
+	Name  string `json:"name"`
+	Index int    `json:"index"`
+	Line  int    `json:"line"`
+	Parse []Var  `json:"parse,omitempty"`
+	Next  *Next  `json:"next,omitempty"`
+	Stop  bool   `json:"stop,omitempty"`
+	// Refused (stop: refused) ends the run as refused, not completed: the
+	// step reports that flowdeck refused what the flow asked for.
+	Refused    bool          `json:"refused,omitempty"`
 	Agent      string        `json:"agent,omitempty"`
 	Decision   *Decision     `json:"decision,omitempty"`
 	Set        []Assign      `json:"set,omitempty"`
@@ -720,7 +723,14 @@ func (p *parser) config(s *Step, text string, first int) {
 		case "next":
 			p.next(s, v, at)
 		case "stop":
-			s.Stop = p.boolean(v, at, "stop")
+			switch {
+			case v.Kind == yaml.ScalarNode && v.Tag == "!!str" && v.Value == "refused":
+				s.Stop, s.Refused = true, true
+			case v.Kind != yaml.ScalarNode || v.Tag != "!!bool":
+				p.errorf(at(v), "stop must be true, false or refused, not %q", v.Value)
+			default:
+				s.Stop = v.Value == "true"
+			}
 		case "idempotent":
 			s.Idempotent = p.boolean(v, at, "idempotent")
 		case "agent":
