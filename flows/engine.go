@@ -336,12 +336,7 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 			return run, err
 		}
 	}
-	// The flow's agent answers the steps that collect variables; a step
-	// without any goes to an agent only when it names one itself.
-	role := s.Agent
-	if role == "" && len(e.fields(s, run)) > 0 {
-		role = f.Agent
-	}
+	role := e.answerer(f, s, run)
 	agent, hasAgent := e.Agents[role]
 	hasAgent = hasAgent && role != "human"
 	if run.Action == n {
@@ -386,6 +381,40 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 		run.Action = n + 2
 	}
 	return e.finishStep(f, s, run)
+}
+
+// answerer is the role that answers step s: the one it names; for a step
+// that collects variables, else the flow's, else the default agent (as
+// literate-commands asks its model). "" or a role without an agent = a
+// person.
+func (e *Engine) answerer(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun) string {
+	switch {
+	case s.Agent != "":
+		return s.Agent
+	case len(e.fields(s, run)) == 0:
+		return "" // a step without variables goes to an agent only when it names one
+	case f.Agent != "":
+		return f.Agent
+	}
+	return e.defaultRole()
+}
+
+// DefaultRole is the agent role that answers steps no role is named for.
+const DefaultRole = "default"
+
+// defaultRole is [agents.default], else the only configured agent, else "".
+func (e *Engine) defaultRole() string {
+	if _, ok := e.Agents[DefaultRole]; ok {
+		return DefaultRole
+	}
+	if len(e.Agents) == 1 {
+		for role := range e.Agents {
+			if role != "human" {
+				return role
+			}
+		}
+	}
+	return ""
 }
 
 // prompt is the step's text, interpolated, with each exec block replaced by

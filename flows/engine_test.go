@@ -283,3 +283,48 @@ func TestStopRefusedEndsTheRunRefused(t *testing.T) {
 		t.Errorf("stop: maybe: %v", err)
 	}
 }
+
+// A step that collects variables and names no role (nor does its flow) is
+// answered by the default agent: [agents.default], else the only agent;
+// by the person when there is neither, or when the flow names a role that
+// has no agent.
+func TestStepWithoutAgentGoesToTheDefaultAgent(t *testing.T) {
+	const peer = "---\nliterate: true\n---\n```yaml {config}\nstep: ask\nnext:\n  \"confirmed === true\": yes\n  _: no\n```\nReady?\n---\n```yaml {config}\nstep: yes\nstop: true\n```\nyes\n---\n```yaml {config}\nstep: no\nstop: true\n```\nno\n"
+	for _, c := range []struct {
+		name   string
+		agents []string // the first answers {"confirmed": true}
+		flow   string
+		actor  string // "" = a form for the person
+	}{
+		{"agents.default", []string{"default", "worker"}, peer, "default"},
+		{"the only agent", []string{"helper"}, peer, "helper"},
+		{"two agents, no default", []string{"worker", "reviewer"}, peer, ""},
+		{"no agents", nil, peer, ""},
+		{"the flow names a role without agent", []string{"default"}, strings.Replace(peer, "literate: true\n", "literate: true\nagent: planner\n", 1), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			agents := map[string]config.Agent{}
+			for i, role := range c.agents {
+				answer := `{"confirmed": true}`
+				if i > 0 {
+					answer = `{"confirmed": false}`
+				}
+				agents[role] = shAgent(t, answer)
+			}
+			e, log := project(t, agents)
+			run := start(t, e, c.flow)
+			if c.actor == "" {
+				if d := pending(t, e, run); d.Kind != db.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
+					t.Fatalf("want a form asking confirmed: %+v", d)
+				}
+				return
+			}
+			if run.Status != db.FlowCompleted || run.Vars["confirmed"] != true || run.Step != "yes" {
+				t.Fatalf("%s at %s: %s %v\n%s", run.Status, run.Step, run.Error, run.Vars, log)
+			}
+			if ag, _ := run.Vars["agent"].(map[string]any); ag == nil || ag["role"] != c.actor {
+				t.Fatalf("answered by %v, want %s", run.Vars["agent"], c.actor)
+			}
+		})
+	}
+}
