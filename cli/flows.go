@@ -196,13 +196,14 @@ func (e *env) flowsRunCmd() *cobra.Command {
 		Use:   "run NAME|FILE [ARGS...] [--var k=v]... [--no-wait]",
 		Short: "Run a flow headless; human steps and decisions wait for flowdeck decide or the cockpit",
 		Long: `Run a flow without the cockpit. Agent steps go to the agents configured in
-config.toml ([agents.ROLE]); steps for a person and decisions wait until they
+config.toml ([agents.ROLE]; a step that collects variables and names no role
+goes to [agents.default], else the only configured agent); steps for a person and decisions wait until they
 are answered in a cockpit or with 'flowdeck decide' (with --no-wait the run
 is left waiting and this command returns). ARGS fill the flow's args and
 $ARGUMENTS; --var sets variables (values are JSON when they parse, else text).
 
-Exit codes: 0 completed (or waiting with --no-wait), 1 the flow failed or
-was cancelled, 2 usage or a flow file with errors, 3 storage.`,
+Exit codes: 0 completed (or waiting with --no-wait), 1 the flow failed, was
+refused (a stop: refused step) or was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 		Args: minArgs(1, "a flow name or file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			initial, err := parseVars(vars)
@@ -314,7 +315,7 @@ func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 			printVars(e.stdout, run.Vars, 200)
 		}
 	}
-	if run.Status == db.FlowFailed || run.Status == db.FlowCancelled {
+	if run.Status == db.FlowFailed || run.Status == db.FlowRefused || run.Status == db.FlowCancelled {
 		return silent(ExitRejected)
 	}
 	return nil

@@ -358,3 +358,40 @@ func TestFlowsRunVarAfterArithmeticShift(t *testing.T) {
 		t.Fatalf("--strict: exit %d:\n%s", code, out)
 	}
 }
+
+// TestRunFlowStopsWhenStartIsRefused: /flow-run logout while login-page is
+// active is refused (feature_already_active) and the run ends refused
+// without touching login-page; with no feature, or the active one, the run
+// goes on with the active feature.
+func TestRunFlowStopsWhenStartIsRefused(t *testing.T) {
+	p := newFlowProject(t)
+	plan := filepath.Join(p.state, "plan.json")
+	os.WriteFile(plan, []byte(`{"summary":"s","features":[{"id":"login-page","title":"Login"},{"id":"logout","title":"Logout"}]}`), 0o644)
+	for _, args := range [][]string{{"flow", "plan", "start", "auth"}, {"flow", "plan", "apply", plan}, {"flow", "plan", "approve"}, {"flow", "run", "start", "login-page"}} {
+		if out, code := p.run(t, nil, args...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", args, code, out)
+		}
+	}
+	var res runResult
+	log, code := p.run(t, &res, "--json", "flows", "run", "run", "logout", "--no-wait")
+	if code != ExitRejected || res.OK || res.Run.Status != db.FlowRefused || !strings.Contains(res.Run.Error, "feature login-page is already active (feature_already_active)") {
+		t.Fatalf("run logout: exit %d, ok %v, %s: %q\n%s", code, res.OK, res.Run.Status, res.Run.Error, log)
+	}
+	for _, h := range res.Run.History {
+		if h.Step == "work" {
+			t.Fatalf("the refused run went on to work: %+v", res.Run.History)
+		}
+	}
+	var status struct {
+		Session model.Session `json:"session"`
+	}
+	if out, code := p.run(t, &status, "--json", "flow", "status"); code != 0 || status.Session.Execution.ActiveFeature != "login-page" {
+		t.Fatalf("status: exit %d\n%s", code, out)
+	}
+	for _, args := range [][]string{{}, {"login-page"}} {
+		log, code = p.run(t, &res, append([]string{"--json", "flows", "run", "run"}, append(args, "--no-wait")...)...)
+		if code != 0 || res.Run.Status != db.FlowWaiting || res.Run.Step != "work" || res.Run.Vars["feature"] != "login-page" {
+			t.Fatalf("run %v: exit %d, %s at %s, feature %v\n%s", args, code, res.Run.Status, res.Run.Step, res.Run.Vars["feature"], log)
+		}
+	}
+}

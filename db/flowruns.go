@@ -28,13 +28,14 @@ const (
 	FlowWaiting     = "waiting"     // for a pending decision
 	FlowInterrupted = "interrupted" // its process stopped mid-run; resume or decide
 	FlowCompleted   = "completed"
+	FlowRefused     = "refused" // ended at a stop: refused step (flowdeck refused what it asked)
 	FlowFailed      = "failed"
 	FlowCancelled   = "cancelled"
 )
 
 // FlowEnded reports whether a status is final.
 func FlowEnded(status string) bool {
-	return status == FlowCompleted || status == FlowFailed || status == FlowCancelled
+	return status == FlowCompleted || status == FlowRefused || status == FlowFailed || status == FlowCancelled
 }
 
 // Flow event types.
@@ -233,6 +234,9 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		r.Action, r.Outputs, r.InFlight = 0, nil, nil
 		if e.Next == nil || *e.Next < 0 {
 			r.Status = FlowCompleted
+			if e.Outcome == "refused" {
+				r.Status, r.Error = FlowRefused, e.Error
+			}
 			r.Ended = &e.At
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 
 	"flowdeck/config"
 	"flowdeck/db"
+	"flowdeck/flows/flowfile"
 )
 
 // shAgent is an agent whose answer depends on how often it was called
@@ -261,5 +262,69 @@ func TestPauseAndView(t *testing.T) {
 	v, err := View(e.Store, r.ID)
 	if err != nil || len(v.Steps) != 2 || !v.Steps[1].Current || v.Steps[1].Kind != "human" || v.Decision == nil || !strings.Contains(v.Prompt, "Second.") || v.Executing {
 		t.Fatalf("view: %v %+v", err, v)
+	}
+}
+
+// A stop: refused step ends the run as refused (not completed), with the
+// first paragraph of its text as the reason.
+func TestStopRefusedEndsTheRunRefused(t *testing.T) {
+	e, log := project(t, nil)
+	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: a\nset:\n  why: \"'feature x is already active'\"\nnext: no\n```\n---\n```yaml {config}\nstep: no\nstop: refused\n```\n✗ flowdeck refused:\n$why\n\nnext: something\n---\n```yaml {config}\nstep: never\n```\nnot reached\n")
+	if run.Status != db.FlowRefused || run.Error != "flowdeck refused: feature x is already active" {
+		t.Fatalf("run %s: %q", run.Status, run.Error)
+	}
+	if h := run.History; len(h) != 2 || h[1].Outcome != "refused" {
+		t.Fatalf("history %+v", h)
+	}
+	if !strings.Contains(log.String(), "✗ flow "+run.ID+" refused: flowdeck refused: feature x") {
+		t.Errorf("log:\n%s", log)
+	}
+	if _, err := flowfile.Parse("bad.md", []byte("---\nliterate: true\n---\n```yaml {config}\nstop: maybe\n```\n")); err == nil || !strings.Contains(err.Error(), "stop must be true, false or refused") {
+		t.Errorf("stop: maybe: %v", err)
+	}
+}
+
+// A step that collects variables and names no role (nor does its flow) is
+// answered by the default agent: [agents.default], else the only agent;
+// by the person when there is neither, or when the flow names a role that
+// has no agent.
+func TestStepWithoutAgentGoesToTheDefaultAgent(t *testing.T) {
+	const peer = "---\nliterate: true\n---\n```yaml {config}\nstep: ask\nnext:\n  \"confirmed === true\": yes\n  _: no\n```\nReady?\n---\n```yaml {config}\nstep: yes\nstop: true\n```\nyes\n---\n```yaml {config}\nstep: no\nstop: true\n```\nno\n"
+	for _, c := range []struct {
+		name   string
+		agents []string // the first answers {"confirmed": true}
+		flow   string
+		actor  string // "" = a form for the person
+	}{
+		{"agents.default", []string{"default", "worker"}, peer, "default"},
+		{"the only agent", []string{"helper"}, peer, "helper"},
+		{"two agents, no default", []string{"worker", "reviewer"}, peer, ""},
+		{"no agents", nil, peer, ""},
+		{"the flow names a role without agent", []string{"default"}, strings.Replace(peer, "literate: true\n", "literate: true\nagent: planner\n", 1), ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			agents := map[string]config.Agent{}
+			for i, role := range c.agents {
+				answer := `{"confirmed": true}`
+				if i > 0 {
+					answer = `{"confirmed": false}`
+				}
+				agents[role] = shAgent(t, answer)
+			}
+			e, log := project(t, agents)
+			run := start(t, e, c.flow)
+			if c.actor == "" {
+				if d := pending(t, e, run); d.Kind != db.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
+					t.Fatalf("want a form asking confirmed: %+v", d)
+				}
+				return
+			}
+			if run.Status != db.FlowCompleted || run.Vars["confirmed"] != true || run.Step != "yes" {
+				t.Fatalf("%s at %s: %s %v\n%s", run.Status, run.Step, run.Error, run.Vars, log)
+			}
+			if ag, _ := run.Vars["agent"].(map[string]any); ag == nil || ag["role"] != c.actor {
+				t.Fatalf("answered by %v, want %s", run.Vars["agent"], c.actor)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -21,7 +22,7 @@ type goTest struct {
 	noRun                   int // "ok pkg [no tests to run]": a filter matched nothing
 	buildFailed             nameList
 	names                   nameList
-	maxPkg                  time.Duration
+	maxPkg                  toolDur
 	panicked                bool
 	// text: the last result at each indentation depth, to find parents.
 	stack []goResult
@@ -100,7 +101,7 @@ func (g *goTest) line(l []byte) {
 func (g *goTest) pkgTime(l []byte) {
 	f := bytes.Fields(l)
 	if len(f) >= 3 {
-		if d, ok := parseDuration(string(f[2])); ok && d > g.maxPkg {
+		if d, ok := parseToolDur(string(f[2])); ok && d.d > g.maxPkg.d {
 			g.maxPkg = d
 		}
 	}
@@ -219,7 +220,7 @@ func (g *goTest) jsonLine(l []byte) bool {
 		case "skip":
 			g.noTests++
 		}
-		if d := time.Duration(ev.Elapsed * float64(time.Second)); d > g.maxPkg {
+		if d, ok := parseToolDur(strconv.FormatFloat(ev.Elapsed, 'f', -1, 64)); ok && d.d > g.maxPkg.d {
 			g.maxPkg = d
 		}
 		return true
@@ -289,9 +290,10 @@ func (g *goTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 	if pkgs+g.noTests+g.passed+g.failed+g.skipped+g.buildFailed.n == 0 {
 		return outcome{}, false
 	}
-	dur := elapsed
+	// flowdeck's clock when it has one: the slowest package is not the run.
+	dur, d := elapsed, FormatDuration(elapsed)
 	if dur <= 0 {
-		dur = g.maxPkg
+		dur, d = g.maxPkg.show(0)
 	}
 	counts := map[string]int{"failed": g.failed, "packages": pkgs}
 	knowPassed := g.verbose || g.json
@@ -306,7 +308,6 @@ func (g *goTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		counts["no_test_files"] = g.noTests
 	}
 	setDuration(counts, dur)
-	d := FormatDuration(dur)
 	if g.ranNone(exitCode) {
 		return ranNone(counts, matchedNone(g.noRun), noTestText(g.noTests), joinItems(item{g.skipped, "skipped", false})), true
 	}

@@ -14,7 +14,7 @@ import (
 type mocha struct {
 	passed, pending, failed int
 	seen, noneFound         bool
-	dur                     time.Duration
+	dur                     toolDur
 	names                   nameList
 	inReport                bool
 	title                   []string // the failure title being read
@@ -35,7 +35,7 @@ func (m *mocha) line(l []byte) {
 		case word == "passing":
 			m.passed, m.seen = n, true
 			if len(f) == 3 {
-				if d, ok := parseDuration(strings.Trim(string(f[2]), "()")); ok {
+				if d, ok := parseToolDur(strings.Trim(string(f[2]), "()")); ok {
 					m.dur = d
 				}
 			}
@@ -77,10 +77,7 @@ func (m *mocha) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		return outcome{}, false
 	}
 	counts := map[string]int{"passed": m.passed, "failed": m.failed, "skipped": m.pending}
-	dur := m.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := m.dur.show(elapsed)
 	setDuration(counts, dur)
 	if m.passed+m.failed == 0 && exitCode == 0 {
 		return ranNone(counts, joinItems(item{m.pending, "pending", false})), true
@@ -89,7 +86,7 @@ func (m *mocha) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		rest := joinItems(item{m.passed, "passed", true}, item{m.pending, "pending", false})
 		return outcome{summary: failText(fmt.Sprintf("%d failed", m.failed), &m.names, rest), counts: counts}, true
 	}
-	s := joinNonEmpty(", ", joinItems(item{m.passed, "passed", true}, item{0, "failed", true}, item{m.pending, "pending", false}), FormatDuration(dur))
+	s := joinNonEmpty(", ", joinItems(item{m.passed, "passed", true}, item{0, "failed", true}, item{m.pending, "pending", false}), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 

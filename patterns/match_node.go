@@ -12,7 +12,7 @@ import (
 // headers of failures.
 type jest struct {
 	tests, suites map[string]int
-	dur           time.Duration
+	dur           toolDur
 	names         nameList
 	suiteErrors   int
 	failedSuites  nameList
@@ -37,7 +37,7 @@ func (j *jest) line(l []byte) {
 		if i := strings.IndexByte(v, ','); i >= 0 {
 			v = v[:i] // "0.24 s, estimated 1 s"
 		}
-		if d, ok := parseDuration(v); ok {
+		if d, ok := parseToolDur(v); ok {
 			j.dur = d
 		}
 	case bytes.Contains(t, []byte("No tests found, exiting")):
@@ -75,10 +75,7 @@ func (j *jest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 			counts["suites_failed"] = j.suites["failed"]
 		}
 	}
-	dur := j.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := j.dur.show(elapsed)
 	setDuration(counts, dur)
 	if t["passed"]+t["failed"] == 0 && counts["suites_failed"] == 0 && (exitCode == 0 || j.noneFound) {
 		return ranNone(counts, joinItems(item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})), true
@@ -93,7 +90,7 @@ func (j *jest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		return outcome{summary: failText(fmt.Sprintf("%d failed", t["failed"]), &j.names, rest), counts: counts}, true
 	}
 	s := joinNonEmpty(", ", joinItems(item{t["passed"], "passed", true}, item{0, "failed", true}, item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false}),
-		plural(counts["suites"], "suite"), FormatDuration(dur))
+		plural(counts["suites"], "suite"), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 
@@ -112,7 +109,7 @@ func reported(m map[string]int) map[string]int {
 // redraws it while tests run — and the "FAIL file > suite > test" lines.
 type vitest struct {
 	tests, files map[string]int
-	dur          time.Duration
+	dur          toolDur
 	names        nameList
 	inReport     bool
 	noneFound    bool // "No test files found, exiting with code 1"
@@ -150,7 +147,7 @@ func (v *vitest) line(l []byte) {
 		v.noneFound = true
 	case bytes.HasPrefix(t, []byte("Duration ")):
 		if f := bytes.Fields(t[len("Duration "):]); len(f) > 0 {
-			if d, ok := parseDuration(string(f[0])); ok {
+			if d, ok := parseToolDur(string(f[0])); ok {
 				v.dur = d
 			}
 		}
@@ -174,10 +171,7 @@ func (v *vitest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 	if v.files != nil {
 		counts["files"] = v.files["total"]
 	}
-	dur := v.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := v.dur.show(elapsed)
 	setDuration(counts, dur)
 	if t["passed"]+t["failed"] == 0 && exitCode == 0 {
 		return ranNone(counts, joinItems(item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false})), true
@@ -187,7 +181,7 @@ func (v *vitest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		return outcome{summary: failText(fmt.Sprintf("%d failed", t["failed"]), &v.names, rest), counts: counts}, true
 	}
 	s := joinNonEmpty(", ", joinItems(item{t["passed"], "passed", true}, item{0, "failed", true}, item{t["skipped"], "skipped", false}, item{t["todo"], "todo", false}),
-		plural(counts["files"], "file"), FormatDuration(dur))
+		plural(counts["files"], "file"), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 
@@ -198,7 +192,7 @@ func (v *vitest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 // children, less indented).
 type nodeTest struct {
 	counts      map[string]int
-	dur         time.Duration
+	dur         toolDur
 	seen        bool
 	inFailing   bool
 	listed      nameList // under "failing tests:"
@@ -228,7 +222,7 @@ func (n *nodeTest) line(l []byte) {
 					n.seen = true
 				}
 			} else if k == "duration_ms" {
-				if d, ok := parseDuration(string(f[1]) + "ms"); ok {
+				if d, ok := parseToolDur(string(f[1]) + "ms"); ok {
 					n.dur = d
 				}
 			}
@@ -282,10 +276,7 @@ func (n *nodeTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 	if c["suites"] > 0 {
 		counts["suites"] = c["suites"]
 	}
-	dur := n.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := n.dur.show(elapsed)
 	setDuration(counts, dur)
 	if c["pass"]+c["fail"]+c["cancelled"] == 0 && exitCode == 0 {
 		return ranNone(counts, joinItems(item{c["skipped"], "skipped", false}, item{c["todo"], "todo", false})), true
@@ -302,7 +293,7 @@ func (n *nodeTest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		rest := joinItems(item{c["pass"], "passed", true}, item{c["skipped"], "skipped", false}, item{c["todo"], "todo", false})
 		return outcome{summary: failText(lead, names, rest), counts: counts}, true
 	}
-	s := joinNonEmpty(", ", joinItems(item{c["pass"], "passed", true}, item{0, "failed", true}, item{c["skipped"], "skipped", false}, item{c["todo"], "todo", false}), FormatDuration(dur))
+	s := joinNonEmpty(", ", joinItems(item{c["pass"], "passed", true}, item{0, "failed", true}, item{c["skipped"], "skipped", false}, item{c["todo"], "todo", false}), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 

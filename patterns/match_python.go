@@ -11,7 +11,7 @@ import (
 // short test summary (or of -v output) for the names.
 type pytest struct {
 	counts      map[string]int
-	dur         time.Duration
+	dur         toolDur
 	summary     bool
 	names       nameList
 	inReport    bool
@@ -59,7 +59,7 @@ func (p *pytest) line(l []byte) {
 	if f := bytes.Fields(tail); len(f) > 0 {
 		tail = f[0] // "0.06s (0:00:00)"
 	}
-	d, ok := parseDuration(string(tail))
+	d, ok := parseToolDur(string(tail))
 	if !ok {
 		return
 	}
@@ -102,10 +102,7 @@ func (p *pytest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 			counts[k] = c[k]
 		}
 	}
-	dur := p.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := p.dur.show(elapsed)
 	setDuration(counts, dur)
 	// pytest exits 5 when it collected nothing.
 	if c["passed"]+c["failed"]+c["errors"]+c["xfailed"]+c["xpassed"] == 0 && !p.interrupted && (exitCode == 0 || exitCode == 5) {
@@ -124,7 +121,7 @@ func (p *pytest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		return outcome{summary: failText(lead, &p.names, rest), counts: counts}, true
 	}
 	s := joinNonEmpty(", ", joinItems(item{c["passed"], "passed", true}, item{0, "failed", true}, item{c["skipped"], "skipped", false},
-		item{c["xfailed"], "xfailed", false}, item{c["xpassed"], "xpassed", false}, item{c["deselected"], "deselected", false}, item{c["warnings"], "warnings", false}), FormatDuration(dur))
+		item{c["xfailed"], "xfailed", false}, item{c["xpassed"], "xpassed", false}, item{c["deselected"], "deselected", false}, item{c["warnings"], "warnings", false}), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 
@@ -132,7 +129,7 @@ func (p *pytest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 // "FAILED (failures=1, errors=1)", and the "FAIL: name (id)" headers.
 type unittest struct {
 	ran      int
-	dur      time.Duration
+	dur      toolDur
 	haveRan  bool
 	status   map[string]int
 	done     bool
@@ -149,7 +146,7 @@ func (u *unittest) line(l []byte) {
 		if len(f) >= 4 && (string(f[1]) == "tests" || string(f[1]) == "test") && string(f[2]) == "in" {
 			if n := atoi(f[0]); n >= 0 {
 				u.ran, u.haveRan = n, true
-				u.dur, _ = parseDuration(string(f[3]))
+				u.dur, _ = parseToolDur(string(f[3]))
 			}
 		}
 		return
@@ -217,10 +214,7 @@ func (u *unittest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 	if s["errors"] > 0 {
 		counts["errors"] = s["errors"]
 	}
-	dur := u.dur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := u.dur.show(elapsed)
 	setDuration(counts, dur)
 	if u.ok && passed+failed+s["errors"]+s["expected failures"] == 0 && (exitCode == 0 || exitCode == 5) {
 		return ranNone(counts, joinItems(item{skipped, "skipped", false})), true
@@ -229,7 +223,7 @@ func (u *unittest) result(exitCode int, elapsed time.Duration) (outcome, bool) {
 		lead := failLead(failed, s["errors"])
 		return outcome{summary: failText(lead, &u.names, joinItems(item{passed, "passed", true}, item{skipped, "skipped", false})), counts: counts}, true
 	}
-	text := joinNonEmpty(", ", joinItems(item{passed, "passed", true}, item{0, "failed", true}, item{skipped, "skipped", false}, item{s["expected failures"], "expected failures", false}), FormatDuration(dur))
+	text := joinNonEmpty(", ", joinItems(item{passed, "passed", true}, item{0, "failed", true}, item{skipped, "skipped", false}, item{s["expected failures"], "expected failures", false}), durText)
 	return outcome{summary: text, counts: counts}, true
 }
 

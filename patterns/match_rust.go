@@ -12,7 +12,7 @@ type cargoDiag struct {
 	compiled         int
 	couldNot         nameList // crates that did not compile
 	finished         bool
-	dur              time.Duration
+	dur              toolDur
 }
 
 // diagLine counts one line if it is a cargo or rustc status line.
@@ -24,7 +24,7 @@ func (c *cargoDiag) diagLine(l []byte) {
 	case bytes.HasPrefix(t, []byte("Finished ")):
 		c.finished = true
 		if i := bytes.LastIndex(t, []byte(" in ")); i >= 0 {
-			if d, ok := parseDuration(string(t[i+4:])); ok {
+			if d, ok := parseToolDur(string(t[i+4:])); ok {
 				c.dur = d
 			}
 		}
@@ -67,12 +67,9 @@ func (c *cargoBuild) result(exitCode int, elapsed time.Duration) (outcome, bool)
 		}
 		return outcome{summary: s, counts: counts}, true
 	}
-	dur := c.dur
-	if dur == 0 {
-		dur = elapsed
-	}
+	dur, durText := c.dur.show(elapsed)
 	setDuration(counts, dur)
-	s := joinNonEmpty(", ", plural(c.compiled, "crate")+" compiled", plural(c.warnings, "warning"), FormatDuration(dur))
+	s := joinNonEmpty(", ", plural(c.compiled, "crate")+" compiled", plural(c.warnings, "warning"), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 
@@ -81,7 +78,7 @@ type cargoTest struct {
 	cargoDiag
 	passed, failed, ignored, measured, filtered int
 	suites                                      int
-	testDur                                     time.Duration
+	testDur                                     toolDur
 	names                                       nameList
 	inReport                                    bool
 }
@@ -97,8 +94,8 @@ func (c *cargoTest) line(l []byte) {
 		for _, part := range bytes.Split(rest, []byte(";")) {
 			f := bytes.Fields(part)
 			if len(f) >= 3 && string(f[0]) == "finished" && string(f[1]) == "in" {
-				if d, ok := parseDuration(string(f[2])); ok {
-					c.testDur += d
+				if d, ok := parseToolDur(string(f[2])); ok {
+					c.testDur.add(d)
 				}
 				continue
 			}
@@ -144,10 +141,7 @@ func (c *cargoTest) result(exitCode int, elapsed time.Duration) (outcome, bool) 
 	if c.filtered > 0 {
 		counts["filtered"] = c.filtered
 	}
-	dur := c.testDur
-	if dur <= 0 {
-		dur = elapsed
-	}
+	dur, durText := c.testDur.show(elapsed)
 	setDuration(counts, dur)
 	if c.passed+c.failed+c.measured == 0 && exitCode == 0 {
 		return ranNone(counts, joinItems(item{c.ignored, "ignored", false}, item{c.filtered, "filtered out", false})), true
@@ -156,7 +150,7 @@ func (c *cargoTest) result(exitCode int, elapsed time.Duration) (outcome, bool) 
 		rest := joinItems(item{c.passed, "passed", true}, item{c.ignored, "ignored", false})
 		return outcome{summary: failText(fmt.Sprintf("%d failed", c.failed), &c.names, rest), counts: counts}, true
 	}
-	s := joinNonEmpty(", ", joinItems(item{c.passed, "passed", true}, item{c.failed, "failed", true}, item{c.ignored, "ignored", false}, item{c.filtered, "filtered out", false}), plural(c.suites, "suite"), FormatDuration(dur))
+	s := joinNonEmpty(", ", joinItems(item{c.passed, "passed", true}, item{c.failed, "failed", true}, item{c.ignored, "ignored", false}, item{c.filtered, "filtered out", false}), plural(c.suites, "suite"), durText)
 	return outcome{summary: s, counts: counts}, true
 }
 

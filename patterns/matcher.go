@@ -301,3 +301,62 @@ func expandSummary(tmpl string, val func(string) string) string {
 		return val(m[1 : len(m)-1])
 	})
 }
+
+// toolDur is a duration as the tool printed it: a summary carries the tool's
+// own number ("3.45s" stays 3.45s), never ours rounded again.
+type toolDur struct {
+	d      time.Duration
+	text   string // as printed, spaces removed; a bare number gets "s"
+	n      int    // how many reports were added up
+	places int    // the most decimals among them, all in seconds; -1 otherwise
+}
+
+// parseToolDur reads a duration the tool printed.
+func parseToolDur(s string) (toolDur, bool) {
+	d, ok := parseDuration(s)
+	if !ok || d <= 0 {
+		return toolDur{}, false
+	}
+	text := strings.ReplaceAll(strings.TrimSpace(s), " ", "")
+	if _, err := strconv.ParseFloat(text, 64); err == nil {
+		text += "s"
+	}
+	places := -1
+	if num, ok := strings.CutSuffix(text, "s"); ok {
+		if _, err := strconv.ParseFloat(num, 64); err == nil {
+			_, frac, _ := strings.Cut(num, ".")
+			places = len(frac)
+		}
+	}
+	return toolDur{d: d, text: text, n: 1, places: places}, true
+}
+
+// add sums the durations of several reports (one per test binary).
+func (t *toolDur) add(o toolDur) {
+	if t.n == 0 {
+		*t = o
+		return
+	}
+	t.d += o.d
+	t.n += o.n
+	if t.places < 0 || o.places < 0 {
+		t.places = -1
+	} else {
+		t.places = max(t.places, o.places)
+	}
+}
+
+// show is the duration of a summary and its text: the tool's own words for
+// one report, a sum in the precision it was printed with, or, when the tool
+// reported nothing, elapsed (flowdeck's clock).
+func (t toolDur) show(elapsed time.Duration) (time.Duration, string) {
+	switch {
+	case t.n == 1:
+		return t.d, t.text
+	case t.n > 1 && t.places >= 0:
+		return t.d, fmt.Sprintf("%.*fs", t.places, t.d.Seconds())
+	case t.n > 1:
+		return t.d, FormatDuration(t.d)
+	}
+	return elapsed, FormatDuration(elapsed)
+}

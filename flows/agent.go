@@ -1,0 +1,109 @@
+package flows
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"flowdeck/config"
+	"flowdeck/db"
+	"flowdeck/flows/answer"
+	"flowdeck/flows/flowfile"
+)
+
+// agentStep sends the step's prompt to the role's agent and reads its
+// answer, retrying with the problem explained.
+func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a config.Agent, prompt string, fields []flowfile.Var, run *db.FlowRun) (*db.FlowRun, error) {
+	n := len(s.Execs())
+	label := "agent " + role
+	run, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
+		StepIndex: s.Index, Action: n, Kind: "agent", Label: label, Idempotent: s.Idempotent})
+	if err != nil {
+		return run, err
+	}
+	full := prompt
+	if len(fields) > 0 {
+		full = strings.TrimSpace(prompt + "\n\n" + answer.Instruction(fields))
+	}
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = a.AgentTimeout()
+	}
+	limits := s.Limits
+	if limits == (flowfile.Limits{}) {
+		limits.Pids, limits.CPU = a.Limits.Pids, a.Limits.CPU
+		if a.Limits.Memory != "" {
+			limits.MemoryBytes, _ = config.ParseBytes(a.Limits.Memory)
+		}
+	}
+	e.logf("▶ %s: step %s → agent %s", run.ID, s.Name, role)
+	current := full
+	var problem error
+	for attempt := 0; attempt <= AgentRetries; attempt++ {
+		file, err := e.tempFile(run, s.Name+"-prompt.md", current)
+		if err != nil {
+			return run, err
+		}
+		argv := agentArgv(a, current, file)
+		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role, true)
+		e.Store.Remove(file)
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			return run, err
+		}
+		exit := res.Run.ExitCode
+		vals := map[string]any{}
+		problem = nil
+		if exit != 0 {
+			problem = fmt.Errorf("the agent exited with status %d (%s)", exit, res.Headline)
+		} else if len(fields) > 0 {
+			vals, problem = answer.Extract(out, fields)
+		}
+		if problem == nil {
+			vals["agent"] = map[string]any{"output": clip(out), "exit": float64(exit), "run": res.Run.ID, "role": role}
+			return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionFinished, Step: s.Name,
+				StepIndex: s.Index, Action: n, Kind: "agent", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline, Vars: vals})
+		}
+		e.logf("  %s: answer %d of %d unusable: %v", role, attempt+1, AgentRetries+1, problem)
+		current = answer.Retry(full, fields, problem)
+		if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvPrompt, Step: s.Name,
+			StepIndex: s.Index, RunID: res.Run.ID, Error: problem.Error(), Prompt: current}); err != nil {
+			return run, err
+		}
+	}
+	return run, fmt.Errorf("step %q: agent %s gave no usable answer in %d attempts: %v", s.Name, role, AgentRetries+1, problem)
+}
+
+func mergeEnv(base map[string]string, k, v string) map[string]string {
+	out := map[string]string{k: v}
+	for bk, bv := range base {
+		out[bk] = bv
+	}
+	return out
+}
+
+// agentArgv builds the agent's command line for its prompt mode. stdin
+// goes through a file redirect: a pty's line discipline cuts typed lines
+// at 4 KiB, prompts are longer.
+func agentArgv(a config.Agent, prompt, file string) []string {
+	switch a.Prompt {
+	case config.PromptArg:
+		return append(append([]string(nil), a.Command...), prompt)
+	case config.PromptFile:
+		argv := make([]string, 0, len(a.Command)+1)
+		found := false
+		for _, w := range a.Command {
+			if strings.Contains(w, "{prompt_file}") {
+				w, found = strings.ReplaceAll(w, "{prompt_file}", file), true
+			}
+			argv = append(argv, w)
+		}
+		if !found {
+			argv = append(argv, file)
+		}
+		return argv
+	}
+	return append([]string{"sh", "-c", `exec "$@" < "$FLOWDECK_PROMPT_FILE"`, "agent"}, a.Command...)
+}

@@ -1,0 +1,213 @@
+package flows
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"flowdeck/capture"
+	"flowdeck/db"
+	"flowdeck/flows/answer"
+	"flowdeck/flows/flowfile"
+	"flowdeck/flows/interp"
+	"flowdeck/patterns"
+	"flowdeck/runner"
+)
+
+// env is the environment of the flow's processes.
+func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []string {
+	base := e.Env
+	if base == nil {
+		base = os.Environ()
+	}
+	set := map[string]string{
+		"FLOWDECK_DIR": e.Root, "FLOWDECK_FLOW_RUN": run.ID, "FLOWDECK_ACTOR": actor,
+		"FLOWDECK_SESSION": "", "FLOWDECK_FEATURE": "",
+	}
+	if s, err := e.Store.Active(); err == nil && s != nil {
+		set["FLOWDECK_SESSION"] = s.ID
+		set["FLOWDECK_FEATURE"] = s.Execution.ActiveFeature
+	}
+	for k, v := range extra {
+		set[k] = v
+	}
+	var out []string
+	for _, kv := range base {
+		k, v, _ := strings.Cut(kv, "=")
+		if _, ok := set[k]; ok {
+			continue
+		}
+		if k == "PATH" && e.Bin != "" {
+			kv = "PATH=" + e.Bin + string(os.PathListSeparator) + v
+		}
+		out = append(out, kv)
+	}
+	for k, v := range set {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+// capture runs argv for the run and returns the result and its output as
+// text (escape sequences removed). A cancel of the run from elsewhere stops
+// the command.
+// show false marks the run internal: plumbing whose output a step stores.
+func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				if r, err := e.Store.FlowRun(run.ID); err == nil && db.FlowEnded(r.Status) {
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	buf := &tail{max: 1 << 20}
+	var live io.Writer = buf
+	if e.Live != nil && show {
+		live = io.MultiWriter(buf, e.Live)
+	}
+	res, err := capture.Run(ctx, e.Store, capture.Options{
+		Argv: argv, Dir: e.Root, Env: env, Actor: actor, Timeout: timeout,
+		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
+		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
+		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
+	})
+	if err != nil {
+		return nil, "", err
+	}
+	// The output becomes flow variables and events, stored: redact it as
+	// the run's stored output is.
+	red := e.Redactor
+	if red == nil {
+		red, _ = patterns.NewRedactor(nil)
+	}
+	return res, strings.TrimSpace(string(red.Text(patterns.StripANSI(buf.bytes())))), nil
+}
+
+// tail keeps the last max bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*t.max {
+		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) bytes() []byte {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.ReplaceAll(t.b, []byte("\r\n"), []byte("\n"))
+}
+
+func clip(s string) string {
+	if len(s) > maxOutputVar {
+		return "…" + s[len(s)-maxOutputVar:]
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i] + " …"
+	}
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:59]) + "…"
+	}
+	return s
+}
+
+// execBlock runs one exec block of the current step.
+func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.Exec, run *db.FlowRun) (*db.FlowRun, error) {
+	code, err := interp.Code(ex.Code, ex.Dialect, e.scope(run))
+	if se := (*interp.SyntaxError)(nil); errors.As(err, &se) {
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %s", run.Source, ex.Line+se.Line, s.Name, se.Msg)
+	}
+	if err != nil {
+		return run, fmt.Errorf("%s:%d: step %q: exec block: %v", run.Source, ex.Line, s.Name, err)
+	}
+	file := ""
+	if ex.ViaFile {
+		if file, err = e.tempFile(run, fmt.Sprintf("%s-exec%d.%s", s.Name, ex.Index, ex.Lang), code); err != nil {
+			return run, err
+		}
+		defer e.Store.Remove(file)
+	}
+	label := fmt.Sprintf("exec block %d (%s, line %d)", ex.Index+1, ex.Lang, ex.Line)
+	run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
+		StepIndex: s.Index, Action: ex.Index, Kind: "exec", Label: label, Idempotent: s.Idempotent})
+	if err != nil {
+		return run, err
+	}
+	// Only stdout blocks stream live: store and none blocks print data
+	// for the flow, not for the person.
+	res, out, err := e.capture(ctx, run, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor(), ex.Mode == "stdout")
+	if err == nil {
+		err = ctx.Err() // cut short by ^C: the action stays in flight, to be decided on resume
+	}
+	if err != nil {
+		return run, err
+	}
+	exit := res.Run.ExitCode
+	vars := map[string]any{"exec": map[string]any{"output": clip(out), "exit": float64(exit), "summary": res.Headline, "run": res.Run.ID}}
+	output, note := "", ""
+	switch ex.Mode {
+	case "stdout":
+		output = clip(out)
+	case "store":
+		obj, ok := answer.LastObject(out)
+		if !ok && e.Strict {
+			return run, fmt.Errorf("step %q: exec block at line %d (mode=store) printed no JSON object (%s)", s.Name, ex.Line, res.Headline)
+		}
+		if !ok {
+			// literate-commands stores nothing and goes on.
+			note = "mode=store: the block printed no JSON object; nothing stored"
+			e.logf("  %s: step %s: exec block at line %d: %s", run.ID, s.Name, ex.Line, note)
+		}
+		for k, v := range obj {
+			vars[k] = v
+		}
+	}
+	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionFinished, Step: s.Name,
+		StepIndex: s.Index, Action: ex.Index, Kind: "exec", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline,
+		Output: &output, Vars: vars, Note: note})
+}
+
+func (e *Engine) tempFile(run *db.FlowRun, name, content string) (string, error) {
+	// Beneath the project: a .flow/tmp that leads out of it is refused.
+	f, err := e.Store.CreateTemp("tmp", 0o700, run.ID+"-*-"+filepath.Base(name))
+	if err != nil {
+		return "", err
+	}
+	_, err = f.WriteString(content)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return f.Name(), err
+}
