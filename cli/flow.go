@@ -116,6 +116,9 @@ func (e *env) planCommand() *cobra.Command {
 			Args:  exactArgs(1, "a plan file or -"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p, err := e.readPlan(args[0])
+				if refusal, ok := model.AsError(err); ok && model.TooLarge(err) {
+					return e.show(ops.Refused(refusal), nil) // a rule's refusal, not a usage error
+				}
 				if err != nil {
 					return err
 				}

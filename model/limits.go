@@ -102,7 +102,7 @@ func checkPlanDocument(data []byte) error {
 	if len(data) > MaxPlanBytes {
 		return refuse(CodePlanTooLarge, "planning", fmt.Sprintf("a plan document of at most %d MiB", MaxPlanBytes>>20),
 			"Split the work into several sessions, or shorten the plan's texts.", "flowdeck flow plan apply FILE",
-			"the plan is %d bytes; the limit is %d", len(data), MaxPlanBytes)
+			"the plan is over %d bytes (the limit)", MaxPlanBytes)
 	}
 	depth, inString, escaped := 0, false, false
 	for i, c := range data {

@@ -2,7 +2,9 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,5 +71,27 @@ func BenchmarkCLIActionByPlanSize(b *testing.B) {
 			b.ReportMetric(float64(ml.Microseconds())/1000, "2000-features-ms")
 			b.ReportMetric(float64(ml)/float64(ms), "ratio")
 		})
+	}
+}
+
+// An oversized plan file is refused as plan_too_large (a rule, exit 1)
+// without being read whole, and an oversized note as text_too_large.
+func TestOversizedInputIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	if _, errs, code := flowdeck(t, dir, "flow", "plan", "start", "limits"); code != 0 {
+		t.Fatal(errs)
+	}
+	big := filepath.Join(dir, "big.json")
+	huge := `{"summary":"` + strings.Repeat("x", model.MaxPlanBytes) + `","features":[{"id":"a","title":"A"}]}`
+	if err := os.WriteFile(big, []byte(huge), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := flowdeck(t, dir, "--json", "flow", "plan", "apply", big)
+	if code != ExitRejected || !strings.Contains(out, `"code": "plan_too_large"`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	_, errs, code := flowdeck(t, dir, "flow", "note", strings.Repeat("y", model.MaxTextBytes+1))
+	if code != ExitRejected || !strings.Contains(errs, "text_too_large") {
+		t.Fatalf("exit %d: %s", code, errs)
 	}
 }
