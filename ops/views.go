@@ -18,6 +18,9 @@ type SessionSummary struct {
 	Status        model.SessionStatus `json:"status"`
 	Approval      model.Approval      `json:"approval"`
 	ActiveFeature string              `json:"active_feature,omitempty"`
+	// Seq is the session's last event: what a caller passes as expect_seq
+	// to have a later action refused if what it decides changed meanwhile.
+	Seq uint64 `json:"seq"`
 	// Counts are the features by display state, with "features" (all) and
 	// "required" (to complete the session); states with none are left out.
 	Counts map[string]int `json:"counts"`
@@ -29,7 +32,7 @@ func Summarize(s *model.Session) *SessionSummary {
 		return nil
 	}
 	sum := &SessionSummary{ID: s.ID, Goal: cut(s.Goal), Status: s.Status, Approval: s.Approval,
-		ActiveFeature: s.Execution.ActiveFeature, Counts: map[string]int{"features": 0}}
+		ActiveFeature: s.Execution.ActiveFeature, Seq: s.Seq, Counts: map[string]int{"features": 0}}
 	if s.Plan != nil {
 		sum.Counts["features"] = len(s.Plan.Features)
 		sum.Counts["required"] = s.Plan.Required()
