@@ -3,8 +3,9 @@ package patterns
 import (
 	"unicode/utf8"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
+
+	"flowdeck/termtext"
 )
 
 // replacement is U+FFFD, written in place of bytes that are not UTF-8 so
@@ -18,12 +19,13 @@ const replacement = "\uFFFD"
 // at most maxLine bytes of a line and counts the rest, so a single huge
 // line costs bounded memory. State survives across writes: sequences and
 // UTF-8 characters may be split anywhere. Where a sequence ends is x/ansi's
-// VT500 state machine's to say; text and lines are the splitter's own.
+// VT500 state table's to say (driven by termtext, which keeps x/ansi's
+// heavy root package out of the lean binary); text and lines are the splitter's own.
 type splitter struct {
 	// seq is the escape-sequence parser. Its zero value is ready and
 	// keeps no parameters or string data: the splitter only needs to
 	// know where each sequence ends, never what it says.
-	seq     ansi.Parser
+	seq     termtext.Seq
 	strC2   bool // inside a string, the previous byte was 0xC2 (UTF-8 lead of C1 ST)
 	cr      bool // a \r is pending: the next printable byte restarts the line
 	pend    [utf8.UTFMax]byte

@@ -212,3 +212,17 @@ func (p *vt) dispatch(b byte) event {
 	}
 	return evNone
 }
+
+// Seq follows escape sequences byte by byte on the same driver, for a
+// caller that only needs to know where each one ends (the output
+// classifier's line splitter). Its zero value is in the ground state.
+type Seq struct{ p vt }
+
+// Advance consumes one byte.
+func (s *Seq) Advance(b byte) { s.p.Advance(b) }
+
+// State is the parser's state: parser.GroundState between sequences.
+func (s *Seq) State() parser.State { return s.p.State() }
+
+// Reset drops any unfinished sequence.
+func (s *Seq) Reset() { s.p.Reset() }
