@@ -552,7 +552,7 @@ func (m *Model) decisionView(f *decForm) (body []string) {
 		}
 		body = append(body, mark+layout.Fit(ff.f.Name, nameW)+th.Dim.Render(" ("+typeText(ff.f)+") ")+val)
 		if ff.err != "" {
-			body = append(body, strings.Repeat(" ", nameW+3)+th.Error.Render("✗ "+ff.err))
+			body = append(body, strings.Repeat(" ", nameW+3)+th.Err.Render("✗ "+ff.err))
 		}
 	}
 	mark := "  "
@@ -569,7 +569,7 @@ func (m *Model) decisionView(f *decForm) (body []string) {
 	}
 	for i, e := range wrapNote(f.errs, w, 6) {
 		if i == 0 {
-			body = append(body, th.Error.Render(e))
+			body = append(body, th.Err.Render(e))
 		} else {
 			body = append(body, e)
 		}

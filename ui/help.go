@@ -121,5 +121,5 @@ func (m *Model) helpView(w, h int) []string {
 	th := m.th
 	lines := m.helpLines(w, h)
 	lines = lines[min(m.helpOff, max(0, len(lines)-(h-2))):]
-	return layout.Box(th, th.TitleFocus.Render(" Help ")+th.Dim.Render(" esc closes "), "", lines, w, h, true)
+	return layout.Box(th, th.TitleFocused.Render(" Help ")+th.Dim.Render(" esc closes "), "", lines, w, h, true)
 }

@@ -68,7 +68,7 @@ type Model struct {
 	actor string
 	cfg   config.Config
 	keys  keys.Map
-	th    styles.Theme
+	th    *styles.Styles
 	color bool
 	poll  time.Duration
 	grace time.Duration

@@ -358,7 +358,7 @@ type pane interface {
 	Top()
 	Bottom()
 	Scroll(int)
-	SetTheme(styles.Theme)
+	SetTheme(*styles.Styles)
 	SetSize(w, h int)
 	Footer() string
 }

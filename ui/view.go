@@ -50,9 +50,9 @@ func (m *Model) noteLines() []string {
 	p := m.th.Dim
 	switch m.note.kind {
 	case noteOK:
-		p = m.th.OK
+		p = m.th.Ok
 	case noteErr:
-		p = m.th.Error
+		p = m.th.Err
 	}
 	out := make([]string, 0, len(m.note.lines))
 	for i, l := range wrapNote(m.note.lines, m.w-1, 5) {
@@ -160,7 +160,7 @@ func (m *Model) paneTitle(p layout.Pane, focused bool) string {
 	name := fmt.Sprintf(" %d %s ", int(p)+1, p.Title())
 	paint := m.th.Title
 	if focused {
-		paint = m.th.TitleFocus
+		paint = m.th.TitleFocused
 	}
 	title := paint.Render(name)
 	switch {
@@ -222,9 +222,9 @@ func (m *Model) sessionBar() []string {
 	sp := th.Accent
 	switch s.Status {
 	case model.StatusBlocked:
-		sp = th.Error
+		sp = th.Err
 	case model.StatusCompleted:
-		sp = th.OK
+		sp = th.Ok
 	}
 	l1 := th.Bold.Render(" "+s.Goal) + "  " + sp.Render("["+status+"]") + th.Dim.Render(" plan "+string(s.Approval))
 	right := ""

@@ -179,10 +179,10 @@ func (m *Model) SetWidth(w int) { m.input.SetWidth(max(1, w-2)) }
 func (m *Model) View(w int) string { return layout.Fit(m.input.View(), w) }
 
 // Notes is the row under the line: an error, or the completions offered.
-func (m *Model) Notes(th styles.Theme, w int) string {
+func (m *Model) Notes(th *styles.Styles, w int) string {
 	switch {
 	case m.err != "":
-		return layout.Fit(th.Error.Render("✗ "+m.err), w)
+		return layout.Fit(th.Err.Render("✗ "+m.err), w)
 	case len(m.cands) > 1:
 		words := make([]string, len(m.cands))
 		for i, c := range m.cands {

@@ -114,13 +114,13 @@ func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 // Box draws a rounded frame of exactly w×h cells around body lines (cut or
 // padded to fit). title is drawn in the top edge, footer right-aligned in the
 // bottom edge; both may hold SGR sequences.
-func Box(th styles.Theme, title, footer string, body []string, w, h int, focused bool) []string {
+func Box(th *styles.Styles, title, footer string, body []string, w, h int, focused bool) []string {
 	if w < 4 || h < 2 {
 		return PadLines(nil, max(w, 0), max(h, 0))
 	}
 	border := th.Border
 	if focused {
-		border = th.BorderFocus
+		border = th.BorderFocused
 	}
 	inner := w - 2
 	out := make([]string, 0, h)

@@ -40,7 +40,7 @@ type Data struct {
 
 // Model is the flow pane.
 type Model struct {
-	th   styles.Theme
+	th   *styles.Styles
 	out  *output.Model
 	d    Data
 	note string
@@ -59,12 +59,12 @@ type Model struct {
 }
 
 // New returns an empty pane drawing out as its live output.
-func New(th styles.Theme, out *output.Model) *Model {
+func New(th *styles.Styles, out *output.Model) *Model {
 	return &Model{th: th, out: out, note: "no flow run yet"}
 }
 
 // SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) {
+func (m *Model) SetTheme(th *styles.Styles) {
 	m.th = th
 	m.out.SetTheme(th)
 	m.fit()
@@ -498,7 +498,7 @@ func (m *Model) View() []string {
 		case NoticeAttention:
 			p = m.th.Attention
 		case NoticeError:
-			p = m.th.Error
+			p = m.th.Err
 		}
 		right = append(right, layout.Fit(p.Render(" "+m.d.Notice+" "), rw))
 	}
@@ -554,9 +554,9 @@ func (m *Model) header(w int) string {
 	p := m.th.Accent
 	switch st {
 	case db.FlowCompleted:
-		p = m.th.OK
+		p = m.th.Ok
 	case db.FlowFailed:
-		p = m.th.Error
+		p = m.th.Err
 	case db.FlowWaiting:
 		p = m.th.Attention
 	case db.FlowInterrupted, "paused", db.FlowCancelled:

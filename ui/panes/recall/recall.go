@@ -20,7 +20,7 @@ import (
 
 // Model is the recall pane.
 type Model struct {
-	th      styles.Theme
+	th      *styles.Styles
 	input   textinput.Model
 	editing bool
 	query   string // the query the hits answer
@@ -31,7 +31,7 @@ type Model struct {
 }
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model {
+func New(th *styles.Styles) *Model {
 	in := textinput.New()
 	in.Prompt = "recall: "
 	in.Placeholder = "type to search all output"
@@ -42,7 +42,7 @@ func New(th styles.Theme) *Model {
 }
 
 // SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
 
 // Edit starts typing into the query.
 func (m *Model) Edit() tea.Cmd { m.editing = true; return m.input.Focus() }
@@ -120,7 +120,7 @@ func (m *Model) View(focused bool) []string {
 	out := []string{m.input.View()}
 	switch {
 	case m.err != "":
-		out = append(out, m.th.Error.Render(" ✗ "+m.err))
+		out = append(out, m.th.Err.Render(" ✗ "+m.err))
 	case m.query == "":
 		out = append(out, m.th.Dim.Render(" type to search all output · enter opens the run at the line"))
 	case len(m.hits) == 0:
