@@ -51,16 +51,16 @@ type Styles struct {
 	// pane renders markdown with); Color is false under NO_COLOR.
 	Dark, Color bool
 
-	Text, Dim, Bold, Accent   Style
-	Title, TitleFocused       Style // a pane's name in its frame
-	Border, BorderFocused     Style // the frame of a pane or dialog
-	DialogTitle               Style
-	Selected, SelectedBlur    Style // the selected row, focused or not
-	Ok, Warn, Err, Attention  Style
-	Upstream, Downstream      Style // the graph's dependency marks
-	Match                     Style // the letters a filter or search matched
-	BarFull, BarEmpty         Style // the progress bar
-	KeyHint                   Style // a key's name in hints and help
+	Text, Dim, Bold, Accent  Style
+	Title, TitleFocused      Style // a pane's name in its frame
+	Border, BorderFocused    Style // the frame of a pane or dialog
+	DialogTitle              Style
+	Selected, SelectedBlur   Style // the selected row, focused or not
+	Ok, Warn, Err, Attention Style
+	Upstream, Downstream     Style // the graph's dependency marks
+	Match                    Style // the letters a filter or search matched
+	BarFull, BarEmpty        Style // the progress bar
+	KeyHint                  Style // a key's name in hints and help
 	StatePending, StateRunnable, StateRunning, StateReview,
 	StateNeedsFix, StateBlocked, StateCompleted Style
 
