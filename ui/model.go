@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -150,6 +151,8 @@ type Model struct {
 	dialogs []Dialog
 	docked  bool
 	helpOff int
+	// help draws the hint bar and the full help (bubbles/help) in m.th.
+	help help.Model
 	// helpFrom is the mode the help was opened from (a text field).
 	helpFrom mode
 	// showInternal lists the runs flows make for their own plumbing.
@@ -222,7 +225,7 @@ func New(st *db.Store, opts Options) *Model {
 	case "light":
 		dark = false
 	}
-	m.th = styles.New(dark, m.color)
+	m.setStyles(styles.New(dark, m.color))
 
 	km, errs := keys.Default().Rebind(m.cfg.Keys)
 	m.keys = km

@@ -429,30 +429,31 @@ func (m *Model) hintsIn(w int, acts ...keys.Action) string {
 	return m.bindingHints(w, m.keys.Bindings(acts...)...)
 }
 
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells.
+// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
+// through bubbles/help; each shows its first key only: the bar is for
+// glancing, ? lists them all.
 func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	var b strings.Builder
-	used := 0
-	for _, bd := range bs {
-		h := bd.Help()
-		// The first key only: the bar is for glancing, ? lists them all.
-		if h.Key == keys.Label(bd.Keys()) {
-			h.Key = keys.Label(bd.Keys()[:1])
-		}
-		iw := layout.Width(h.Key) + 1 + layout.Width(h.Desc)
-		if used > 0 {
-			iw += 3
-		}
-		if used+iw > w {
-			break
-		}
-		if used > 0 {
-			b.WriteString(m.th.Dim.Render(" · "))
-		}
-		b.WriteString(m.th.KeyHint.Render(h.Key) + " " + m.th.Dim.Render(h.Desc))
-		used += iw
+	if w <= 0 || len(bs) == 0 {
+		return ""
 	}
-	return b.String()
+	short := make([]key.Binding, len(bs))
+	for i, bd := range bs {
+		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
+			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
+		}
+		short[i] = bd
+	}
+	hm := m.help
+	hm.SetWidth(w)
+	// help.Model adds the item after which its ellipsis would not fit (and
+	// all after it); drop from the end until the list fits.
+	for n := len(short); n > 0; n-- {
+		// A cut list ends in the (empty) ellipsis after a space.
+		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
+			return s
+		}
+	}
+	return ""
 }
 
 func (m *Model) hintItems(acts ...keys.Action) string { return m.hintsIn(m.w, acts...) }
