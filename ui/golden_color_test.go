@@ -41,4 +41,3 @@ func TestColorGoldenFrames(t *testing.T) {
 		}
 	}
 }
-
