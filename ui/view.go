@@ -8,7 +8,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"flowdeck/model"
 	"flowdeck/termtext"
@@ -459,20 +458,15 @@ func (m *Model) bindingHints(w int, bs ...key.Binding) string {
 func (m *Model) hintItems(acts ...keys.Action) string { return m.hintsIn(m.w, acts...) }
 
 // wrapNote wraps long note lines at the width (paths and hints run long),
-// keeping at most n lines.
+// the continuations indented, keeping at most n lines.
 func wrapNote(lines []string, w, n int) []string {
 	var out []string
 	for _, l := range lines {
-		for layout.Width(l) > w && w > 10 {
-			cut := ansi.Truncate(l, w, "")
-			// Break at a space when there is one in the second half.
-			if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
-				cut = cut[:i]
-			}
-			out = append(out, cut)
-			l = "    " + strings.TrimLeft(l[len(cut):], " ")
+		if w <= 10 {
+			out = append(out, l)
+			continue
 		}
-		out = append(out, l)
+		out = append(out, layout.Wrap(l, w, "    ")...)
 	}
 	if len(out) > n {
 		out = out[:n]
