@@ -205,7 +205,7 @@ func (m *Model) renderLine(l line, focused bool) string {
 		if m.cycle {
 			head = "─ unordered (cycle) "
 		}
-		return m.th.Dim.Render(head + strings.Repeat("─", max(0, m.w-layout.Width(head))))
+		return m.th.Dim.Render(head + strings.Repeat(m.th.Frame.Top, max(0, m.w-layout.Width(head))))
 	}
 	mark, mp := "  ", styles.Style{}
 	switch {

@@ -540,7 +540,7 @@ func (m *Model) View() []string {
 		return right
 	}
 	left := layout.PadLines(m.stepColumn(), m.stepsW, m.h)
-	bar := m.th.Border.Render("│")
+	bar := m.th.Border.Render(m.th.Frame.Left)
 	out := make([]string, m.h)
 	for i := range out {
 		out[i] = left[i] + bar + right[i]
@@ -581,7 +581,7 @@ func (m *Model) header(w int) string {
 
 func (m *Model) rule(label string, w int) string {
 	text := "─ " + label + " "
-	return m.th.Dim.Render(layout.Cut(text+strings.Repeat("─", max(0, w-layout.Width(text))), w))
+	return m.th.Dim.Render(layout.Cut(text+strings.Repeat(m.th.Frame.Top, max(0, w-layout.Width(text))), w))
 }
 
 // stepColumn is the wide layout's list of steps, one per line, scrolled so
