@@ -63,9 +63,7 @@ func (m *Model) newInput(prompt, placeholder string) textinput.Model {
 	in := textinput.New()
 	in.Prompt = prompt
 	in.Placeholder = placeholder
-	st := textinput.DefaultStyles(m.th.Dark)
-	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
-	in.SetStyles(st)
+	in.SetStyles(m.th.Input())
 	in.SetWidth(max(10, m.w-30))
 	return in
 }

@@ -252,15 +252,12 @@ func New(st *db.Store, opts Options) *Model {
 
 	m.filter = textinput.New()
 	m.filter.Prompt = "/"
-	fst := textinput.DefaultStyles(dark)
-	fst.Cursor.Blink = false
-	m.filter.SetStyles(fst)
 	m.search = textinput.New()
 	m.search.Prompt = "search output: "
-	m.search.SetStyles(fst)
 	m.cmdline = cmdline.New()
 	m.cmdline.SetKeys(cmdline.Keys{Submit: m.keys.Get(keys.Open), Cancel: m.keys.Get(keys.Back),
 		Complete: m.keys.Get(keys.Complete), Prev: m.keys.Get(keys.Up), Next: m.keys.Get(keys.Down)})
+	m.styleInputs()
 	return m
 }
 

@@ -89,10 +89,19 @@ func (m *Model) setStyles(th *styles.Styles) {
 	m.help.Styles.Ellipsis = lipgloss.NewStyle()
 }
 
+// styleInputs gives the root's text fields the current styles.
+func (m *Model) styleInputs() {
+	st := m.th.Input()
+	m.filter.SetStyles(st)
+	m.search.SetStyles(st)
+	m.cmdline.SetInputStyles(st)
+}
+
 func (m *Model) setTheme(dark bool) {
 	m.setStyles(styles.New(dark, m.color))
+	m.styleInputs()
 	for p := layout.Pane(0); p < layout.NumPanes; p++ {
-		m.pane(p).SetTheme(m.th)
+		m.pane(p).SetStyles(m.th)
 	}
 	// Paints are baked into the rows; rebuild them.
 	m.feats.SetSession(m.sess)
@@ -371,7 +380,7 @@ type pane interface {
 	Top()
 	Bottom()
 	Scroll(int)
-	SetTheme(*styles.Styles)
+	SetStyles(*styles.Styles)
 	SetSize(w, h int)
 	Footer() string
 }

@@ -63,7 +63,7 @@ func New() Model {
 	in.Placeholder = "/flow-status  (tab completes, ↑↓ history, esc closes)"
 	st := textinput.DefaultStyles(true)
 	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
-	in.SetStyles(st)
+	in.SetStyles(st)        // until SetInputStyles gives the cockpit's
 	return Model{input: in, keys: DefaultKeys()}
 }
 
@@ -173,6 +173,9 @@ func (m *Model) complete(pools Pools) {
 }
 
 // SetWidth sets the line's width in cells.
+// SetInputStyles styles the text field (the cockpit's Styles.Input).
+func (m *Model) SetInputStyles(st textinput.Styles) { m.input.SetStyles(st) }
+
 func (m *Model) SetWidth(w int) { m.input.SetWidth(max(1, w-2)) }
 
 // View draws the line (one row) in width w.

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -142,6 +143,21 @@ func (s *Styles) helpStyles() help.Styles {
 		ShortKey: k, ShortDesc: d, ShortSeparator: d, Ellipsis: d,
 		FullKey: k, FullDesc: s.Text.Lipgloss(), FullSeparator: d,
 	}
+}
+
+// Input is the styles of a text field (filter, search, command line,
+// recall, a form's field): bubbles' defaults for the background, or a faint
+// placeholder only under NO_COLOR, with a steady cursor, which keeps frames
+// (and goldens) still.
+func (s *Styles) Input() textinput.Styles {
+	st := textinput.DefaultStyles(s.Dark)
+	if !s.Color {
+		faint := s.Dim.Lipgloss()
+		st.Focused = textinput.StyleState{Placeholder: faint}
+		st.Blurred = textinput.StyleState{Placeholder: faint}
+	}
+	st.Cursor.Blink = false
+	return st
 }
 
 // State returns the style of a feature state.

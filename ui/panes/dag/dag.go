@@ -45,8 +45,8 @@ type Model struct {
 // New returns an empty pane.
 func New(th *styles.Styles) *Model { return &Model{th: th, at: map[string]int{}} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetSession rebuilds the rows from the plan.
 func (m *Model) SetSession(s *model.Session) {

@@ -43,8 +43,8 @@ type Model struct {
 // New returns an empty pane.
 func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetSession replaces the rows, keeping the selected feature when it still
 // exists.

@@ -63,10 +63,10 @@ func New(th *styles.Styles, out *output.Model) *Model {
 	return &Model{th: th, out: out, note: "no flow run yet"}
 }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) {
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) {
 	m.th = th
-	m.out.SetTheme(th)
+	m.out.SetStyles(th)
 	m.fit()
 }
 

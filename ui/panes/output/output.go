@@ -43,8 +43,8 @@ const MaxLines = 250_000
 // New returns an empty pane.
 func New(th *styles.Styles) *Model { return &Model{th: th, follow: true} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // Reset shows a new run (or none, with a note).
 func (m *Model) Reset(run, title, note string) {

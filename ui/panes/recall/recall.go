@@ -35,14 +35,15 @@ func New(th *styles.Styles) *Model {
 	in := textinput.New()
 	in.Prompt = "recall: "
 	in.Placeholder = "type to search all output"
-	st := textinput.DefaultStyles(th.Dark)
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in.SetStyles(th.Input())
 	return &Model{th: th, input: in}
 }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) {
+	m.th = th
+	m.input.SetStyles(th.Input())
+}
 
 // Edit starts typing into the query.
 func (m *Model) Edit() tea.Cmd { m.editing = true; return m.input.Focus() }

@@ -31,8 +31,8 @@ type Model struct {
 // New returns an empty pane.
 func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetRuns replaces the list, keeping the selected run. When the newest run
 // was selected, a newer one takes its place: the pane follows new runs

@@ -24,8 +24,8 @@ type Model struct {
 // New returns an empty view.
 func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th *styles.Styles) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetLines shows lines; the scroll position is kept when key is unchanged
 // (the same document re-rendered), reset otherwise.
