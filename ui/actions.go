@@ -232,24 +232,7 @@ func (m *Model) startResetSession() tea.Cmd {
 
 // wrapList writes "prefix a, b, c" over as many lines as width needs.
 func wrapList(prefix string, items []string, width int) []string {
-	var out []string
-	cur := prefix
-	for i, it := range items {
-		part := it
-		if i < len(items)-1 {
-			part += ","
-		}
-		sep := " "
-		if i == 0 {
-			sep = ""
-		}
-		if i > 0 && len(cur)+1+len(part) > width {
-			out = append(out, cur)
-			cur, sep = "  ", ""
-		}
-		cur += sep + part
-	}
-	return append(out, cur)
+	return layout.Wrap(prefix+strings.Join(items, ", "), width, "  ")
 }
 
 // describeEvents is the one-line summary of what an action stored.

@@ -63,9 +63,7 @@ func (m *Model) newInput(prompt, placeholder string) textinput.Model {
 	in := textinput.New()
 	in.Prompt = prompt
 	in.Placeholder = placeholder
-	st := textinput.DefaultStyles(m.th.Dark)
-	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
-	in.SetStyles(st)
+	in.SetStyles(m.th.Input())
 	in.SetWidth(max(10, m.w-30))
 	return in
 }
@@ -552,7 +550,7 @@ func (m *Model) decisionView(f *decForm) (body []string) {
 		}
 		body = append(body, mark+layout.Fit(ff.f.Name, nameW)+th.Dim.Render(" ("+typeText(ff.f)+") ")+val)
 		if ff.err != "" {
-			body = append(body, strings.Repeat(" ", nameW+3)+th.Error.Render("✗ "+ff.err))
+			body = append(body, strings.Repeat(" ", nameW+3)+th.Err.Render("✗ "+ff.err))
 		}
 	}
 	mark := "  "
@@ -569,7 +567,7 @@ func (m *Model) decisionView(f *decForm) (body []string) {
 	}
 	for i, e := range wrapNote(f.errs, w, 6) {
 		if i == 0 {
-			body = append(body, th.Error.Render(e))
+			body = append(body, th.Err.Render(e))
 		} else {
 			body = append(body, e)
 		}

@@ -193,7 +193,7 @@ func (m *Model) dialogView(d Dialog) []string {
 		hint += "  " + th.Dim.Render("(just appeared: keys wait a moment)")
 	}
 	body = append(body, " "+hint)
-	return layout.Box(th, th.PromptTitle.Render(" "+d.Title(m)+" "), "", body, m.w, len(body)+2, !m.docked)
+	return layout.Box(th, th.DialogTitle.Render(" "+d.Title(m)+" "), "", body, m.w, len(body)+2, !m.docked)
 }
 
 // paster is a dialog with a text field that takes pasted text.

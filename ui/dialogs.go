@@ -175,7 +175,7 @@ func (d *findingsDialog) Title(*Model) string {
 func (d *findingsDialog) Body(m *Model) []string {
 	out := []string{d.input.View()}
 	if d.err != "" {
-		out = append([]string{m.th.Error.Render(d.err)}, out...)
+		out = append([]string{m.th.Err.Render(d.err)}, out...)
 	}
 	return out
 }

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"fmt"
+	"strings"
 
 	"charm.land/bubbles/v2/key"
 
@@ -63,9 +63,15 @@ func (m *Model) helpLines(w, h int) []string {
 	}
 	for i, g := range groups {
 		lines = append(lines, " "+th.Bold.Render(g.title))
-		for _, b := range flat[i] {
+		// One column per group through bubbles/help, the keys padded to
+		// one width so that every group's descriptions line up.
+		col := make([]key.Binding, len(flat[i]))
+		for j, b := range flat[i] {
 			hp := b.Help()
-			lines = append(lines, fmt.Sprintf("   %s  %s", th.KeyHint.Render(layout.Fit(hp.Key, colW)), hp.Desc))
+			col[j] = key.NewBinding(key.WithKeys(b.Keys()...), key.WithHelp(layout.Fit(hp.Key, colW), " "+hp.Desc))
+		}
+		for _, l := range strings.Split(m.help.FullHelpView([][]key.Binding{col}), "\n") {
+			lines = append(lines, "   "+strings.TrimRight(l, " ")) // help pads to the widest
 		}
 		lines = append(lines, "")
 	}
@@ -121,5 +127,5 @@ func (m *Model) helpView(w, h int) []string {
 	th := m.th
 	lines := m.helpLines(w, h)
 	lines = lines[min(m.helpOff, max(0, len(lines)-(h-2))):]
-	return layout.Box(th, th.TitleFocus.Render(" Help ")+th.Dim.Render(" esc closes "), "", lines, w, h, true)
+	return layout.Box(th, th.TitleFocused.Render(" Help ")+th.Dim.Render(" esc closes "), "", lines, w, h, true)
 }

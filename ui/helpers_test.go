@@ -151,12 +151,26 @@ type harness struct {
 
 func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harness {
 	tb.Helper()
-	clk := &clock{now: t0}
 	if cfg.Bell == "" {
 		cfg = config.Default()
 		cfg.Theme = "dark"
 	}
-	m := New(st, Options{Now: clk.Now, Config: cfg, NoColor: true})
+	return newHarnessOpts(tb, st, w, h, Options{Config: cfg, NoColor: true})
+}
+
+// newColorHarness draws in colour: theme is the config's (dark, light, auto).
+func newColorHarness(tb testing.TB, st *db.Store, w, h int, theme string) *harness {
+	tb.Helper()
+	cfg := config.Default()
+	cfg.Theme = theme
+	return newHarnessOpts(tb, st, w, h, Options{Config: cfg})
+}
+
+func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, opts Options) *harness {
+	tb.Helper()
+	clk := &clock{now: t0}
+	opts.Now = clk.Now
+	m := New(st, opts)
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
 	// Engine goroutines (flows the test started) end before the project
 	// directory is removed.
@@ -269,6 +283,9 @@ func keyMsg(k string) tea.KeyPressMsg {
 	}
 	return tea.KeyPressMsg{Code: r, Text: k}
 }
+
+// frame is the frame as drawn, SGR sequences and all.
+func (h *harness) frame() string { return h.m.View().Content + "\n" }
 
 // screen is the frame as plain text (SGR stripped, trailing blanks trimmed).
 func (h *harness) screen() string {

@@ -9,6 +9,7 @@ import (
 	"context"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
@@ -68,7 +69,7 @@ type Model struct {
 	actor string
 	cfg   config.Config
 	keys  keys.Map
-	th    styles.Theme
+	th    *styles.Styles
 	color bool
 	poll  time.Duration
 	grace time.Duration
@@ -150,6 +151,8 @@ type Model struct {
 	dialogs []Dialog
 	docked  bool
 	helpOff int
+	// help draws the hint bar and the full help (bubbles/help) in m.th.
+	help help.Model
 	// helpFrom is the mode the help was opened from (a text field).
 	helpFrom mode
 	// showInternal lists the runs flows make for their own plumbing.
@@ -222,7 +225,7 @@ func New(st *db.Store, opts Options) *Model {
 	case "light":
 		dark = false
 	}
-	m.th = styles.New(dark, m.color)
+	m.setStyles(styles.New(dark, m.color))
 
 	km, errs := keys.Default().Rebind(m.cfg.Keys)
 	m.keys = km
@@ -249,15 +252,12 @@ func New(st *db.Store, opts Options) *Model {
 
 	m.filter = textinput.New()
 	m.filter.Prompt = "/"
-	fst := textinput.DefaultStyles(dark)
-	fst.Cursor.Blink = false
-	m.filter.SetStyles(fst)
 	m.search = textinput.New()
 	m.search.Prompt = "search output: "
-	m.search.SetStyles(fst)
 	m.cmdline = cmdline.New()
 	m.cmdline.SetKeys(cmdline.Keys{Submit: m.keys.Get(keys.Open), Cancel: m.keys.Get(keys.Back),
 		Complete: m.keys.Get(keys.Complete), Prev: m.keys.Get(keys.Up), Next: m.keys.Get(keys.Down)})
+	m.styleInputs()
 	return m
 }
 

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 
 	"flowdeck/ui/keys"
 	"flowdeck/ui/layout"
@@ -76,10 +78,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return m, tea.Batch(cmd, m.relayout())
 }
 
+// setStyles sets the styles the root draws with, the help's among them.
+func (m *Model) setStyles(th *styles.Styles) {
+	m.th = th
+	m.help = help.New()
+	m.help.Styles = th.Help
+	m.help.ShortSeparator = " · "
+	// A cut hint bar ends where the last whole hint does; ? lists them all.
+	m.help.Ellipsis = ""
+	m.help.Styles.Ellipsis = lipgloss.NewStyle()
+}
+
+// styleInputs gives the root's text fields the current styles.
+func (m *Model) styleInputs() {
+	st := m.th.Input()
+	m.filter.SetStyles(st)
+	m.search.SetStyles(st)
+	m.cmdline.SetInputStyles(st)
+}
+
 func (m *Model) setTheme(dark bool) {
-	m.th = styles.New(dark, m.color)
+	m.setStyles(styles.New(dark, m.color))
+	m.styleInputs()
 	for p := layout.Pane(0); p < layout.NumPanes; p++ {
-		m.pane(p).SetTheme(m.th)
+		m.pane(p).SetStyles(m.th)
 	}
 	// Paints are baked into the rows; rebuild them.
 	m.feats.SetSession(m.sess)
@@ -358,7 +380,7 @@ type pane interface {
 	Top()
 	Bottom()
 	Scroll(int)
-	SetTheme(styles.Theme)
+	SetStyles(*styles.Styles)
 	SetSize(w, h int)
 	Footer() string
 }

@@ -8,7 +8,6 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"flowdeck/model"
 	"flowdeck/termtext"
@@ -50,9 +49,9 @@ func (m *Model) noteLines() []string {
 	p := m.th.Dim
 	switch m.note.kind {
 	case noteOK:
-		p = m.th.OK
+		p = m.th.Ok
 	case noteErr:
-		p = m.th.Error
+		p = m.th.Err
 	}
 	out := make([]string, 0, len(m.note.lines))
 	for i, l := range wrapNote(m.note.lines, m.w-1, 5) {
@@ -160,7 +159,7 @@ func (m *Model) paneTitle(p layout.Pane, focused bool) string {
 	name := fmt.Sprintf(" %d %s ", int(p)+1, p.Title())
 	paint := m.th.Title
 	if focused {
-		paint = m.th.TitleFocus
+		paint = m.th.TitleFocused
 	}
 	title := paint.Render(name)
 	switch {
@@ -222,9 +221,9 @@ func (m *Model) sessionBar() []string {
 	sp := th.Accent
 	switch s.Status {
 	case model.StatusBlocked:
-		sp = th.Error
+		sp = th.Err
 	case model.StatusCompleted:
-		sp = th.OK
+		sp = th.Ok
 	}
 	l1 := th.Bold.Render(" "+s.Goal) + "  " + sp.Render("["+status+"]") + th.Dim.Render(" plan "+string(s.Approval))
 	right := ""
@@ -429,49 +428,45 @@ func (m *Model) hintsIn(w int, acts ...keys.Action) string {
 	return m.bindingHints(w, m.keys.Bindings(acts...)...)
 }
 
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells.
+// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
+// through bubbles/help; each shows its first key only: the bar is for
+// glancing, ? lists them all.
 func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	var b strings.Builder
-	used := 0
-	for _, bd := range bs {
-		h := bd.Help()
-		// The first key only: the bar is for glancing, ? lists them all.
-		if h.Key == keys.Label(bd.Keys()) {
-			h.Key = keys.Label(bd.Keys()[:1])
-		}
-		iw := layout.Width(h.Key) + 1 + layout.Width(h.Desc)
-		if used > 0 {
-			iw += 3
-		}
-		if used+iw > w {
-			break
-		}
-		if used > 0 {
-			b.WriteString(m.th.Dim.Render(" · "))
-		}
-		b.WriteString(m.th.KeyHint.Render(h.Key) + " " + m.th.Dim.Render(h.Desc))
-		used += iw
+	if w <= 0 || len(bs) == 0 {
+		return ""
 	}
-	return b.String()
+	short := make([]key.Binding, len(bs))
+	for i, bd := range bs {
+		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
+			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
+		}
+		short[i] = bd
+	}
+	hm := m.help
+	hm.SetWidth(w)
+	// help.Model adds the item after which its ellipsis would not fit (and
+	// all after it); drop from the end until the list fits.
+	for n := len(short); n > 0; n-- {
+		// A cut list ends in the (empty) ellipsis after a space.
+		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
+			return s
+		}
+	}
+	return ""
 }
 
 func (m *Model) hintItems(acts ...keys.Action) string { return m.hintsIn(m.w, acts...) }
 
 // wrapNote wraps long note lines at the width (paths and hints run long),
-// keeping at most n lines.
+// the continuations indented, keeping at most n lines.
 func wrapNote(lines []string, w, n int) []string {
 	var out []string
 	for _, l := range lines {
-		for layout.Width(l) > w && w > 10 {
-			cut := ansi.Truncate(l, w, "")
-			// Break at a space when there is one in the second half.
-			if i := strings.LastIndexByte(cut, ' '); i > len(cut)/2 {
-				cut = cut[:i]
-			}
-			out = append(out, cut)
-			l = "    " + strings.TrimLeft(l[len(cut):], " ")
+		if w <= 10 {
+			out = append(out, l)
+			continue
 		}
-		out = append(out, l)
+		out = append(out, layout.Wrap(l, w, "    ")...)
 	}
 	if len(out) > n {
 		out = out[:n]

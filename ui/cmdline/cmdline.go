@@ -63,7 +63,7 @@ func New() Model {
 	in.Placeholder = "/flow-status  (tab completes, ↑↓ history, esc closes)"
 	st := textinput.DefaultStyles(true)
 	st.Cursor.Blink = false // a steady cursor keeps frames (and goldens) still
-	in.SetStyles(st)
+	in.SetStyles(st)        // until SetInputStyles gives the cockpit's
 	return Model{input: in, keys: DefaultKeys()}
 }
 
@@ -173,16 +173,19 @@ func (m *Model) complete(pools Pools) {
 }
 
 // SetWidth sets the line's width in cells.
+// SetInputStyles styles the text field (the cockpit's Styles.Input).
+func (m *Model) SetInputStyles(st textinput.Styles) { m.input.SetStyles(st) }
+
 func (m *Model) SetWidth(w int) { m.input.SetWidth(max(1, w-2)) }
 
 // View draws the line (one row) in width w.
 func (m *Model) View(w int) string { return layout.Fit(m.input.View(), w) }
 
 // Notes is the row under the line: an error, or the completions offered.
-func (m *Model) Notes(th styles.Theme, w int) string {
+func (m *Model) Notes(th *styles.Styles, w int) string {
 	switch {
 	case m.err != "":
-		return layout.Fit(th.Error.Render("✗ "+m.err), w)
+		return layout.Fit(th.Err.Render("✗ "+m.err), w)
 	case len(m.cands) > 1:
 		words := make([]string, len(m.cands))
 		for i, c := range m.cands {

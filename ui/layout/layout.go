@@ -111,16 +111,20 @@ func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 	return l
 }
 
-// Box draws a rounded frame of exactly w×h cells around body lines (cut or
-// padded to fit). title is drawn in the top edge, footer right-aligned in the
-// bottom edge; both may hold SGR sequences.
-func Box(th styles.Theme, title, footer string, body []string, w, h int, focused bool) []string {
+// Box draws th's frame (lipgloss's rounded border) of exactly w×h cells
+// around body lines (cut or padded to fit). title is drawn in the top edge,
+// footer right-aligned in the bottom edge; both may hold SGR sequences.
+//
+// The edges are put together here rather than by a lipgloss border style:
+// lipgloss has no titles in borders, and its Render measures and pads every
+// line again (~0.5 ms for a 160×48 pane, a quarter of a frame's budget).
+func Box(th *styles.Styles, title, footer string, body []string, w, h int, focused bool) []string {
 	if w < 4 || h < 2 {
 		return PadLines(nil, max(w, 0), max(h, 0))
 	}
-	border := th.Border
+	border, f := th.Border, th.Frame
 	if focused {
-		border = th.BorderFocus
+		border = th.BorderFocused
 	}
 	inner := w - 2
 	out := make([]string, 0, h)
@@ -131,13 +135,13 @@ func Box(th styles.Theme, title, footer string, body []string, w, h int, focused
 		title = Fit(title, inner-2)
 		tw = inner - 2
 	}
-	top := border.Render("╭─") + title + border.Render(strings.Repeat("─", max(0, inner-1-tw))+"╮")
+	top := border.Render(f.TopLeft+f.Top) + title + border.Render(strings.Repeat(f.Top, max(0, inner-1-tw))+f.TopRight)
 	out = append(out, top)
 
 	lines := PadLines(body, inner, h-2)
-	side := border.Render("│")
+	left, right := border.Render(f.Left), border.Render(f.Right)
 	for _, ln := range lines {
-		out = append(out, side+ln+side)
+		out = append(out, left+ln+right)
 	}
 
 	fw := Width(footer)
@@ -146,9 +150,9 @@ func Box(th styles.Theme, title, footer string, body []string, w, h int, focused
 	}
 	var bottom string
 	if fw > 0 {
-		bottom = border.Render("╰"+strings.Repeat("─", inner-fw-1)) + footer + border.Render("─╯")
+		bottom = border.Render(f.BottomLeft+strings.Repeat(f.Bottom, inner-fw-1)) + footer + border.Render(f.Bottom+f.BottomRight)
 	} else {
-		bottom = border.Render("╰" + strings.Repeat("─", inner) + "╯")
+		bottom = border.Render(f.BottomLeft + strings.Repeat(f.Bottom, inner) + f.BottomRight)
 	}
 	return append(out, bottom)
 }

@@ -1,6 +1,9 @@
 package layout
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestComputeTilesTheBody(t *testing.T) {
 	for _, c := range []struct{ w, h int }{{80, 20}, {100, 30}, {160, 44}, {300, 90}} {
@@ -48,5 +51,29 @@ func TestFitKeepsOneRow(t *testing.T) {
 	}
 	if got := Cut("x\r\ny", 10); got != "x⏎y" {
 		t.Fatalf("Cut = %q", got)
+	}
+}
+
+func TestWrapHangs(t *testing.T) {
+	got := Wrap("no such file: /a/very/long/path/to/some/config.toml here", 20, "    ")
+	for i, l := range got {
+		if Width(l) > 20 {
+			t.Fatalf("line %d %q is wider than 20", i, l)
+		}
+		if i > 0 && !strings.HasPrefix(l, "    ") {
+			t.Fatalf("line %d %q does not hang", i, l)
+		}
+	}
+	// Nothing but the spaces at the breaks is lost.
+	joined := strings.ReplaceAll(strings.Join(got, ""), " ", "")
+	if joined != "nosuchfile:/a/very/long/path/to/some/config.tomlhere" {
+		t.Fatalf("Wrap lost text: %q", got)
+	}
+	got = Wrap("resets: reset-api, e2e-tests, docs", 22, "  ")
+	if len(got) != 2 || got[1] != "  e2e-tests, docs" {
+		t.Fatalf("Wrap broke at a hyphen: %q", got)
+	}
+	if got := Wrap("short", 20, "  "); len(got) != 1 || got[0] != "short" {
+		t.Fatalf("Wrap(short) = %q", got)
 	}
 }

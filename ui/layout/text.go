@@ -76,3 +76,38 @@ func PadLines(lines []string, w, h int) []string {
 	}
 	return out
 }
+
+const nbHyphen = "\u2011"
+
+// Wrap breaks s into lines of at most w cells, at spaces where it can
+// (ansi.Wrap); the lines after the first start with hang and are wrapped
+// to fit with it.
+func Wrap(s string, w int, hang string) []string {
+	if w <= 0 || Width(s) <= w {
+		return []string{s}
+	}
+	// ansi.Wrap also breaks after every hyphen; feature ids and flags
+	// (e2e-tests, --dir) stay whole: hyphens go through as non-breaking
+	// ones, of the same width, and come back after.
+	if strings.Contains(s, "-") {
+		out := Wrap(strings.ReplaceAll(s, "-", nbHyphen), w, hang)
+		for i := range out {
+			out[i] = strings.ReplaceAll(out[i], nbHyphen, "-")
+		}
+		return out
+	}
+	first, _, _ := strings.Cut(ansi.Wrap(s, w, ""), "\n")
+	rest, ok := strings.CutPrefix(s, first)
+	if !ok { // ansi.Wrap changed the first line's bytes: cut it by width
+		first = ansi.Truncate(s, w, "")
+		rest = s[len(first):]
+	}
+	out := []string{first}
+	if rest = strings.TrimLeft(rest, " "); rest == "" {
+		return out
+	}
+	for _, l := range strings.Split(ansi.Wrap(rest, max(1, w-Width(hang)), ""), "\n") {
+		out = append(out, hang+l)
+	}
+	return out
+}

@@ -26,7 +26,7 @@ type line struct {
 
 // Model is the graph pane.
 type Model struct {
-	th    styles.Theme
+	th    *styles.Styles
 	lines []line
 	nodes []int          // indexes of feature rows in lines, graph order
 	at    map[string]int // feature id -> index in nodes
@@ -43,10 +43,10 @@ type Model struct {
 }
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model { return &Model{th: th, at: map[string]int{}} }
+func New(th *styles.Styles) *Model { return &Model{th: th, at: map[string]int{}} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetSession rebuilds the rows from the plan.
 func (m *Model) SetSession(s *model.Session) {
@@ -194,7 +194,7 @@ func (m *Model) summary() string {
 		m.th.Upstream.Render(fmt.Sprintf("↑%d upstream", m.nUp)) + "  " +
 		m.th.Downstream.Render(fmt.Sprintf("↓%d downstream", m.nDown))
 	if m.cycle {
-		s += "  " + m.th.Error.Render("dependency cycle")
+		s += "  " + m.th.Err.Render("dependency cycle")
 	}
 	return s
 }
@@ -205,9 +205,9 @@ func (m *Model) renderLine(l line, focused bool) string {
 		if m.cycle {
 			head = "─ unordered (cycle) "
 		}
-		return m.th.Dim.Render(head + strings.Repeat("─", max(0, m.w-layout.Width(head))))
+		return m.th.Dim.Render(head + strings.Repeat(m.th.Frame.Top, max(0, m.w-layout.Width(head))))
 	}
-	mark, mp := "  ", styles.Paint("")
+	mark, mp := "  ", styles.Style{}
 	switch {
 	case l.id == m.sel:
 		mark = "▶ "

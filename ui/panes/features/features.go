@@ -23,13 +23,13 @@ type row struct {
 	state     model.FeatureState
 	deps      string
 	badge     string
-	badgeP    styles.Paint
+	badgeP    styles.Style
 	haystack  string // what the filter matches: id and title
 }
 
 // Model is the features pane.
 type Model struct {
-	th      styles.Theme
+	th      *styles.Styles
 	rows    []row
 	visible []int         // indexes into rows that pass the filter, plan order
 	hits    map[int][]int // row -> byte offsets the filter matched, for highlight
@@ -41,10 +41,10 @@ type Model struct {
 }
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model { return &Model{th: th} }
+func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetSession replaces the rows, keeping the selected feature when it still
 // exists.
@@ -242,7 +242,7 @@ func (m *Model) renderRow(ri int, selected, focused bool) string {
 }
 
 // paintID paints the id, underlining the runes the filter matched.
-func (m *Model) paintID(ri int, id string, p styles.Paint) string {
+func (m *Model) paintID(ri int, id string, p styles.Style) string {
 	hits := m.hits[ri]
 	if len(hits) == 0 {
 		return p.Render(id)

@@ -40,7 +40,7 @@ type Data struct {
 
 // Model is the flow pane.
 type Model struct {
-	th   styles.Theme
+	th   *styles.Styles
 	out  *output.Model
 	d    Data
 	note string
@@ -59,14 +59,14 @@ type Model struct {
 }
 
 // New returns an empty pane drawing out as its live output.
-func New(th styles.Theme, out *output.Model) *Model {
+func New(th *styles.Styles, out *output.Model) *Model {
 	return &Model{th: th, out: out, note: "no flow run yet"}
 }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) {
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) {
 	m.th = th
-	m.out.SetTheme(th)
+	m.out.SetStyles(th)
 	m.fit()
 }
 
@@ -498,7 +498,7 @@ func (m *Model) View() []string {
 		case NoticeAttention:
 			p = m.th.Attention
 		case NoticeError:
-			p = m.th.Error
+			p = m.th.Err
 		}
 		right = append(right, layout.Fit(p.Render(" "+m.d.Notice+" "), rw))
 	}
@@ -540,7 +540,7 @@ func (m *Model) View() []string {
 		return right
 	}
 	left := layout.PadLines(m.stepColumn(), m.stepsW, m.h)
-	bar := m.th.Border.Render("│")
+	bar := m.th.Border.Render(m.th.Frame.Left)
 	out := make([]string, m.h)
 	for i := range out {
 		out[i] = left[i] + bar + right[i]
@@ -554,9 +554,9 @@ func (m *Model) header(w int) string {
 	p := m.th.Accent
 	switch st {
 	case db.FlowCompleted:
-		p = m.th.OK
+		p = m.th.Ok
 	case db.FlowFailed:
-		p = m.th.Error
+		p = m.th.Err
 	case db.FlowWaiting:
 		p = m.th.Attention
 	case db.FlowInterrupted, "paused", db.FlowCancelled:
@@ -581,7 +581,7 @@ func (m *Model) header(w int) string {
 
 func (m *Model) rule(label string, w int) string {
 	text := "─ " + label + " "
-	return m.th.Dim.Render(layout.Cut(text+strings.Repeat("─", max(0, w-layout.Width(text))), w))
+	return m.th.Dim.Render(layout.Cut(text+strings.Repeat(m.th.Frame.Top, max(0, w-layout.Width(text))), w))
 }
 
 // stepColumn is the wide layout's list of steps, one per line, scrolled so

@@ -13,7 +13,7 @@ import (
 // Model is the output pane: lines (parsed or emulated elsewhere, in
 // commands), a window on them, follow, wrap and search.
 type Model struct {
-	th       styles.Theme
+	th       *styles.Styles
 	run      string
 	title    string
 	lines    lineBlocks
@@ -41,10 +41,10 @@ type Model struct {
 const MaxLines = 250_000
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model { return &Model{th: th, follow: true} }
+func New(th *styles.Styles) *Model { return &Model{th: th, follow: true} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // Reset shows a new run (or none, with a note).
 func (m *Model) Reset(run, title, note string) {

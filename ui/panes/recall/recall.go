@@ -20,7 +20,7 @@ import (
 
 // Model is the recall pane.
 type Model struct {
-	th      styles.Theme
+	th      *styles.Styles
 	input   textinput.Model
 	editing bool
 	query   string // the query the hits answer
@@ -31,18 +31,19 @@ type Model struct {
 }
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model {
+func New(th *styles.Styles) *Model {
 	in := textinput.New()
 	in.Prompt = "recall: "
 	in.Placeholder = "type to search all output"
-	st := textinput.DefaultStyles(th.Dark)
-	st.Cursor.Blink = false
-	in.SetStyles(st)
+	in.SetStyles(th.Input())
 	return &Model{th: th, input: in}
 }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) {
+	m.th = th
+	m.input.SetStyles(th.Input())
+}
 
 // Edit starts typing into the query.
 func (m *Model) Edit() tea.Cmd { m.editing = true; return m.input.Focus() }
@@ -120,7 +121,7 @@ func (m *Model) View(focused bool) []string {
 	out := []string{m.input.View()}
 	switch {
 	case m.err != "":
-		out = append(out, m.th.Error.Render(" ✗ "+m.err))
+		out = append(out, m.th.Err.Render(" ✗ "+m.err))
 	case m.query == "":
 		out = append(out, m.th.Dim.Render(" type to search all output · enter opens the run at the line"))
 	case len(m.hits) == 0:

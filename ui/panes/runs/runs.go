@@ -19,7 +19,7 @@ import (
 
 // Model is the runs pane.
 type Model struct {
-	th   styles.Theme
+	th   *styles.Styles
 	recs []db.RunRecord
 	sc   scroll.State
 	w, h int
@@ -29,10 +29,10 @@ type Model struct {
 }
 
 // New returns an empty pane.
-func New(th styles.Theme) *Model { return &Model{th: th} }
+func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetRuns replaces the list, keeping the selected run. When the newest run
 // was selected, a newer one takes its place: the pane follows new runs
@@ -242,26 +242,26 @@ func (m *Model) row(r *db.RunRecord, cmdW int, selected, focused bool) string {
 }
 
 // outcome is a run's glyph and paint: running, passed, failed, killed.
-func (m *Model) outcome(r *db.RunRecord) (string, styles.Paint) {
+func (m *Model) outcome(r *db.RunRecord) (string, styles.Style) {
 	switch r.Outcome {
 	case db.RunRunning:
 		return "⟳", m.th.State(model.StateInProgress)
 	case "exited":
 		if r.ExitCode == 0 {
-			return "✓", m.th.OK
+			return "✓", m.th.Ok
 		}
-		return "✗", m.th.Error
+		return "✗", m.th.Err
 	case "timeout":
-		return "◷", m.th.Error // single-width on every terminal, unlike the emoji clocks
+		return "◷", m.th.Err // single-width on every terminal, unlike the emoji clocks
 	case "oom", "pids":
-		return "✗", m.th.Error
+		return "✗", m.th.Err
 	case "cancelled":
 		return "⊘", m.th.Dim
 	case "start_failed":
-		return "!", m.th.Error
+		return "!", m.th.Err
 	}
 	if r.ExitCode != 0 {
-		return "✗", m.th.Error
+		return "✗", m.th.Err
 	}
 	return "·", m.th.Dim
 }

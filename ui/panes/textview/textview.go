@@ -12,7 +12,7 @@ import (
 
 // Model is a scrollable block of pre-rendered lines.
 type Model struct {
-	th      styles.Theme
+	th      *styles.Styles
 	lines   []string
 	key     string // what the lines show; a new key scrolls to the top
 	note    string // shown instead of lines when there are none
@@ -22,10 +22,10 @@ type Model struct {
 }
 
 // New returns an empty view.
-func New(th styles.Theme) *Model { return &Model{th: th} }
+func New(th *styles.Styles) *Model { return &Model{th: th} }
 
-// SetTheme changes the paints.
-func (m *Model) SetTheme(th styles.Theme) { m.th = th }
+// SetStyles changes the styles the pane draws with.
+func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 
 // SetLines shows lines; the scroll position is kept when key is unchanged
 // (the same document re-rendered), reset otherwise.
