@@ -116,7 +116,7 @@ func TestTmuxDemoEndToEnd(t *testing.T) {
 	tm.waitFor("Review callback-handler", 30*time.Second)
 	time.Sleep(500 * time.Millisecond) // the prompt's grace period
 	tm.keys("a")
-	tm.waitFor("review of callback-handler: approved", 10*time.Second)
+	tm.waitFor("✓ review of callback-handler: approved", 30*time.Second) // the result, not the pending "…" note
 
 	// Select the blocked feature with the filter, reset it, confirm.
 	tm.keys("1", "/")
@@ -343,11 +343,11 @@ func TestTmuxApprovalsAreDeliberate(t *testing.T) {
 	tm.waitFor("Review callback-handler", 10*time.Second)
 	time.Sleep(500 * time.Millisecond)
 	tm.keys("a")
-	tm.waitFor("review of callback-handler: approved", 10*time.Second)
+	tm.waitFor("✓ review of callback-handler: approved", 30*time.Second) // the result, not the pending "…" note
 	tm.keys("1", "C")
 	tm.waitFor("Complete callback-handler (completed)?", 5*time.Second)
 	tm.keys("y")
-	tm.waitFor("completed callback-handler", 10*time.Second)
+	tm.waitFor("✓ completed callback-handler", 30*time.Second)
 	rs = reviews()
 	if last := rs[len(rs)-1]; last.Actor != "e2e" || last.Decision != model.ReviewApproved {
 		t.Fatalf("last review %+v", last)
