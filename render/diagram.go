@@ -1,13 +1,13 @@
 package render
 
 import (
-	"flowdeck/model"
-
 	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"flowdeck/model"
 )
 
 // The plan's dependency graph, drawn for `flowdeck diagram` and the docs.
