@@ -92,13 +92,13 @@ func (e *Engine) answerer(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun) s
 	return e.defaultRole()
 }
 
-// DefaultRole is the agent role that answers steps no role is named for.
-const DefaultRole = "default"
+// defaultAgentRole is the agent role that answers steps no role is named for.
+const defaultAgentRole = "default"
 
 // defaultRole is [agents.default], else the only configured agent, else "".
 func (e *Engine) defaultRole() string {
-	if _, ok := e.Agents[DefaultRole]; ok {
-		return DefaultRole
+	if _, ok := e.Agents[defaultAgentRole]; ok {
+		return defaultAgentRole
 	}
 	if len(e.Agents) == 1 {
 		for role := range e.Agents {

@@ -11,13 +11,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"flowdeck/runner/internal/isohelper"
 )
@@ -61,29 +57,15 @@ func (p *plan) unenforce(what string) {
 	p.iso.Enforced = out
 }
 
+// run starts spec's command in a pty under its isolation plan, copies its
+// output, supervises it (cancel, timeout, stall, interrupts) and reports how
+// it ended.
 func run(ctx context.Context, spec *Spec) (Result, error) {
 	res := Result{Start: time.Now()}
-	if len(spec.Argv) == 0 || spec.Argv[0] == "" {
-		return startFailed(res, 127, "empty command")
-	}
-	if spec.Dir != "" {
-		fi, err := os.Stat(spec.Dir)
-		if err != nil {
-			var pe *os.PathError
-			if errors.As(err, &pe) {
-				err = pe.Err
-			}
-			return startFailed(res, 126, "working directory %q: %v", spec.Dir, err)
-		}
-		if !fi.IsDir() {
-			return startFailed(res, 126, "working directory %q: not a directory", spec.Dir)
-		}
-	}
-	path, code, err := lookPath(spec.Argv[0], spec.Env, spec.Dir)
+	path, code, err := resolve(spec)
 	if err != nil {
 		return startFailed(res, code, "%v", err)
 	}
-
 	if err := ctx.Err(); err != nil {
 		res.Outcome = Cancelled
 		res.ExitCode = 128 + int(syscall.SIGKILL)
@@ -93,250 +75,55 @@ func run(ctx context.Context, spec *Spec) (Result, error) {
 
 	p := prepare(spec)
 	defer p.clean()
-
-	ptmx, tty, veof, err := openPTY(spec.Cols, spec.Rows)
+	t, err := openTerm(spec)
 	if err != nil {
-		res.Isolation = p.iso
-		return startFailed(res, 126, "open pty: %v", err)
-	}
-	defer ptmx.Close()
-	ttyName := tty.Name()
-	stdin := tty
-	if spec.Stdin == nil {
-		// Nobody types: a read of stdin ends at once instead of waiting.
-		if stdin, err = os.Open(os.DevNull); err != nil {
-			tty.Close()
-			return startFailed(res, 126, "open %s: %v", os.DevNull, err)
+		if t == nil { // the pty itself: the isolation was planned already
+			res.Isolation = p.iso
 		}
-		defer stdin.Close()
+		return startFailed(res, 126, "%v", err)
 	}
+	defer t.close()
 
-	var cmd *exec.Cmd
-	var statusR *os.File
-	for {
-		cmd, statusR, err = buildCmd(spec, path, p, stdin, tty)
-		if err == nil {
-			err = cmd.Start()
-			if cmd.ExtraFiles != nil {
-				cmd.ExtraFiles[0].Close() // the child has its copy
-			}
-		}
-		if err == nil || !p.retrySys(err) {
-			break
-		}
-		if statusR != nil {
-			statusR.Close()
-		}
-	}
-	tty.Close() // from now on only the command holds the terminal open: its last close gives EIO
-	if stdin != tty {
-		stdin.Close()
-	}
+	cmd, statusR, err := startCmd(spec, path, p, t)
 	res.Isolation = p.iso
 	if err != nil {
-		if statusR != nil {
-			statusR.Close()
-		}
-		if p.helper != nil {
-			return startFailed(res, 126, "cannot start the isolation helper: %v", unwrapStart(err))
-		}
-		code := 126
-		if errors.Is(err, syscall.ENOENT) {
-			code = 127
-		}
-		return startFailed(res, code, "%s: %v", spec.Argv[0], unwrapStart(err))
+		return cmdFailed(res, spec, p, err)
 	}
 	pid := cmd.Process.Pid
 	res.Pid = pid
 
 	// Read before anything else can block: the command may fill the pty.
-	var (
-		nbytes    atomic.Int64
-		writeErr  error
-		drainTill atomic.Int64 // unix nanos; 0 = not draining yet
-		lastOut   atomic.Int64 // unix nanos of the last output, for the input watch
-		tail      []byte       // the output's last bytes, under RLIMIT_AS only
-		readDone  = make(chan struct{})
-	)
-	lastOut.Store(time.Now().UnixNano())
-	go func() {
-		defer close(readDone)
-		buf := make([]byte, readBufSize)
-		for {
-			n, err := ptmx.Read(buf)
-			if n > 0 {
-				nbytes.Add(int64(n))
-				lastOut.Store(time.Now().UnixNano())
-				if p.asLimit > 0 {
-					tail = keepTail(tail, buf[:n])
-				}
-				if writeErr == nil {
-					_, writeErr = spec.Output.Write(buf[:n])
-				}
-			}
-			if err != nil {
-				return // EIO: every holder of the terminal closed it and all is read
-			}
-			if capAt := drainTill.Load(); capAt != 0 {
-				ptmx.SetReadDeadline(minTime(time.Now().Add(drainIdle), time.Unix(0, capAt)))
-			}
-		}
-	}()
-
-	// drain waits for the reader once the command is gone: until EIO, or
-	// until nothing came for drainIdle, at most drainCap.
-	drain := func() {
-		drainTill.Store(time.Now().Add(drainCap).UnixNano())
-		ptmx.SetReadDeadline(time.Now().Add(drainIdle))
-		<-readDone
-		res.Bytes = nbytes.Load()
-	}
-
-	if statusR != nil {
-		// The helper closes its end by exec'ing, or writes "CODE message".
-		msg, _ := io.ReadAll(statusR)
-		statusR.Close()
-		if len(msg) > 0 {
-			killGroup(pid, p)
-			cmd.Wait()
-			drain() // no write to Output after Run returned
-			code, text := 126, string(msg)
-			if c, rest, ok := strings.Cut(text, " "); ok {
-				if n, err := strconv.Atoi(c); err == nil {
-					code, text = n, rest
-				}
-			}
-			return startFailed(res, code, "%s", text)
-		}
+	r := startReader(t.ptmx, spec.Output, p.asLimit > 0)
+	if code, text, failed := helperStatus(statusR); failed {
+		killGroup(pid, p)
+		cmd.Wait()
+		res.Bytes = r.drain() // no write to Output after Run returned
+		return startFailed(res, code, "%s", text)
 	}
 
 	if spec.Started != nil {
 		spec.Started(Remains{Pid: pid, Start: procStart(pid), Cgroups: p.dirs})
 	}
-	if spec.Stdin != nil {
-		go typeInput(ptmx, spec.Stdin, veof)
-	}
+	exited, stalled, waitErr := watch(spec, cmd, t, r)
+	ended := supervise(ctx, spec, pid, p, exited, stalled)
 
-	exited := make(chan struct{})
-	var stalled <-chan struct{}
-	if spec.Stdin == nil || spec.Stall > 0 {
-		w := &inputWatch{ptmx: ptmx, tty: ttyName, sid: pid, veof: veof, giveEOF: spec.Stdin == nil,
-			stall: spec.Stall, lastOut: &lastOut, stalled: make(chan struct{})}
-		stalled = w.stalled
-		go w.loop(exited)
-	}
-	var waitErr error
-	go func() {
-		if waitNoReap(pid) != nil {
-			waitErr = cmd.Wait() // no waitid(WNOWAIT) here: reap now
-		}
-		close(exited)
-	}()
-
-	var timeoutC <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		timeoutC = t.C
-	}
-	ctxDone := ctx.Done()
-	interrupts := 0
-	var ended Outcome // set when we ended the run
-wait:
-	for {
-		select {
-		case <-exited:
-			break wait
-		case <-ctxDone:
-			ctxDone = nil
-			if ended == "" {
-				ended = Cancelled
-			}
-			killGroup(pid, p)
-		case <-timeoutC:
-			timeoutC = nil
-			if ended == "" {
-				ended = TimedOut
-			}
-			killGroup(pid, p)
-		case <-stalled:
-			stalled = nil
-			if ended == "" {
-				ended = Stalled
-			}
-			killGroup(pid, p)
-		case sig := <-spec.Interrupt:
-			interrupts++
-			if ended == "" {
-				ended = Cancelled
-			}
-			if interrupts == 1 {
-				s, ok := sig.(syscall.Signal)
-				if !ok {
-					s = syscall.SIGINT
-				}
-				syscall.Kill(-pid, s)
-			} else {
-				killGroup(pid, p)
-			}
-		}
-	}
 	// The command is gone but still a zombie (not reaped), so its pid cannot
 	// be reused and the group kill cannot hit a stranger. Nothing it started
 	// outlives it.
 	killGroup(pid, p)
 	if cmd.ProcessState == nil {
-		waitErr = cmd.Wait()
+		*waitErr = cmd.Wait()
 	}
-	drain()
+	res.Bytes = r.drain()
 	res.Duration = time.Since(res.Start)
-
-	st := cmd.ProcessState
-	if st == nil { // something else in this process reaped our child
+	if cmd.ProcessState == nil { // something else in this process reaped our child
 		res.ExitCode, res.Outcome, res.Isolation = 255, Exited, p.iso
-		res.Err = fmt.Sprintf("lost the exit status: %v", waitErr)
+		res.Err = fmt.Sprintf("lost the exit status: %v", *waitErr)
 		return res, errors.New(res.Err)
 	}
-	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		res.ExitCode = 128 + int(ws.Signal())
-		res.Signal = unix.SignalName(ws.Signal())
-	} else {
-		res.ExitCode = st.ExitCode()
-	}
-	var peak int64
-	if ru, ok := st.SysUsage().(*syscall.Rusage); ok {
-		res.CPUTime = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		peak = maxRSS(ru)
-	}
-
-	res.Outcome = Exited
-	if ended != "" {
-		res.Outcome = ended
-	}
-	if ended == "" && res.ExitCode != 0 && p.asLimit > 0 && rlimitOOM(p.asLimit, peak, tail) {
-		res.Outcome = OOM
-		p.note("memory: taken for out of memory under RLIMIT_AS (peak resident %d MiB of %d MiB allowed)", peak>>20, p.asLimit>>20)
-	}
-	if p.stats != nil {
-		oom, forks := p.stats()
-		if oom > 0 {
-			p.note("memory: %d process(es) killed at the memory limit", oom)
-		}
-		if forks > 0 {
-			p.note("pids: %d fork(s) refused at the pids limit", forks)
-		}
-		if ended == "" && res.ExitCode != 0 {
-			switch {
-			case oom > 0:
-				res.Outcome = OOM
-			case forks > 0:
-				res.Outcome = PidsLimit
-			}
-		}
-	}
-	res.Isolation = p.iso
-	if writeErr != nil {
-		return res, fmt.Errorf("writing output: %w", writeErr)
+	p.outcome(&res, cmd.ProcessState, ended, r.tail)
+	if r.writeErr != nil {
+		return res, fmt.Errorf("writing output: %w", r.writeErr)
 	}
 	return res, nil
 }
