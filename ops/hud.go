@@ -23,13 +23,17 @@ const (
 
 // HUD is the compact status of a project for an agent's context window.
 type HUD struct {
-	OK             bool        `json:"ok"`
-	Goal           string      `json:"goal,omitempty"`
-	Status         string      `json:"status"`
-	Active         *HUDFeature `json:"active,omitempty"`
-	Waits          []string    `json:"waits,omitempty"`
-	LastValidation string      `json:"last_validation,omitempty"`
-	NextCommand    string      `json:"next_command"`
+	OK     bool        `json:"ok"`
+	Goal   string      `json:"goal,omitempty"`
+	Status string      `json:"status"`
+	Active *HUDFeature `json:"active,omitempty"`
+	// Agents lists every active feature when more than one is (max_parallel
+	// > 1), oldest claim first; AgentsMore counts those cut from the list.
+	Agents         []HUDClaim `json:"agents,omitempty"`
+	AgentsMore     int        `json:"agents_more,omitempty"`
+	Waits          []string   `json:"waits,omitempty"`
+	LastValidation string     `json:"last_validation,omitempty"`
+	NextCommand    string     `json:"next_command"`
 }
 
 // HUDFeature is the active feature and how to verify it.
@@ -37,7 +41,17 @@ type HUDFeature struct {
 	ID           string   `json:"id"`
 	Title        string   `json:"title,omitempty"`
 	State        string   `json:"state"`
+	Agent        string   `json:"agent,omitempty"`
 	Verification []string `json:"verification,omitempty"`
+}
+
+// HUDClaim is one of several active features: its agent, its state and the
+// command that moves it on.
+type HUDClaim struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent,omitempty"`
+	State string `json:"state"`
+	Next  string `json:"next"`
 }
 
 func (*HUD) Refusal() *model.Error { return nil }
@@ -82,7 +96,7 @@ func hudOf(s *model.Session) *HUD {
 		f := &s.Plan.Features[i]
 		state := model.StateOf(s, f)
 		if f.ID == s.Execution.ActiveFeature {
-			h.Active = &HUDFeature{ID: f.ID, Title: f.Title, State: string(state), Verification: f.Verification}
+			h.Active = &HUDFeature{ID: f.ID, Title: f.Title, State: string(state), Agent: f.Agent, Verification: f.Verification}
 		}
 		switch state {
 		case model.StateAwaitingReview:
@@ -95,6 +109,13 @@ func hudOf(s *model.Session) *HUD {
 				why = string(f.Outcome)
 			}
 			h.Waits = append(h.Waits, "blocked "+f.ID+": "+why)
+		}
+	}
+	if steps := model.NextSteps(s); len(model.ActiveClaims(s)) > 1 {
+		for _, st := range steps {
+			if f := s.Plan.Feature(st.Feature); f != nil {
+				h.Agents = append(h.Agents, HUDClaim{ID: f.ID, Agent: st.Agent, State: string(model.StateOf(s, f)), Next: st.Command})
+			}
 		}
 	}
 	if model.AwaitingFinalReview(s) {
@@ -162,10 +183,27 @@ func (h *HUD) clipped(n, next int) *HUD {
 	if h.Active != nil {
 		a := *h.Active
 		a.ID, a.Title, a.State = clip(a.ID, n), clip(a.Title, n), clip(a.State, n)
+		a.Agent = clip(a.Agent, n)
 		a.Verification = clipList(a.Verification, n)
 		c.Active = &a
 	}
+	c.Agents = nil
+	for i, a := range h.Agents {
+		if i == hudMaxItems-1 && len(h.Agents) > hudMaxItems {
+			c.AgentsMore = h.AgentsMore + len(h.Agents) - i
+			break
+		}
+		c.Agents = append(c.Agents, HUDClaim{ID: clip(a.ID, n), Agent: clip(a.Agent, n), State: clip(a.State, n), Next: clip(a.Next, next)})
+	}
 	return &c
+}
+
+// claimState is "state" or "state, agent NAME".
+func claimState(state, agent string) string {
+	if agent == "" {
+		return state
+	}
+	return state + ", agent " + agent
 }
 
 // moreItems starts the item that stands for the ones cut from a list.
@@ -210,8 +248,15 @@ func hudText(h *HUD) string {
 		b.WriteString("flowdeck\n")
 	}
 	fmt.Fprintf(&b, "status: %s\n", h.Status)
-	if a := h.Active; a != nil {
-		fmt.Fprintf(&b, "active: %s — %s (%s)\n", a.ID, a.Title, a.State)
+	if len(h.Agents) > 0 { // several active: each with its agent and next step, no verify lines
+		for _, a := range h.Agents {
+			fmt.Fprintf(&b, "active: %s (%s) → %s\n", a.ID, claimState(a.State, a.Agent), a.Next)
+		}
+		if h.AgentsMore > 0 {
+			fmt.Fprintf(&b, "active: %s%d more\n", moreItems, h.AgentsMore)
+		}
+	} else if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "active: %s — %s (%s)\n", a.ID, a.Title, claimState(a.State, a.Agent))
 		for _, v := range a.Verification {
 			fmt.Fprintf(&b, "  verify: %s\n", v)
 		}
@@ -234,8 +279,15 @@ func hudMarkdown(h *HUD) string {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "- status: %s\n", h.Status)
-	if a := h.Active; a != nil {
-		fmt.Fprintf(&b, "- active: %s — %s (%s)\n", code(a.ID), a.Title, a.State)
+	if len(h.Agents) > 0 {
+		for _, a := range h.Agents {
+			fmt.Fprintf(&b, "- active: %s (%s) → %s\n", code(a.ID), claimState(a.State, a.Agent), code(a.Next))
+		}
+		if h.AgentsMore > 0 {
+			fmt.Fprintf(&b, "- active: %s%d more\n", moreItems, h.AgentsMore)
+		}
+	} else if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "- active: %s — %s (%s)\n", code(a.ID), a.Title, claimState(a.State, a.Agent))
 		for _, v := range a.Verification {
 			if !strings.HasPrefix(v, moreItems) {
 				v = code(v)
