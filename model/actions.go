@@ -474,7 +474,7 @@ func checkCapacity(s *Session, f *Feature, limit int) error {
 		return nil
 	}
 	return refuse(CodeMaxParallelReached, string(s.Status), fmt.Sprintf("fewer than %d active features", limit),
-		"Finish, block or reset one of the active features first, or raise max_parallel in the plan.",
+		fmt.Sprintf("The plan allows %d active features at once: finish, block or reset one of them first.", limit),
 		NextCommand(s), "%d features are active (%s): max_parallel is %d", len(claims), claimsText(claims), limit)
 }
 

@@ -168,3 +168,23 @@ func TestMaxParallelIsAPlanField(t *testing.T) {
 		t.Errorf("MaxParallel = %d, want 1", r.s.MaxParallel())
 	}
 }
+
+// A replan asked for by one agent returns the session to planning; the other
+// active feature can still be completed, and the plan cannot be replaced
+// until no feature is active.
+func TestReplanWhileAnotherFeatureIsActive(t *testing.T) {
+	r := parallelRig(t, 2, mkFeature("a"), mkFeature("b"))
+	r.do(model.RunStart{Feature: "a", Agent: "w1"})
+	r.do(model.RunStart{Feature: "b", Agent: "w2"})
+	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeReplanRequired})
+	r.wantSession(model.StatusPlanning, model.ApprovalPending)
+	if r.s.Execution.ActiveFeature != "b" {
+		t.Fatalf("active feature %q, want b", r.s.Execution.ActiveFeature)
+	}
+	r.refuse(model.PlanApply{Plan: mkPlan(mkFeature("a"))}, model.CodePlanNotEditable)
+	r.do(model.PlanApprove{})
+	r.wantSession(model.StatusRunning, model.ApprovalApproved)
+	r.pass("b")
+	r.wantSession(model.StatusReady, model.ApprovalApproved)
+	r.wantNext("flowdeck flow run start")
+}
