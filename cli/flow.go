@@ -195,21 +195,21 @@ func (e *env) runCommand() *cobra.Command {
 	}
 	complete.Flags().StringVar(&outcome, "outcome", "", "completed, replan_required, blocked or needs_input")
 	complete.Flags().StringVar(&summary, "summary", "", "what the worker did or why it stopped")
-	run.AddCommand(
-		&cobra.Command{
-			Use:   "start [ID]",
-			Short: "Start a feature (default: the first runnable one in plan order)",
-			Args:  cobra.MaximumNArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				id := ""
-				if len(args) == 1 {
-					id = args[0]
-				}
-				return e.do(model.RunStart{Feature: id})
-			},
+	var agent string
+	start := &cobra.Command{
+		Use:   "start [ID]",
+		Short: "Start (claim) a feature (default: the first runnable one: plan order, or critical-path order when max_parallel > 1)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id := ""
+			if len(args) == 1 {
+				id = args[0]
+			}
+			return e.do(model.RunStart{Feature: id, Agent: agent})
 		},
-		complete,
-	)
+	}
+	start.Flags().StringVar(&agent, "agent", "", "the agent that claims the feature (shown with it while it is active)")
+	run.AddCommand(start, complete)
 	return run
 }
 

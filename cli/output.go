@@ -116,6 +116,9 @@ func describeEvent(ev model.Event) string {
 	case model.EventPlanApproved:
 		return "✓ plan approved"
 	case model.EventFeatureStarted:
+		if ev.Agent != "" {
+			return "▶ started " + ev.Feature + " for agent " + ev.Agent
+		}
 		return "▶ started " + ev.Feature
 	case model.EventValidationRecorded:
 		v := ev.Evidence
@@ -165,7 +168,8 @@ func printStatus(w io.Writer, s *model.Session) {
 	if s.Plan != nil {
 		fmt.Fprintf(w, "  progress: %d/%d features completed\n", s.Plan.CompletedCount(), s.Plan.Required())
 		if a := s.Execution.ActiveFeature; a != "" {
-			fmt.Fprintf(w, "  active:   %s\n", a)
+			// every active feature with its agent: "a (agent w1), b"
+			fmt.Fprintf(w, "  active:   %s\n", model.ClaimsText(s))
 		}
 		fmt.Fprintln(w, "\nFeatures")
 		for i := range s.Plan.Features {
@@ -177,6 +181,9 @@ func printStatus(w io.Writer, s *model.Session) {
 			}
 			if ev := model.LatestEvidence(f); ev != nil {
 				line += fmt.Sprintf("  [%s %s]", ev.Source, ev.Status)
+			}
+			if f.Status == model.FeatureInProgress && f.Agent != "" {
+				line += "  @" + f.Agent
 			}
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
@@ -196,4 +203,20 @@ func printStatus(w io.Writer, s *model.Session) {
 		fmt.Fprintf(w, "Last review:     %s %s by %s\n", what, r.Decision, r.Actor)
 	}
 	fmt.Fprintf(w, "\nnext: %s\n", model.NextCommand(s))
+	if steps := model.NextSteps(s); len(steps) > 1 {
+		for _, st := range steps {
+			fmt.Fprintf(w, "  %s: %s\n", stepWho(st), st.Command)
+		}
+	}
+}
+
+// stepWho names whose step it is: "a (agent w1)", "a", or "claim".
+func stepWho(st model.NextStep) string {
+	switch {
+	case st.Feature == "":
+		return "claim"
+	case st.Agent != "":
+		return st.Feature + " (agent " + st.Agent + ")"
+	}
+	return st.Feature
 }

@@ -34,8 +34,9 @@ type (
 	PlanSelect struct{ FeatureIDs []string }
 	// PlanApprove approves the plan for execution.
 	PlanApprove struct{}
-	// RunStart starts Feature, or the first runnable feature when it is empty.
-	RunStart struct{ Feature string }
+	// RunStart starts (claims) Feature for Agent, or the first claimable
+	// feature (ClaimOrder) when Feature is empty. Agent may be empty.
+	RunStart struct{ Feature, Agent string }
 	// Validate records validation evidence on the active feature.
 	Validate struct {
 		Feature string
@@ -207,12 +208,15 @@ func requireActive(s *Session, id string) (*Feature, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Execution.ActiveFeature != id {
+	if f.Status != FeatureInProgress { // in progress is active (several when max_parallel > 1)
 		e := refuse(CodeFeatureNotActive, string(s.Status), "feature "+id+" is the active feature",
 			"Evidence, reviews and completion apply to the active feature only.",
 			"flowdeck flow run start "+id, "feature %s is not active", id)
-		if s.Execution.ActiveFeature != "" {
+		if claims := ActiveClaims(s); len(claims) == 1 {
 			e.Message += " (the active feature is " + s.Execution.ActiveFeature + ")"
+			e.Recovery.NextCommand = "flowdeck flow status"
+		} else if len(claims) > 1 {
+			e.Message += " (the active features are " + claimsText(claims) + ")"
 			e.Recovery.NextCommand = "flowdeck flow status"
 		}
 		return nil, e
@@ -289,6 +293,11 @@ func (a PlanApply) decide(s *Session, b *builder) error {
 		return refuse(CodePlanInvalid, "planning", "a non-negative completion.min_completed_features",
 			"Leave min_completed_features out to require every feature.",
 			"flowdeck flow plan apply FILE", "completion.min_completed_features is negative")
+	}
+	if m := a.Plan.MaxParallel; m < 0 || m > MaxParallelLimit {
+		return refuse(CodePlanInvalid, "planning", fmt.Sprintf("max_parallel between 1 and %d", MaxParallelLimit),
+			"Leave max_parallel out (or 1) for one active feature at a time.",
+			"flowdeck flow plan apply FILE", "max_parallel is %d; it must be between 1 and %d", m, MaxParallelLimit)
 	}
 	plan := normalizePlan(a.Plan)
 	b.emit(Event{Type: EventPlanApplied, Plan: &plan})
@@ -384,10 +393,14 @@ func (a RunStart) decide(s *Session, b *builder) error {
 	if err := requireApproved(s, "Review the plan, then approve it."); err != nil {
 		return err
 	}
-	if act := s.Execution.ActiveFeature; act != "" {
+	limit := s.MaxParallel()
+	if act := s.Execution.ActiveFeature; act != "" && limit == 1 {
 		return refuse(CodeFeatureAlreadyActive, string(s.Status), "no active feature",
 			"Finish the active feature first: validate, review, then complete it.",
 			NextCommand(s), "feature %s is already active", act)
+	}
+	if a.Agent != "" && !ValidAgentName(a.Agent) {
+		return invalidArg("agent", "agent name %s is not letters, digits, '.', '_' and '-' (at most %d)", quoteID(a.Agent), MaxAgentNameLen)
 	}
 	var f *Feature
 	if a.Feature != "" {
@@ -395,6 +408,9 @@ func (a RunStart) decide(s *Session, b *builder) error {
 		if f, err = requireFeature(s, a.Feature); err != nil {
 			return err
 		}
+	}
+	if err := checkCapacity(s, f, limit); err != nil {
+		return err
 	}
 	if s.Plan.CompletedCount() >= s.Plan.Required() {
 		b.emit(Event{Type: EventSessionCompleted, Summary: "every required feature is completed"})
@@ -416,14 +432,21 @@ func (a RunStart) decide(s *Session, b *builder) error {
 				"Complete what it waits for first.", "flowdeck flow run start",
 				"feature %s waits for %s", f.ID, strings.Join(waiting, ", "))
 		}
-		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID})
+		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent})
 		return nil
 	}
-	if runnable := Runnable(s.Plan); len(runnable) > 0 {
-		b.emit(Event{Type: EventFeatureStarted, Feature: runnable[0]})
+	if order := ClaimOrder(s); len(order) > 0 {
+		b.emit(Event{Type: EventFeatureStarted, Feature: order[0], Agent: a.Agent})
 		return nil
 	}
 	why := BlockReasons(s.Plan)
+	if claims := ActiveClaims(s); len(claims) > 0 {
+		// Others are at work: nothing is claimable yet, but the session is
+		// not blocked, so no session_blocked event.
+		return refuse(CodeNoRunnableFeature, string(s.Status), "a feature whose dependencies and blockers are completed",
+			"Wait for the active features to complete: "+claimsText(claims)+".", NextCommand(s),
+			"no feature is claimable while %s %s active: %s", claimsText(claims), isAre(len(claims)), why)
+	}
 	if s.Status != StatusBlocked {
 		b.emit(Event{Type: EventSessionBlocked, Summary: "no runnable feature: " + why})
 	}
@@ -434,6 +457,34 @@ func (a RunStart) decide(s *Session, b *builder) error {
 	return refuse(CodeNoRunnableFeature, string(StatusBlocked), "a feature whose dependencies and blockers are completed",
 		"Resolve what blocks the features, then reset the blocked ones.", next,
 		"no feature is runnable: %s", why)
+}
+
+// checkCapacity refuses a claim of f (nil: the next claimable one) when f is
+// already active or max_parallel features are.
+func checkCapacity(s *Session, f *Feature, limit int) error {
+	if f != nil && f.Status == FeatureInProgress {
+		who := ""
+		if f.Agent != "" {
+			who = " by agent " + f.Agent
+		}
+		return refuse(CodeFeatureAlreadyActive, string(s.Status), "a feature that is not active",
+			"Work on it, or claim another feature.", nextForActive(s, f.ID),
+			"feature %s is already active%s", f.ID, who)
+	}
+	claims := ActiveClaims(s)
+	if len(claims) < limit {
+		return nil
+	}
+	return refuse(CodeMaxParallelReached, string(s.Status), fmt.Sprintf("fewer than %d active features", limit),
+		fmt.Sprintf("The plan allows %d active features at once: finish, block or reset one of them first.", limit),
+		NextCommand(s), "%d features are active (%s): max_parallel is %d", len(claims), claimsText(claims), limit)
+}
+
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
 }
 
 // BlockReasons says, for every feature that is neither completed nor active,

@@ -60,6 +60,9 @@ func Apply(s *Session, e Event) error {
 		s.Execution.forget(dropped)
 	case EventPlanApproved:
 		s.Approval, s.Status = ApprovalApproved, StatusReady
+		if s.Execution.ActiveFeature != "" { // approved again after a replan while others ran on
+			s.Status = StatusRunning
+		}
 		at := e.At
 		s.Timestamps.Approved = &at
 	case EventFeatureStarted:
@@ -67,7 +70,7 @@ func Apply(s *Session, e Event) error {
 		if err != nil {
 			return err
 		}
-		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote = FeatureInProgress, e.Seq, "", ""
+		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
 		s.Execution.ActiveFeature = f.ID
 		s.Status = StatusRunning
 	case EventValidationRecorded:
@@ -120,7 +123,9 @@ func Apply(s *Session, e Event) error {
 		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureBlocked, e.Outcome, e.Summary
 		s.finish(f.ID, e.Outcome)
-		s.Status = StatusBlocked
+		if s.Execution.ActiveFeature == "" { // with others still active the session runs on
+			s.Status = StatusBlocked
+		}
 	case EventSessionCompleted:
 		s.Status = StatusCompleted
 		at := e.At
@@ -140,6 +145,9 @@ func Apply(s *Session, e Event) error {
 		}
 		x := &s.Execution
 		x.forget(reset)
+		if x.ActiveFeature == "" && s.MaxParallel() > 1 {
+			s.refreshActive()
+		}
 		s.Timestamps.Completed = nil
 		switch {
 		case x.ActiveFeature != "":
@@ -184,13 +192,17 @@ func (x *Execution) forget(ids map[string]bool) {
 	}
 }
 
-// finish records that the active feature ended with outcome.
+// finish records that the active feature id ended with outcome; another
+// active one, if any, becomes Execution.ActiveFeature.
 func (s *Session) finish(id string, o Outcome) {
 	if s.Execution.ActiveFeature == id {
 		s.Execution.ActiveFeature = ""
+		if s.MaxParallel() > 1 { // a scan only where several can be active
+			s.refreshActive()
+		}
 	}
 	s.Execution.LastFeature, s.Execution.LastOutcome = id, o
-	if s.Status == StatusRunning {
+	if s.Status == StatusRunning && s.Execution.ActiveFeature == "" {
 		s.Status = StatusReady
 	}
 }

@@ -31,6 +31,7 @@ const (
 	CodePlanAlreadyApproved     = "plan_already_approved"
 	CodePlanNotApproved         = "plan_not_approved"
 	CodeFeatureAlreadyActive    = "feature_already_active"
+	CodeMaxParallelReached      = "max_parallel_reached"
 	CodeFeatureNotRunnable      = "feature_not_runnable"
 	CodeFeatureNotActive        = "feature_not_active"
 	CodeUnknownFeature          = "unknown_feature"

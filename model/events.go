@@ -43,6 +43,7 @@ type Event struct {
 	Goal       string    `json:"goal,omitempty"`
 	Plan       *Plan     `json:"plan,omitempty"`
 	Feature    string    `json:"feature,omitempty"`
+	Agent      string    `json:"agent,omitempty"`
 	FeatureIDs []string  `json:"feature_ids,omitempty"`
 	Evidence   *Evidence `json:"evidence,omitempty"`
 	Review     *Review   `json:"review,omitempty"`
@@ -69,6 +70,9 @@ func Describe(e Event) string {
 	case EventPlanApproved:
 		return "plan approved"
 	case EventFeatureStarted:
+		if e.Agent != "" {
+			return "started " + e.Feature + " (agent " + e.Agent + ")"
+		}
 		return "started " + e.Feature
 	case EventValidationRecorded:
 		if v := e.Evidence; v != nil {

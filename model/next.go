@@ -14,14 +14,9 @@ func NextCommand(s *Session) string {
 		return "flowdeck flow plan approve"
 	}
 	if id := s.Execution.ActiveFeature; id != "" {
-		f := s.Plan.Feature(id)
-		if f == nil {
-			return "flowdeck flow status"
-		}
-		if err := CompletionGate(s, f); err != nil {
-			return err.Recovery.NextCommand
-		}
-		return "flowdeck flow run complete " + id + " --outcome completed"
+		// With several active, the most recently started one's step;
+		// NextSteps has every active feature's.
+		return nextForActive(s, id)
 	}
 	if len(Runnable(s.Plan)) > 0 || s.Plan.CompletedCount() >= s.Plan.Required() {
 		return "flowdeck flow run start"
@@ -107,16 +102,25 @@ func LatestEvidence(f *Feature) *Evidence {
 }
 
 // AwaitingFinalReview reports whether the session waits for its final review:
-// the active feature is the last one, approved, with passing broad evidence and
+// an active feature is the last one, approved, with passing broad evidence and
 // no final review after it.
 func AwaitingFinalReview(s *Session) bool {
 	if s == nil || s.Plan == nil || s.Execution.ActiveFeature == "" {
 		return false
 	}
-	f := s.Plan.Feature(s.Execution.ActiveFeature)
-	if f == nil {
-		return false
+	ids := []string{s.Execution.ActiveFeature}
+	if s.MaxParallel() > 1 {
+		ids = ids[:0]
+		for _, c := range ActiveClaims(s) {
+			ids = append(ids, c.Feature)
+		}
 	}
-	err := CompletionGate(s, f)
-	return err != nil && err.Code == CodeMissingFinalReview
+	for _, id := range ids {
+		if f := s.Plan.Feature(id); f != nil {
+			if err := CompletionGate(s, f); err != nil && err.Code == CodeMissingFinalReview {
+				return true
+			}
+		}
+	}
+	return false
 }

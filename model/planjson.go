@@ -28,8 +28,8 @@ func ParsePlan(data []byte) (*Plan, error) {
 		return nil, fmt.Errorf("line %d, column %d: unexpected data after the plan object", line, col)
 	}
 	for i, f := range p.Features {
-		if f.Status != "" || f.StartedSeq != 0 || len(f.Validations) > 0 || len(f.Reviews) > 0 || f.Outcome != "" {
-			return nil, fmt.Errorf("features[%d] (%s): status, evidence and reviews are set by flowdeck, not by the plan", i, quoteID(f.ID))
+		if f.Status != "" || f.StartedSeq != 0 || f.Agent != "" || len(f.Validations) > 0 || len(f.Reviews) > 0 || f.Outcome != "" {
+			return nil, fmt.Errorf("features[%d] (%s): status, agent, evidence and reviews are set by flowdeck, not by the plan", i, quoteID(f.ID))
 		}
 	}
 	return &p, nil

@@ -159,6 +159,9 @@ type Plan struct {
 	Decisions    []string   `json:"decisions,omitempty"`
 	Features     []Feature  `json:"features"`
 	Completion   Completion `json:"completion,omitempty"`
+	// MaxParallel is how many features may be active at once; 0 and 1 keep
+	// Flow's one-active-feature rule (see Session.MaxParallel).
+	MaxParallel int `json:"max_parallel,omitempty"`
 
 	// pos maps a feature id to its index in Features so that Feature is
 	// O(1) on large plans. It is built when a plan enters a session (Apply,
@@ -186,7 +189,10 @@ type Feature struct {
 	Status       FeatureStatus `json:"status"`
 	// StartedSeq is the sequence of the event that last started this feature;
 	// only evidence and reviews after it count towards completing it.
-	StartedSeq  uint64     `json:"started_seq,omitempty"`
+	StartedSeq uint64 `json:"started_seq,omitempty"`
+	// Agent is who claimed the feature when it last started (run start
+	// --agent); empty when nobody was named.
+	Agent       string     `json:"agent,omitempty"`
 	Validations []Evidence `json:"validations,omitempty"`
 	Reviews     []Review   `json:"reviews,omitempty"`
 	Outcome     Outcome    `json:"outcome,omitempty"`

@@ -30,14 +30,18 @@ type HUD struct {
 	// Seq is the active session's last event and At when the HUD was made:
 	// the first line says both, so that of several HUDs in a context the
 	// model can tell which is current.
-	Seq            uint64      `json:"seq,omitempty"`
-	At             time.Time   `json:"at,omitzero"`
-	Goal           string      `json:"goal,omitempty"`
-	Status         string      `json:"status"`
-	Active         *HUDFeature `json:"active,omitempty"`
-	Waits          []string    `json:"waits,omitempty"`
-	LastValidation string      `json:"last_validation,omitempty"`
-	NextCommand    string      `json:"next_command"`
+	Seq    uint64      `json:"seq,omitempty"`
+	At     time.Time   `json:"at,omitzero"`
+	Goal   string      `json:"goal,omitempty"`
+	Status string      `json:"status"`
+	Active *HUDFeature `json:"active,omitempty"`
+	// Claims lists every active feature when more than one is (max_parallel
+	// > 1), oldest claim first; ClaimsMore counts those cut from the list.
+	Claims         []HUDClaim `json:"active_features,omitempty"`
+	ClaimsMore     int        `json:"active_features_more,omitempty"`
+	Waits          []string   `json:"waits,omitempty"`
+	LastValidation string     `json:"last_validation,omitempty"`
+	NextCommand    string     `json:"next_command"`
 	// Agents are each agent's last lifecycle event (e.g. idle) and when:
 	// JSON only, the latest hudMaxItems.
 	Agents []db.AgentEvent `json:"agents,omitempty"`
@@ -48,7 +52,17 @@ type HUDFeature struct {
 	ID           string   `json:"id"`
 	Title        string   `json:"title,omitempty"`
 	State        string   `json:"state"`
+	Agent        string   `json:"agent,omitempty"`
 	Verification []string `json:"verification,omitempty"`
+}
+
+// HUDClaim is one of several active features: its agent, its state and the
+// command that moves it on.
+type HUDClaim struct {
+	ID    string `json:"id"`
+	Agent string `json:"agent,omitempty"`
+	State string `json:"state"`
+	Next  string `json:"next"`
 }
 
 func (*HUD) Refusal() *model.Error { return nil }
@@ -100,7 +114,7 @@ func hudOf(s *model.Session) *HUD {
 		f := &s.Plan.Features[i]
 		state := model.StateOf(s, f)
 		if f.ID == s.Execution.ActiveFeature {
-			h.Active = &HUDFeature{ID: f.ID, Title: f.Title, State: string(state), Verification: f.Verification}
+			h.Active = &HUDFeature{ID: f.ID, Title: f.Title, State: string(state), Agent: f.Agent, Verification: f.Verification}
 		}
 		switch state {
 		case model.StateAwaitingReview:
@@ -113,6 +127,13 @@ func hudOf(s *model.Session) *HUD {
 				why = string(f.Outcome)
 			}
 			h.Waits = append(h.Waits, "blocked "+f.ID+": "+why)
+		}
+	}
+	if steps := model.NextSteps(s); len(model.ActiveClaims(s)) > 1 {
+		for _, st := range steps {
+			if f := s.Plan.Feature(st.Feature); f != nil {
+				h.Claims = append(h.Claims, HUDClaim{ID: f.ID, Agent: st.Agent, State: string(model.StateOf(s, f)), Next: st.Command})
+			}
 		}
 	}
 	if model.AwaitingFinalReview(s) {
@@ -180,8 +201,17 @@ func (h *HUD) clipped(n, next int) *HUD {
 	if h.Active != nil {
 		a := *h.Active
 		a.ID, a.Title, a.State = clip(a.ID, n), clip(a.Title, n), clip(a.State, n)
+		a.Agent = clip(a.Agent, n)
 		a.Verification = clipList(a.Verification, n)
 		c.Active = &a
+	}
+	c.Claims = nil
+	for i, a := range h.Claims {
+		if i == hudMaxItems-1 && len(h.Claims) > hudMaxItems {
+			c.ClaimsMore = h.ClaimsMore + len(h.Claims) - i
+			break
+		}
+		c.Claims = append(c.Claims, HUDClaim{ID: clip(a.ID, n), Agent: clip(a.Agent, n), State: clip(a.State, n), Next: clip(a.Next, next)})
 	}
 	c.Agents = latestAgents(h.Agents, n)
 	return &c
@@ -211,6 +241,14 @@ func (h *HUD) stamp() string {
 		return " (" + at + ")"
 	}
 	return fmt.Sprintf(" (seq %d, %s)", h.Seq, at)
+}
+
+// claimState is "state" or "state, agent NAME".
+func claimState(state, agent string) string {
+	if agent == "" {
+		return state
+	}
+	return state + ", agent " + agent
 }
 
 // moreItems starts the item that stands for the ones cut from a list.
@@ -255,8 +293,15 @@ func hudText(h *HUD) string {
 		fmt.Fprintf(&b, "flowdeck%s\n", h.stamp())
 	}
 	fmt.Fprintf(&b, "status: %s\n", h.Status)
-	if a := h.Active; a != nil {
-		fmt.Fprintf(&b, "active: %s — %s (%s)\n", a.ID, a.Title, a.State)
+	if len(h.Claims) > 0 { // several active: each with its agent and next step, no verify lines
+		for _, a := range h.Claims {
+			fmt.Fprintf(&b, "active: %s (%s) → %s\n", a.ID, claimState(a.State, a.Agent), a.Next)
+		}
+		if h.ClaimsMore > 0 {
+			fmt.Fprintf(&b, "active: %s%d more\n", moreItems, h.ClaimsMore)
+		}
+	} else if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "active: %s — %s (%s)\n", a.ID, a.Title, claimState(a.State, a.Agent))
 		for _, v := range a.Verification {
 			fmt.Fprintf(&b, "  verify: %s\n", v)
 		}
@@ -279,8 +324,15 @@ func hudMarkdown(h *HUD) string {
 	}
 	b.WriteString("\n")
 	fmt.Fprintf(&b, "- status: %s\n", h.Status)
-	if a := h.Active; a != nil {
-		fmt.Fprintf(&b, "- active: %s — %s (%s)\n", code(a.ID), a.Title, a.State)
+	if len(h.Claims) > 0 {
+		for _, a := range h.Claims {
+			fmt.Fprintf(&b, "- active: %s (%s) → %s\n", code(a.ID), claimState(a.State, a.Agent), code(a.Next))
+		}
+		if h.ClaimsMore > 0 {
+			fmt.Fprintf(&b, "- active: %s%d more\n", moreItems, h.ClaimsMore)
+		}
+	} else if a := h.Active; a != nil {
+		fmt.Fprintf(&b, "- active: %s — %s (%s)\n", code(a.ID), a.Title, claimState(a.State, a.Agent))
 		for _, v := range a.Verification {
 			if !strings.HasPrefix(v, moreItems) {
 				v = code(v)

@@ -197,3 +197,42 @@ func TestHUDStampAndAgents(t *testing.T) {
 		t.Fatalf("no database: %+v", h)
 	}
 }
+
+// With several active features the HUD shows each with its agent, its
+// state and its next command, within the same limits.
+func TestHUDShowsEveryActiveFeatureWithItsAgent(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: "Parallel"})
+	var feats []model.Feature
+	for i := range 6 {
+		feats = append(feats, model.Feature{ID: fmt.Sprintf("f%d", i), Title: "T", Verification: []string{"go test ./..."}})
+	}
+	s.do(model.PlanApply{Plan: model.Plan{MaxParallel: 5, Features: feats}})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "f0", Agent: "w1"})
+	if out := s.hud("text"); !strings.Contains(out, "active: f0 — T (in_progress, agent w1)\n  verify: go test ./...\n") {
+		t.Fatalf("one active feature with an agent:\n%s", out)
+	}
+	s.do(model.RunStart{Feature: "f1", Agent: "w2"})
+	s.do(model.Validate{Feature: "f0", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./..."})
+	want := "active: f0 (awaiting_review, agent w1) → flowdeck flow review f0 --decision approved|needs_fix|blocked\n" +
+		"active: f1 (in_progress, agent w2) → flowdeck run --feature f1 --scope targeted -- go test ./...\n" +
+		"waits: review of f0"
+	if out := s.hud("text"); !strings.Contains(out, want) || strings.Contains(out, "verify:") {
+		t.Fatalf("two active features:\n%s\nwant:\n%s", out, want)
+	}
+	for i := 2; i < 5; i++ {
+		s.do(model.RunStart{Agent: fmt.Sprintf("agent-%s", strings.Repeat("x", 50))})
+	}
+	var j HUD
+	if err := json.Unmarshal([]byte(s.hud("json")), &j); err != nil || len(j.Claims) != 2 || j.ClaimsMore != 3 || j.Claims[0].Agent != "w1" {
+		t.Fatalf("json = %+v (%v)", j, err)
+	}
+	for _, format := range []string{"text", "markdown", "json"} {
+		out := s.hud(format)
+		checkLimits(t, format, out)
+		if format != "json" && !strings.Contains(out, "active: … and 3 more") {
+			t.Errorf("%s does not count the active features it leaves out:\n%s", format, out)
+		}
+	}
+}

@@ -49,6 +49,7 @@ type FeatureView struct {
 	Title        string              `json:"title"`
 	Status       model.FeatureStatus `json:"status"`
 	State        model.FeatureState  `json:"state,omitempty"`
+	Agent        string              `json:"agent,omitempty"` // who claimed it, while it is active
 	DependsOn    []string            `json:"depends_on,omitempty"`
 	BlockedBy    []string            `json:"blocked_by,omitempty"`
 	Verification []string            `json:"verification,omitempty"`
@@ -116,6 +117,9 @@ func ViewFeature(s *model.Session, id string) *FeatureView {
 	if n := len(f.Reviews); n > 0 {
 		v.Review = viewReview(&f.Reviews[n-1], false)
 	}
+	if f.Status == model.FeatureInProgress {
+		v.Agent = f.Agent
+	}
 	return v
 }
 
@@ -126,6 +130,7 @@ type EventView struct {
 	Type       model.EventType `json:"type"`
 	Actor      string          `json:"actor"`
 	Feature    string          `json:"feature,omitempty"`
+	Agent      string          `json:"agent,omitempty"`
 	FeatureIDs []string        `json:"feature_ids,omitempty"`
 	Features   int             `json:"features,omitempty"` // how many a plan_applied event's plan has
 	Goal       string          `json:"goal,omitempty"`
@@ -146,7 +151,7 @@ func ViewEvents(events []model.Event, session string) []EventView {
 	}
 	out := make([]EventView, len(events))
 	for i, e := range events {
-		v := EventView{Seq: e.Seq, Type: e.Type, Actor: e.Actor, Feature: e.Feature, FeatureIDs: e.FeatureIDs,
+		v := EventView{Seq: e.Seq, Type: e.Type, Actor: e.Actor, Feature: e.Feature, Agent: e.Agent, FeatureIDs: e.FeatureIDs,
 			Goal: cut(e.Goal), Evidence: viewEvidence(e.Evidence, false), Review: viewReview(e.Review, false),
 			Outcome: e.Outcome, Code: e.Code, Summary: cut(e.Summary), Text: cut(e.Text)}
 		if e.Plan != nil {
@@ -282,7 +287,7 @@ func ViewStatus(s *model.Session) *StatusView {
 // them passed and approved); the others with the latest verdicts only.
 func statusFeature(s *model.Session, id string) FeatureView {
 	v := *ViewFeature(s, id)
-	if id == s.Execution.ActiveFeature {
+	if v.Status == model.FeatureInProgress { // every active feature in full
 		return v
 	}
 	v.Verification = nil
