@@ -78,6 +78,9 @@ type (
 		full
 		guard
 		FeatureID string `json:"feature_id,omitempty" jsonschema:"the feature to start; omitted: the first runnable one in plan order"`
+		// Agent claims the feature for a worker (several may be active when
+		// the plan's max_parallel allows), as the CLI's --agent does.
+		Agent string `json:"agent,omitempty" jsonschema:"the worker agent that claims the feature; shown with it while it is active"`
 	}
 	featureArgs struct {
 		agent
@@ -345,7 +348,7 @@ func (s *server) addTools() {
 		})
 	addTool(s, "flow_run_start", "Start a feature (default: the first runnable one in plan order).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in optionalFeatureArgs) (ops.Result, error) {
-			return s.do(req, in.agent, in.full, in.guard, model.RunStart{Feature: in.FeatureID})
+			return s.do(req, in.agent, in.full, in.guard, model.RunStart{Feature: in.FeatureID, Agent: in.Agent})
 		})
 	addTool(s, "flow_validate", "Record validation evidence that you ran yourself (reported). Prefer the run tool with feature_id: its evidence is observed.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in validateArgs) (ops.Result, error) {
