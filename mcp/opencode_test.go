@@ -65,9 +65,10 @@ func runOpencode(t *testing.T, opencode, api, dir string, env []string, script [
 		t.Fatalf("opencode: %v: %d requests, %d of the main loop for %d steps\nstdout: %s\nstderr: %s",
 			err, len(model.Requests()), len(main), len(script), stdout.String(), stderr.String())
 	}
+	// Streamed: the fake's server-sent events are what opencode parsed.
 	for _, r := range main {
-		if r.API != api {
-			t.Fatalf("opencode spoke %s, not %s", r.API, api)
+		if r.API != api || !r.Stream {
+			t.Fatalf("opencode spoke %s (streaming: %v), not streamed %s", r.API, r.Stream, api)
 		}
 	}
 	return main

@@ -170,3 +170,42 @@ func TestOpenAITextAndError(t *testing.T) {
 		t.Fatalf("%s %+v", bad.Status, e)
 	}
 }
+
+// Whatever a client posts, normalizing it does not panic, and every tool
+// call and tool result of the history is kept in the Anthropic shape.
+func FuzzNormalize(f *testing.F) {
+	f.Add(`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"n","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":[{"type":"text","text":"r"}]}]}`)
+	f.Add(`{"messages":[{"role":"system","content":[{"type":"text","text":"s"}]},{"role":"user","content":"u"}],"tools":[{"type":"function","function":{"name":"t"}}]}`)
+	f.Add(`{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"n","arguments":"not json"}}]}]}`)
+	f.Fuzz(func(t *testing.T, body string) {
+		var o oaRequest
+		if json.Unmarshal([]byte(body), &o) != nil {
+			return
+		}
+		calls, results := 0, 0
+		for _, m := range o.Messages {
+			switch m.Role {
+			case "system", "developer":
+			case "tool":
+				results++
+			default:
+				calls += len(m.ToolCalls)
+			}
+		}
+		req := o.normalize([]byte(body))
+		uses, got := 0, 0
+		for _, m := range req.Messages {
+			for _, b := range m.Blocks() {
+				switch {
+				case b.Type == "tool_use" && json.Valid(b.Input):
+					uses++
+				case b.Type == "tool_result":
+					got++
+				}
+			}
+		}
+		if uses != calls || got != results {
+			t.Fatalf("%d calls, %d results became %d and %d", calls, results, uses, got)
+		}
+	})
+}
