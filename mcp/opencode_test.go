@@ -18,12 +18,25 @@ import (
 // opencode names an MCP server's tools SERVER_TOOL.
 const ocTool = "flowdeck_"
 
+// ocProviders are opencode's user configurations pointing a provider at
+// the fake model (%q: its URL), by the API it speaks: opencode's own
+// anthropic provider, and a custom provider on the AI SDK's
+// OpenAI-compatible package (chat completions).
+var ocProviders = map[string]string{
+	"anthropic": `"model": "anthropic/claude-sonnet-4-5", "small_model": "anthropic/claude-sonnet-4-5",
+  "provider": {"anthropic": {"options": {"baseURL": "%s/v1", "apiKey": "sk-ant-fake"}}}`,
+	"openai": `"model": "fake/fake-model", "small_model": "fake/fake-model",
+  "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake model",
+    "options": {"baseURL": "%s/v1", "apiKey": "sk-fake"},
+    "models": {"fake-model": {"name": "Fake model", "tool_call": true}}}}`,
+}
+
 // runOpencode runs `opencode run` in dir against a fake model that follows
-// script (opencode's anthropic provider pointed at it by the user config)
-// and returns the requests of its main loop.
-func runOpencode(t *testing.T, opencode, dir string, env []string, script []fakemodel.Step) []*fakemodel.Request {
+// script, reached over api (a key of ocProviders), and returns the
+// requests of its main loop.
+func runOpencode(t *testing.T, opencode, api, dir string, env []string, script []fakemodel.Step) []*fakemodel.Request {
 	t.Helper()
-	model, err := fakemodel.NewAnthropic(script)
+	model, err := fakemodel.New(script)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,12 +49,9 @@ func runOpencode(t *testing.T, opencode, dir string, env []string, script []fake
 	}
 	cfg := filepath.Join(home, "opencode")
 	os.MkdirAll(cfg, 0o755)
-	os.WriteFile(filepath.Join(cfg, "opencode.json"), []byte(fmt.Sprintf(`{
+	os.WriteFile(filepath.Join(cfg, "opencode.json"), []byte(`{
   "autoupdate": false, "share": "disabled",
-  "model": "anthropic/claude-sonnet-4-5", "small_model": "anthropic/claude-sonnet-4-5",
-  "provider": {"anthropic": {"options": {"baseURL": %q, "apiKey": "sk-ant-fake"}}}
-}
-`, model.URL+"/v1")), 0o644)
+  `+fmt.Sprintf(ocProviders[api], model.URL)+"\n}\n"), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, opencode, "run", "Work the flowdeck session.")
@@ -55,6 +65,12 @@ func runOpencode(t *testing.T, opencode, dir string, env []string, script []fake
 		t.Fatalf("opencode: %v: %d requests, %d of the main loop for %d steps\nstdout: %s\nstderr: %s",
 			err, len(model.Requests()), len(main), len(script), stdout.String(), stderr.String())
 	}
+	// Streamed: the fake's server-sent events are what opencode parsed.
+	for _, r := range main {
+		if r.API != api || !r.Stream {
+			t.Fatalf("opencode spoke %s (streaming: %v), not streamed %s", r.API, r.Stream, api)
+		}
+	}
 	return main
 }
 
@@ -64,14 +80,21 @@ func runOpencode(t *testing.T, opencode, dir string, env []string, script []fake
 // through, a refusal reaches the model as a tool error, every request
 // carries exactly one HUD, stamped and current, and session.idle is
 // recorded. Started again in a subdirectory, the plugin and the server are
-// on the same session.
+// on the same session. All of it over each API opencode can speak to a
+// model: Anthropic Messages and OpenAI chat completions.
 func TestOpencodeSession(t *testing.T) {
 	if testing.Short() {
-		t.Skip("two opencode sessions (~40 s); skipped with -short")
+		t.Skip("two opencode sessions per model API (~40 s each); skipped with -short")
 	}
 	opencode := npmClient(t, "opencode", "opencode-ai")
+	for _, api := range []string{"anthropic", "openai"} {
+		t.Run(api, func(t *testing.T) { opencodeSession(t, opencode, api) })
+	}
+}
+
+func opencodeSession(t *testing.T, opencode, api string) {
 	project, sub, env := clientProject(t, "opencode")
-	main := runOpencode(t, opencode, project, env, sessionScript(ocTool))
+	main := runOpencode(t, opencode, api, project, env, sessionScript(ocTool))
 	if !main[0].HasTool(ocTool + "flow_status") {
 		t.Error("flowdeck's tools are not offered to the model")
 	}
@@ -86,7 +109,7 @@ func TestOpencodeSession(t *testing.T) {
 	}
 	checkSession(t, project, ocTool, "opencode", main[len(main)-1])
 
-	main = runOpencode(t, opencode, sub, env, []fakemodel.Step{{Tool: ocTool + "flow_status"}})
+	main = runOpencode(t, opencode, api, sub, env, []fakemodel.Step{{Tool: ocTool + "flow_status"}})
 	status := main[len(main)-1].ToolResults()[ocTool+"flow_status"]
 	if len(status) != 1 || !strings.Contains(status[0].ResultText(), "fake-model goal") || !strings.Contains(main[0].Text(), "fake-model goal") {
 		t.Errorf("from the subdirectory: status %+v, HUD:\n%s", status, main[0].Text())

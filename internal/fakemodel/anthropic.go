@@ -1,30 +1,21 @@
-// Package fakemodel is a scripted stand-in for a model provider on
-// 127.0.0.1, so that real agent clients (Claude Code) can be driven through
-// flowdeck in tests without a network or a key: it speaks the Anthropic
-// Messages API, streaming (server-sent events) and not, and answers each
-// request of the agent's main loop with the next step of a script.
 package fakemodel
+
+// The Anthropic Messages API, POST /v1/messages. Its request shape is also
+// the package's normalized Request, into which OpenAI requests are turned.
 
 import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"strings"
-	"sync"
 )
 
-// Step is one answer of the model: a tool call (Tool, Input) or, with Tool
-// empty, a final text.
-type Step struct {
-	Tool  string
-	Input any
-	Text  string
-}
-
-// Request is what the client sent to /v1/messages, decoded.
+// Request is what the client sent, decoded; an OpenAI chat-completions
+// request is translated into this (Anthropic) shape, so that tests read
+// both alike.
 type Request struct {
+	API      string           `json:"-"` // "anthropic" or "openai"
 	Model    string           `json:"model"`
 	Stream   bool             `json:"stream"`
 	System   json.RawMessage  `json:"system"`
@@ -90,82 +81,15 @@ func (r *Request) toolUses() int {
 	return n
 }
 
-// Anthropic is the fake provider.
-type Anthropic struct {
-	URL string // http://127.0.0.1:PORT, for ANTHROPIC_BASE_URL
-
-	script []Step
-	// IsMain tells the agent's main loop from its side requests (titles,
-	// summaries), which get a short text; default: requests that offer
-	// tools.
-	isMain func(*Request) bool
-	srv    *http.Server
-
-	mu       sync.Mutex
-	requests []*Request
-}
-
-// NewAnthropic serves script on a free port of 127.0.0.1 until Close.
-func NewAnthropic(script []Step) (*Anthropic, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	a := &Anthropic{URL: "http://" + ln.Addr().String(), script: script,
-		isMain: func(r *Request) bool { return len(r.Tools) > 0 }}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/messages", a.messages)
-	mux.HandleFunc("POST /v1/messages/count_tokens", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"input_tokens": 100})
-	})
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		w.WriteHeader(http.StatusNotFound)
-		writeJSON(w, map[string]any{"type": "error", "error": map[string]any{"type": "not_found_error", "message": r.URL.Path}})
-	})
-	a.srv = &http.Server{Handler: mux}
-	go a.srv.Serve(ln)
-	return a, nil
-}
-
-// Close stops the server.
-func (a *Anthropic) Close() error { return a.srv.Close() }
-
-// Requests are the requests to /v1/messages so far, in order.
-func (a *Anthropic) Requests() []*Request {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]*Request(nil), a.requests...)
-}
-
-// Main are the requests of the agent's main loop.
-func (a *Anthropic) Main() []*Request {
-	var out []*Request
-	for _, r := range a.Requests() {
-		if a.isMain(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
-func (a *Anthropic) messages(w http.ResponseWriter, r *http.Request) {
+func (a *Server) messages(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(io.LimitReader(r.Body, 64<<20))
-	req := &Request{Raw: string(body)}
+	req := &Request{API: "anthropic", Raw: string(body)}
 	if err := json.Unmarshal(body, req); err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		writeJSON(w, map[string]any{"type": "error", "error": map[string]any{"type": "invalid_request_error", "message": err.Error()}})
 		return
 	}
-	a.mu.Lock()
-	a.requests = append(a.requests, req)
-	a.mu.Unlock()
-	step := Step{Text: "ok"}
-	if a.isMain(req) {
-		step = Step{Text: "done"}
-		if i := req.toolUses(); i < len(a.script) {
-			step = a.script[i]
-		}
-	}
+	step := a.answer(req)
 	id := fmt.Sprintf("toolu_%02d", req.toolUses())
 	if req.Stream {
 		stream(w, req.Model, step, id)
