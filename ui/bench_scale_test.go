@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -30,20 +28,5 @@ func BenchmarkFirstFrame10kFeatures(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	first := func() {
-		m := New(st, Options{Config: darkConfig()})
-		m.tick = noTick
-		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-		runAll(m, m.Init())
-		if m.sess == nil || len(m.detail.Lines()) == 0 {
-			b.Fatal("no full frame")
-		}
-		_ = m.View()
-	}
-	b.ResetTimer()
-	for b.Loop() {
-		first()
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(medianOf(5, first).Microseconds())/1000, "median-ms")
+	benchFirstFrame(b, st, 5)
 }

@@ -211,6 +211,12 @@ func BenchmarkFirstFrame100kEvents(b *testing.B) {
 	if s, err := st.Active(); err != nil || s.Seq < 100_000 {
 		b.Fatalf("seeded %v, %v", s, err)
 	}
+	benchFirstFrame(b, st, 10)
+}
+
+// benchFirstFrame times New to the first full frame (session loaded, detail
+// rendered) on st, and reports the median of n more runs.
+func benchFirstFrame(b *testing.B, st *db.Store, n int) {
 	first := func() {
 		m := New(st, Options{Config: darkConfig()})
 		m.tick = noTick
@@ -226,7 +232,7 @@ func BenchmarkFirstFrame100kEvents(b *testing.B) {
 		first()
 	}
 	b.StopTimer()
-	b.ReportMetric(float64(medianOf(10, first).Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(medianOf(n, first).Microseconds())/1000, "median-ms")
 }
 
 // bigRun stores a finished run of n lines (coloured every tenth line).
