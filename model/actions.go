@@ -209,19 +209,34 @@ func requireActive(s *Session, id string) (*Feature, error) {
 		return nil, err
 	}
 	if f.Status != FeatureInProgress { // in progress is active (several when max_parallel > 1)
+		claims := ActiveClaims(s)
+		// Hint the claim of f only when run start would take it now;
+		// else what the session needs next.
+		next := "flowdeck flow status"
+		switch {
+		case claimable(s, f, len(claims)):
+			next = "flowdeck flow run start " + id
+		case len(claims) == 0:
+			next = NextCommand(s)
+		}
 		e := refuse(CodeFeatureNotActive, string(s.Status), "feature "+id+" is the active feature",
 			"Evidence, reviews and completion apply to the active feature only.",
-			"flowdeck flow run start "+id, "feature %s is not active", id)
-		if claims := ActiveClaims(s); len(claims) == 1 {
+			next, "feature %s is not active", id)
+		if len(claims) == 1 {
 			e.Message += " (the active feature is " + s.Execution.ActiveFeature + ")"
-			e.Recovery.NextCommand = "flowdeck flow status"
 		} else if len(claims) > 1 {
 			e.Message += " (the active features are " + claimsText(claims) + ")"
-			e.Recovery.NextCommand = "flowdeck flow status"
 		}
 		return nil, e
 	}
 	return f, nil
+}
+
+// claimable reports whether run start would claim f now, with active
+// features already claimed.
+func claimable(s *Session, f *Feature, active int) bool {
+	return s.Approval == ApprovalApproved && f.Status == FeaturePending && len(Waiting(s.Plan, *f)) == 0 &&
+		active < s.MaxParallel()
 }
 
 func featureIDs(p *Plan) []string {
@@ -428,8 +443,12 @@ func (a RunStart) decide(s *Session, b *builder) error {
 				withAction("flow", "reset", "feature", f.ID)
 		}
 		if waiting := Waiting(s.Plan, *f); len(waiting) > 0 {
+			next := NextCommand(s) // run start only when it would claim another feature
+			if len(Runnable(s.Plan)) > 0 {
+				next = "flowdeck flow run start"
+			}
 			return refuse(CodeFeatureNotRunnable, string(s.Status), "completed dependencies and blockers",
-				"Complete what it waits for first.", "flowdeck flow run start",
+				"Complete what it waits for first.", next,
 				"feature %s waits for %s", f.ID, strings.Join(waiting, ", "))
 		}
 		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent})
