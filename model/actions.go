@@ -395,7 +395,9 @@ func (PlanApprove) decide(s *Session, b *builder) error {
 	if err := requirePlan(s); err != nil {
 		return err
 	}
-	if s.Approval == ApprovalApproved || s.Status != StatusPlanning {
+	// Not only while planning: after a replan while other features ran on,
+	// the session is running, ready or blocked and still awaits approval.
+	if s.Approval == ApprovalApproved {
 		return refuse(CodePlanAlreadyApproved, string(s.Status), "a plan awaiting approval",
 			"The plan is already approved; execution has its own commands.",
 			NextCommand(s), "the plan of session %s is already approved", s.ID)
@@ -692,9 +694,14 @@ func CompletionGate(s *Session, f *Feature) *Error {
 	final := lastReviewAfter(s.Execution.FinalReviews, broad[len(broad)-1].Seq)
 	finalCmd := "flowdeck flow review --final --decision approved|needs_fix|blocked"
 	if final == nil {
-		return refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",
+		e := refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",
 			"The session's final review must follow its broad validation.", finalCmd,
 			"session %s has no final review since its latest broad validation", s.ID)
+		if s.Approval != ApprovalApproved { // a replan left the plan to approve again first
+			e.Recovery.Hint += " The final review needs the plan approved again first."
+			e.withAction("flow", "plan", "approve")
+		}
+		return e
 	}
 	if final.Decision != ReviewApproved {
 		return validate(refuse(CodeFailingFinalReview, st, "an approved final review",

@@ -183,7 +183,7 @@ func (h *hintWalk) closure(ids []string) []string {
 }
 
 // shellWords splits a command as a POSIX shell would, for the quoting
-// ShellQuote produces: bare words and '…' with '\'' inside.
+// ShellQuote produces: bare words and single-quoted text (with an escaped quote as quote, backslash, quote, quote).
 func shellWords(cmd string) ([]string, bool) {
 	var words []string
 	var cur strings.Builder
