@@ -101,7 +101,7 @@ func Decide(s *Session, a Action, c Context) ([]Event, error) {
 		b.session, b.seq = s.ID, s.Seq
 	}
 	if err := checkActionText(a); err != nil {
-		return nil, err
+		return nil, sizeRecovery(s, a, err)
 	}
 	err := a.decide(s, b)
 	return b.events, err
@@ -125,6 +125,22 @@ func Execute(s *Session, a Action, c Context) (*Session, []Event, error) {
 		}
 	}
 	return target, events, err
+}
+
+// sizeRecovery gives an over-long action's refusal a next command that is
+// accepted now: a plan apply where a plan can be applied, else what the
+// session needs next (the hint says to shorten the text).
+func sizeRecovery(s *Session, a Action, err error) error {
+	e, ok := AsError(err)
+	if !ok {
+		return err
+	}
+	e.Recovery.NextAction = nil
+	e.Recovery.NextCommand = NextCommand(s)
+	if _, apply := a.(PlanApply); apply && inProgress(s) && s.Execution.ActiveFeature == "" {
+		e.Recovery.NextCommand = "flowdeck flow plan apply FILE"
+	}
+	return e
 }
 
 type builder struct {

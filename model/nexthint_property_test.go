@@ -68,6 +68,9 @@ func (h *hintWalk) step(n int) {
 		}
 	}
 	desc := fmt.Sprintf("%s %+v", a.Name(), a)
+	if len(desc) > 300 {
+		desc = desc[:300] + "…"
+	}
 	s, _, err := model.Execute(h.s, a, h.ctx())
 	if s != nil && s.Archived {
 		s = nil
@@ -166,7 +169,7 @@ func (h *hintWalk) featureID() string {
 
 func (h *hintWalk) randomAction() model.Action {
 	pick := func(n int) int { return h.rng.IntN(n) }
-	switch pick(16) {
+	switch pick(17) {
 	case 0:
 		return model.PlanStart{ID: fmt.Sprintf("s%d", pick(1000)), Goal: []string{"ship it", "other goal"}[pick(2)]}
 	case 1:
@@ -201,6 +204,24 @@ func (h *hintWalk) randomAction() model.Action {
 		if pick(3) == 0 {
 			return model.ResetSession{Reason: "walk"}
 		}
+	case 15:
+		return h.oversized()
 	}
 	return model.AddNote{Text: []string{"a note", " "}[pick(2)]}
+}
+
+// oversized is an action refused for a text over model.MaxTextBytes.
+func (h *hintWalk) oversized() model.Action {
+	long := strings.Repeat("x", model.MaxTextBytes+1)
+	switch h.rng.IntN(4) {
+	case 0:
+		return model.AddNote{Text: long}
+	case 1:
+		return model.RunComplete{Feature: h.featureID(), Outcome: model.OutcomeCompleted, Summary: long}
+	case 2:
+		p := h.randomPlan()
+		p.Features[0].Title = long
+		return model.PlanApply{Plan: p}
+	}
+	return model.PlanStart{ID: "s-long", Goal: long}
 }

@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"flowdeck/model"
@@ -86,4 +87,24 @@ func TestFinalReviewHintWhilePlanAwaitsApproval(t *testing.T) {
 			t.Fatalf("next step of a = %q, want the plan's approval", st.Command)
 		}
 	}
+}
+
+// An over-long text had no next command at all, and an over-long plan
+// hinted "plan apply" while a feature was active (plan_not_editable).
+func TestOversizedTextHints(t *testing.T) {
+	long := strings.Repeat("x", model.MaxTextBytes+1)
+	r := readyRig(t, mkFeature("a"))
+	e := r.refuse(model.AddNote{Text: long}, model.CodeTextTooLarge)
+	if e.Recovery.NextCommand != "flowdeck flow run start" {
+		t.Fatalf("note too long: next command %q, want the session's next step", e.Recovery.NextCommand)
+	}
+	wantHintAccepted(r, e)
+	r.do(model.RunStart{Feature: "a"})
+	p := mkPlan(mkFeature("b"))
+	p.Features[0].Title = long
+	e = r.refuse(model.PlanApply{Plan: p}, model.CodeTextTooLarge)
+	if strings.Contains(e.Recovery.NextCommand, "plan apply") {
+		t.Fatalf("plan too long while a runs: next command %q would be refused", e.Recovery.NextCommand)
+	}
+	wantHintAccepted(r, e)
 }
