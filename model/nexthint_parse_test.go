@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"flowdeck/model"
@@ -195,6 +196,13 @@ func shellWords(cmd string) ([]string, bool) {
 			quoted = false
 		case quoted:
 			cur.WriteByte(c)
+		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '\'':
+			n, ok := ansiC(cmd[i+2:], &cur)
+			if !ok {
+				return nil, false
+			}
+			i += 1 + n
+			inWord = true
 		case c == '\'':
 			quoted, inWord = true, true
 		case c == '\\' && i+1 < len(cmd):
@@ -221,4 +229,51 @@ func shellWords(cmd string) ([]string, bool) {
 		words = append(words, cur.String())
 	}
 	return words, true
+}
+
+// ansiC decodes the body of a $'…' word (after the opening quote) into b,
+// for the escapes ShellQuote writes; n counts the bytes up to and with the
+// closing quote.
+func ansiC(s string, b *strings.Builder) (n int, ok bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '\'' {
+			return i + 1, true
+		}
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		if i++; i >= len(s) {
+			return 0, false
+		}
+		switch s[i] {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'e':
+			b.WriteByte(0x1b)
+		case 'x', 'u':
+			w := 2
+			if s[i] == 'u' {
+				w = 4
+			}
+			v, err := strconv.ParseUint(s[i+1:min(len(s), i+1+w)], 16, 32)
+			if err != nil {
+				return 0, false
+			}
+			if s[i] == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i += w
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return 0, false
 }

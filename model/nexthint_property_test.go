@@ -104,6 +104,12 @@ func (h *hintWalk) checkHint(where, cmd string, argv []string) {
 		h.t.Fatalf("%s: hint %q (argv %q) is not a command the test parser knows; teach parseHint", where, cmd, argv)
 	}
 	h.checked[kind]++
+	if v, isRun := firstAction(acts).(model.Validate); isRun && kind == "run --feature" && h.s != nil && h.s.Plan != nil {
+		// The words a shell makes of the hint run exactly the verification.
+		if f := h.s.Plan.Feature(v.Feature); f != nil && len(f.Verification) > 0 && v.Command != f.Verification[0] {
+			h.t.Fatalf("%s: hint %q runs %q, not the verification %q", where, cmd, v.Command, f.Verification[0])
+		}
+	}
 	for _, a := range acts {
 		if _, err := model.Decide(h.s, a, model.Context{Now: h.now, Actor: "check"}); err != nil {
 			h.t.Fatalf("%s:\nhint %q (as %s %+v) is refused now: %v\nstate: %s", where, cmd, a.Name(), a, err, h.state())
@@ -146,11 +152,13 @@ func (h *hintWalk) randomPlan() model.Plan {
 				f.DependsOn = append(f.DependsOn, hintIDs[j])
 			}
 		}
-		switch h.rng.IntN(3) {
+		switch h.rng.IntN(4) {
 		case 1:
 			f.Verification = []string{"go test ./" + f.ID}
 		case 2:
 			f.Verification = []string{"go test ./... | tee 'out log'"}
+		case 3:
+			f.Verification = []string{"go test\t-run 'T\u202e' ./" + f.ID} // written as $'…'
 		}
 		p.Features = append(p.Features, f)
 	}
@@ -224,4 +232,11 @@ func (h *hintWalk) oversized() model.Action {
 		return model.PlanApply{Plan: p}
 	}
 	return model.PlanStart{ID: "s-long", Goal: long}
+}
+
+func firstAction(acts []model.Action) model.Action {
+	if len(acts) == 0 {
+		return nil
+	}
+	return acts[0]
 }
