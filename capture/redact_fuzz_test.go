@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // FuzzSinkSplits: however a stream is cut into writes, what is stored is

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // decisionsCmd is `flowdeck decisions`: what waits for a person.

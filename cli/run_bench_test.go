@@ -16,7 +16,7 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/term"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 func median(ds []time.Duration) time.Duration {

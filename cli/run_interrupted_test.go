@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // waitFor polls cond (a condition, not a timer) until it holds or 30 s pass.

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows/answer"
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/answer"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // agentStep sends the step's prompt to the role's agent and reads its

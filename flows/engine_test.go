@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // shAgent is an agent whose answer depends on how often it was called

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func TestMain(m *testing.M) {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // The example of literate-commands' user guide (ask a name and type →

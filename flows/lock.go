@@ -7,8 +7,8 @@ import (
 	"syscall"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // A process executing a run holds an flock on .flow/flowruns/ID.lock for as

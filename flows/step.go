@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/db"
-	"flowdeck/flows/cond"
-	"flowdeck/flows/flowfile"
-	"flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/cond"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/interp"
 )
 
 // step runs the current step from run.Action to its end (or until it

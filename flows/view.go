@@ -1,8 +1,8 @@
 package flows
 
 import (
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // RunView is what a flow pane shows of a run: its steps with the current

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // parseHint turns a hinted command — argv (without "flowdeck") when given,

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestNextHintsAreAccepted drives random sessions (random DAG plans with

@@ -12,9 +12,9 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // testFlow is the absolute path of a flow file in testdata/flows.

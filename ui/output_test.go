@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // The output pane shows a plain log with its colours, the last state of a

@@ -3,9 +3,9 @@ package ui
 import (
 	"testing"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // A review recorded by another process closes the open review prompt at the

@@ -10,11 +10,11 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/scroll"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/scroll"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Model is the runs pane.
