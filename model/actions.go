@@ -101,7 +101,7 @@ func Decide(s *Session, a Action, c Context) ([]Event, error) {
 		b.session, b.seq = s.ID, s.Seq
 	}
 	if err := checkActionText(a); err != nil {
-		return nil, err
+		return nil, sizeRecovery(s, a, err)
 	}
 	err := a.decide(s, b)
 	return b.events, err
@@ -125,6 +125,22 @@ func Execute(s *Session, a Action, c Context) (*Session, []Event, error) {
 		}
 	}
 	return target, events, err
+}
+
+// sizeRecovery gives an over-long action's refusal a next command that is
+// accepted now: a plan apply where a plan can be applied, else what the
+// session needs next (the hint says to shorten the text).
+func sizeRecovery(s *Session, a Action, err error) error {
+	e, ok := AsError(err)
+	if !ok {
+		return err
+	}
+	e.Recovery.NextAction = nil
+	e.Recovery.NextCommand = NextCommand(s)
+	if _, apply := a.(PlanApply); apply && inProgress(s) && s.Execution.ActiveFeature == "" {
+		e.Recovery.NextCommand = "flowdeck flow plan apply FILE"
+	}
+	return e
 }
 
 type builder struct {
@@ -209,19 +225,34 @@ func requireActive(s *Session, id string) (*Feature, error) {
 		return nil, err
 	}
 	if f.Status != FeatureInProgress { // in progress is active (several when max_parallel > 1)
+		claims := ActiveClaims(s)
+		// Hint the claim of f only when run start would take it now;
+		// else what the session needs next.
+		next := "flowdeck flow status"
+		switch {
+		case claimable(s, f, len(claims)):
+			next = "flowdeck flow run start " + id
+		case len(claims) == 0:
+			next = NextCommand(s)
+		}
 		e := refuse(CodeFeatureNotActive, string(s.Status), "feature "+id+" is the active feature",
 			"Evidence, reviews and completion apply to the active feature only.",
-			"flowdeck flow run start "+id, "feature %s is not active", id)
-		if claims := ActiveClaims(s); len(claims) == 1 {
+			next, "feature %s is not active", id)
+		if len(claims) == 1 {
 			e.Message += " (the active feature is " + s.Execution.ActiveFeature + ")"
-			e.Recovery.NextCommand = "flowdeck flow status"
 		} else if len(claims) > 1 {
 			e.Message += " (the active features are " + claimsText(claims) + ")"
-			e.Recovery.NextCommand = "flowdeck flow status"
 		}
 		return nil, e
 	}
 	return f, nil
+}
+
+// claimable reports whether run start would claim f now, with active
+// features already claimed.
+func claimable(s *Session, f *Feature, active int) bool {
+	return s.Approval == ApprovalApproved && f.Status == FeaturePending && len(Waiting(s.Plan, *f)) == 0 &&
+		active < s.MaxParallel()
 }
 
 func featureIDs(p *Plan) []string {
@@ -380,7 +411,9 @@ func (PlanApprove) decide(s *Session, b *builder) error {
 	if err := requirePlan(s); err != nil {
 		return err
 	}
-	if s.Approval == ApprovalApproved || s.Status != StatusPlanning {
+	// Not only while planning: after a replan while other features ran on,
+	// the session is running, ready or blocked and still awaits approval.
+	if s.Approval == ApprovalApproved {
 		return refuse(CodePlanAlreadyApproved, string(s.Status), "a plan awaiting approval",
 			"The plan is already approved; execution has its own commands.",
 			NextCommand(s), "the plan of session %s is already approved", s.ID)
@@ -428,8 +461,12 @@ func (a RunStart) decide(s *Session, b *builder) error {
 				withAction("flow", "reset", "feature", f.ID)
 		}
 		if waiting := Waiting(s.Plan, *f); len(waiting) > 0 {
+			next := NextCommand(s) // run start only when it would claim another feature
+			if len(Runnable(s.Plan)) > 0 {
+				next = "flowdeck flow run start"
+			}
 			return refuse(CodeFeatureNotRunnable, string(s.Status), "completed dependencies and blockers",
-				"Complete what it waits for first.", "flowdeck flow run start",
+				"Complete what it waits for first.", next,
 				"feature %s waits for %s", f.ID, strings.Join(waiting, ", "))
 		}
 		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent})
@@ -673,9 +710,14 @@ func CompletionGate(s *Session, f *Feature) *Error {
 	final := lastReviewAfter(s.Execution.FinalReviews, broad[len(broad)-1].Seq)
 	finalCmd := "flowdeck flow review --final --decision approved|needs_fix|blocked"
 	if final == nil {
-		return refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",
+		e := refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",
 			"The session's final review must follow its broad validation.", finalCmd,
 			"session %s has no final review since its latest broad validation", s.ID)
+		if s.Approval != ApprovalApproved { // a replan left the plan to approve again first
+			e.Recovery.Hint += " The final review needs the plan approved again first."
+			e.withAction("flow", "plan", "approve")
+		}
+		return e
 	}
 	if final.Decision != ReviewApproved {
 		return validate(refuse(CodeFailingFinalReview, st, "an approved final review",

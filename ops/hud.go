@@ -107,7 +107,7 @@ func hudOf(s *model.Session) *HUD {
 		return h
 	}
 	h.Status = fmt.Sprintf("%s, plan %s, %s", s.Status, s.Approval, render.ProgressText(s.Plan))
-	if s.Approval != model.ApprovalApproved && s.Status == model.StatusPlanning {
+	if s.Approval != model.ApprovalApproved && s.Status != model.StatusCompleted { // also after a replan while others ran on
 		h.Waits = append(h.Waits, "plan approval")
 	}
 	for i := range s.Plan.Features {

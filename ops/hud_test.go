@@ -236,3 +236,23 @@ func TestHUDShowsEveryActiveFeatureWithItsAgent(t *testing.T) {
 		}
 	}
 }
+
+// A replan while another feature ran on leaves the plan to approve again
+// after that feature ends: the HUD counts the approval as waiting, and its
+// next command is the approval.
+func TestHUDPlanApprovalWaitsAfterReplan(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: "Add password reset"})
+	s.do(model.PlanApply{Plan: model.Plan{MaxParallel: 2, Features: []model.Feature{
+		{ID: "token-store", Title: "Tokens"}, {ID: "mailer", Title: "Mailer"},
+	}}})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "token-store"})
+	s.do(model.RunStart{Feature: "mailer"})
+	s.do(model.RunComplete{Feature: "mailer", Outcome: model.OutcomeReplanRequired})
+	s.do(model.RunComplete{Feature: "token-store", Outcome: model.OutcomeBlocked})
+	out := s.hud("text")
+	if !strings.Contains(out, "plan approval") || !strings.Contains(out, "next: flowdeck flow plan approve\n") {
+		t.Fatalf("blocked session awaiting re-approval:\n%s", out)
+	}
+}
