@@ -168,6 +168,7 @@ func loadSession(tx *bolt.Tx, id string) (*model.Session, error) {
 	if err := json.Unmarshal(raw, &sess); err != nil {
 		return nil, fmt.Errorf("session %s: decode: %w", id, err)
 	}
+	sess.Index()
 	return &sess, nil
 }
 

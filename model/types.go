@@ -2,10 +2,7 @@
 // reviews and the pure transitions between them. It does no I/O.
 package model
 
-import (
-	"encoding/json"
-	"time"
-)
+import "time"
 
 // SessionStatus is the lifecycle stage of a planning session.
 type SessionStatus string
@@ -224,13 +221,12 @@ type Review struct {
 	Findings []string       `json:"findings,omitempty"`
 }
 
-// UnmarshalJSON decodes a session and indexes its plan, so that a session
-// read from the store looks features up in O(1).
-func (s *Session) UnmarshalJSON(data []byte) error {
-	type plain Session // no methods: no recursion
-	if err := json.Unmarshal(data, (*plain)(s)); err != nil {
-		return err
+// Index makes the plan look features up in O(1). Sessions built by Apply
+// are indexed already; a caller that decodes a session (the store) calls it.
+// Without it Feature is a scan: slower, never wrong. (Not an UnmarshalJSON:
+// encoding/json would then scan every stored session twice.)
+func (s *Session) Index() {
+	if s != nil {
+		s.Plan.reindex()
 	}
-	s.Plan.reindex()
-	return nil
 }

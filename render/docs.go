@@ -48,6 +48,10 @@ func ProgressText(p *model.Plan) string {
 	return text
 }
 
+// MaxInlineDiagram is the largest plan whose dependency graph the index
+// draws inline.
+const MaxInlineDiagram = 200
+
 // RenderIndex renders the session's docs/index.md.
 func RenderIndex(s *model.Session) string {
 	var b strings.Builder
@@ -108,9 +112,16 @@ func RenderIndex(s *model.Session) string {
 		line()
 		line("## Dependency graph")
 		line()
-		line("```mermaid")
-		b.WriteString(DiagramMermaid(s))
-		line("```")
+		if len(p.Features) > MaxInlineDiagram {
+			// A graph this size is unreadable inline and redrawing it cost
+			// every action on a large plan most of the index's time.
+			line("The plan has ", strconv.Itoa(len(p.Features)), " features, too many to draw here: ",
+				"`flowdeck diagram --format mermaid` (or `dot`) draws them all.")
+		} else {
+			line("```mermaid")
+			b.WriteString(DiagramMermaid(s))
+			line("```")
+		}
 	}
 
 	x := s.Execution

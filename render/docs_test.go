@@ -534,3 +534,21 @@ func TestDocsMarkEvidenceFromBeforeTheRestart(t *testing.T) {
 		}
 	}
 }
+
+// A plan over MaxInlineDiagram features gets no inline graph in the index
+// (it was most of an action's cost on a large plan), only the pointer to
+// `flowdeck diagram`; a plan at the limit still gets one.
+func TestIndexDrawsTheGraphInlineOnlyForReadablePlans(t *testing.T) {
+	for _, n := range []int{render.MaxInlineDiagram, render.MaxInlineDiagram + 1} {
+		p := model.Plan{Summary: "s", Features: make([]model.Feature, n)}
+		for i := range p.Features {
+			p.Features[i] = model.Feature{ID: fmt.Sprintf("f%d", i), Title: "T"}
+		}
+		s := &model.Session{ID: "s1", Goal: "g", Plan: &p}
+		doc := render.RenderIndex(s)
+		inline := strings.Contains(doc, "```mermaid")
+		if inline != (n <= render.MaxInlineDiagram) || !inline && !strings.Contains(doc, "`flowdeck diagram --format mermaid`") {
+			t.Errorf("%d features: inline graph %v\n%s", n, inline, doc[strings.Index(doc, "## Dependency graph"):][:200])
+		}
+	}
+}
