@@ -1,0 +1,217 @@
+package model
+
+import (
+	"fmt"
+	"strings"
+)
+
+func (a Validate) decide(s *Session, b *builder) error {
+	if _, err := requireActive(s, a.Feature); err != nil {
+		return err
+	}
+	switch a.Status {
+	case ValidationPassed, ValidationFailed, ValidationPartial:
+	default:
+		return invalidArg("status", "validation status %s is not passed, failed or partial", quoteID(string(a.Status)))
+	}
+	if err := checkScope(a.Scope); err != nil {
+		return err
+	}
+	if strings.TrimSpace(a.Command) == "" {
+		return invalidArg("command", "validation needs the command that was run")
+	}
+	src := a.Source
+	if src == "" {
+		src = SourceReported
+	}
+	if src != SourceReported && src != SourceObserved {
+		return invalidArg("source", "evidence source %s is not reported or observed", quoteID(string(src)))
+	}
+	e := b.emit(Event{Type: EventValidationRecorded, Feature: a.Feature})
+	e.Evidence = &Evidence{
+		Seq: e.Seq, At: e.At, Actor: e.Actor, Feature: a.Feature, Status: a.Status, Scope: a.Scope,
+		Command: a.Command, Summary: a.Summary, Source: src, RunID: a.RunID,
+	}
+	return nil
+}
+
+func checkScope(s Scope) error {
+	if s != ScopeTargeted && s != ScopeBroad {
+		return invalidArg("scope", "scope %s is not targeted or broad", quoteID(string(s)))
+	}
+	return nil
+}
+
+func checkDecision(d ReviewDecision) error {
+	switch d {
+	case ReviewApproved, ReviewNeedsFix, ReviewBlocked:
+		return nil
+	}
+	return invalidArg("decision", "review decision %s is not approved, needs_fix or blocked", quoteID(string(d)))
+}
+
+func (a ReviewFeature) decide(s *Session, b *builder) error {
+	if _, err := requireActive(s, a.Feature); err != nil {
+		return err
+	}
+	if err := checkDecision(a.Decision); err != nil {
+		return err
+	}
+	e := b.emit(Event{Type: EventReviewRecorded, Feature: a.Feature})
+	e.Review = &Review{Seq: e.Seq, At: e.At, Actor: e.Actor, Feature: a.Feature, Decision: a.Decision, Findings: cleanList(a.Findings)}
+	return nil
+}
+
+func (a ReviewFinal) decide(s *Session, b *builder) error {
+	if err := requireApproved(s, "The final review comes after execution; approve the plan first."); err != nil {
+		return err
+	}
+	if err := checkDecision(a.Decision); err != nil {
+		return err
+	}
+	e := b.emit(Event{Type: EventReviewRecorded})
+	e.Review = &Review{Seq: e.Seq, At: e.At, Actor: e.Actor, Final: true, Decision: a.Decision, Findings: cleanList(a.Findings)}
+	return nil
+}
+
+func cleanList(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (a RunComplete) decide(s *Session, b *builder) error {
+	f, err := requireActive(s, a.Feature)
+	if err != nil {
+		return err
+	}
+	switch a.Outcome {
+	case OutcomeCompleted:
+		if gerr := CompletionGate(s, f); gerr != nil {
+			b.emit(Event{Type: EventCompletionRejected, Feature: f.ID, Code: gerr.Code, Summary: gerr.Message})
+			return gerr
+		}
+		b.emit(Event{Type: EventFeatureCompleted, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
+		if s.Plan.CompletedCount()+1 >= s.Plan.Required() {
+			b.emit(Event{Type: EventSessionCompleted, Summary: "every required feature is completed"})
+		}
+	case OutcomeReplanRequired:
+		b.emit(Event{Type: EventReplanRequired, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
+	case OutcomeBlocked, OutcomeNeedsInput:
+		b.emit(Event{Type: EventFeatureBlocked, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
+	default:
+		return invalidArg("outcome", "outcome %s is not completed, replan_required, blocked or needs_input", quoteID(string(a.Outcome)))
+	}
+	return nil
+}
+
+// CompletionGate returns the first gate that keeps the active feature f from
+// completing, or nil. The order of the gates is part of the contract.
+func CompletionGate(s *Session, f *Feature) *Error {
+	st := string(s.Status)
+	since := evidenceSince(f.Validations, f.StartedSeq, "")
+	// validate names the command that records evidence: the feature's own
+	// verification run through flowdeck (observed evidence, and executable
+	// right now), or a report when the plan gave no verification command.
+	validate := func(e *Error, scope Scope) *Error {
+		if len(f.Verification) == 0 {
+			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
+			return e
+		}
+		// The verification is shell text: the argv runs it with sh -c (or as
+		// its words, when no word needs a shell), and next_command is that
+		// argv quoted, so both say the same.
+		argv := []string{"run", "--feature", f.ID, "--scope", string(scope), "--"}
+		if words, ok := plainWords(f.Verification[0]); ok {
+			return e.withAction(append(argv, words...)...)
+		}
+		return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
+	}
+	if len(since) == 0 {
+		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
+			verifyHint(f), "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
+	}
+	latest := since[len(since)-1]
+	if latest.Status != ValidationPassed {
+		return validate(refuse(CodeFailingValidation, st, "passing validation evidence",
+			"Fix what failed, then validate again: "+latest.Command, "",
+			"the latest validation of feature %s %s: %s", f.ID, latest.Status, latest.Command), latest.Scope)
+	}
+	review := lastReviewAfter(f.Reviews, latest.Seq)
+	reviewCmd := "flowdeck flow review " + f.ID + " --decision approved|needs_fix|blocked"
+	if review == nil {
+		return refuse(CodeMissingFeatureReview, st, "a feature review recorded after the latest validation",
+			"A reviewer must look at the validated change.", reviewCmd,
+			"feature %s has no review since its latest validation", f.ID)
+	}
+	if review.Decision != ReviewApproved {
+		return validate(refuse(CodeFailingFeatureReview, st, "an approved feature review",
+			"Address the findings, validate again and ask for a new review."+findingsText(review.Findings),
+			"", "the review of feature %s is %s", f.ID, review.Decision), latest.Scope)
+	}
+	if s.Plan.CompletedCount()+1 < s.Plan.Required() {
+		return nil
+	}
+	broad := evidenceSince(f.Validations, f.StartedSeq, ScopeBroad)
+	if len(broad) == 0 || broad[len(broad)-1].Status != ValidationPassed {
+		return validate(refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
+			"This is the last feature: run the whole test suite and record it with --scope broad.",
+			"", "feature %s completes the session but has no passing broad validation", f.ID), ScopeBroad)
+	}
+	final := lastReviewAfter(s.Execution.FinalReviews, broad[len(broad)-1].Seq)
+	finalCmd := "flowdeck flow review --final --decision approved|needs_fix|blocked"
+	if final == nil {
+		e := refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",
+			"The session's final review must follow its broad validation.", finalCmd,
+			"session %s has no final review since its latest broad validation", s.ID)
+		if s.Approval != ApprovalApproved { // a replan left the plan to approve again first
+			e.Recovery.Hint += " The final review needs the plan approved again first."
+			e.withAction("flow", "plan", "approve")
+		}
+		return e
+	}
+	if final.Decision != ReviewApproved {
+		return validate(refuse(CodeFailingFinalReview, st, "an approved final review",
+			"Address the final review's findings, validate broadly again and ask for a new final review."+findingsText(final.Findings),
+			"", "the final review of session %s is %s", s.ID, final.Decision), ScopeBroad)
+	}
+	return nil
+}
+
+func verifyHint(f *Feature) string {
+	if len(f.Verification) == 0 {
+		return "Run the feature's tests and record the result."
+	}
+	return "Run the feature's verification and record the result: " + strings.Join(f.Verification, "; ")
+}
+
+func findingsText(findings []string) string {
+	if len(findings) == 0 {
+		return ""
+	}
+	return " Findings: " + strings.Join(findings, "; ")
+}
+
+// evidenceSince returns the evidence recorded after seq, of the given scope
+// (any scope when empty), oldest first.
+func evidenceSince(all []Evidence, seq uint64, scope Scope) []Evidence {
+	var out []Evidence
+	for _, e := range all {
+		if e.Seq > seq && (scope == "" || e.Scope == scope) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// lastReviewAfter returns the latest review when it was recorded after seq.
+func lastReviewAfter(reviews []Review, seq uint64) *Review {
+	if n := len(reviews); n > 0 && reviews[n-1].Seq > seq {
+		return &reviews[n-1]
+	}
+	return nil
+}
