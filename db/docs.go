@@ -109,17 +109,30 @@ func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 		return contain.Fault(s.project, err)
 	}
 	defer feat.Close()
-	if err := writeDoc(r, filepath.Join(dir, "index.md"), render.RenderIndex(sess)); err != nil {
+	if _, err := writeDoc(r, filepath.Join(dir, "index.md"), render.RenderIndex(sess)); err != nil {
 		return err
 	}
-	// written maps a feature id to the digest of its doc.
-	written := map[string]string{}
+	// written maps a feature id to the digest of its doc; changed counts
+	// the docs whose file this call replaced.
+	written, changed := map[string]string{}, 0
 	err = render.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
 		written[id] = digest(doc)
-		return writeDoc(feat, id+".md", doc)
+		wrote, err := writeDoc(feat, id+".md", doc)
+		if wrote {
+			changed++
+		}
+		return err
 	})
 	if err != nil {
 		return err
+	}
+	if !prune && changed == 0 {
+		// Nothing new to record: reading and rewriting the manifest would
+		// cost every action on a large plan for nothing (unless something
+		// replaced the manifest itself, e.g. with a link: rewrite it).
+		if fi, err := feat.Lstat(manifestName); err == nil && fi.Mode().IsRegular() {
+			return nil
+		}
 	}
 	old, err := readManifest(feat)
 	if err != nil {
@@ -161,7 +174,8 @@ func writeManifest(r *os.Root, entries map[string]string) error {
 		lines = append(lines, id+" "+sum)
 	}
 	slices.Sort(lines)
-	return writeDoc(r, manifestName, strings.Join(lines, "\n")+"\n")
+	_, err := writeDoc(r, manifestName, strings.Join(lines, "\n")+"\n")
+	return err
 }
 
 // removeStale deletes the docs the manifest lists that were not written
@@ -194,9 +208,9 @@ func digest(content string) string {
 
 // writeDoc writes name below r atomically. Unchanged content is not
 // rewritten, which keeps file watchers quiet.
-func writeDoc(r *os.Root, name, content string) error {
+func writeDoc(r *os.Root, name, content string) (wrote bool, err error) {
 	if old, err := r.ReadFile(name); err == nil && string(old) == content {
-		return nil
+		return false, nil
 	}
-	return contain.WriteAtomic(r, name, []byte(content), 0o644)
+	return true, contain.WriteAtomic(r, name, []byte(content), 0o644)
 }
