@@ -95,8 +95,8 @@ type Resolution struct {
 // CreateDecision stores a pending decision (d.ID is assigned) and, when it
 // belongs to a flow run, records decision_created on the run in the same
 // transaction.
-func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decision, *FlowRun, error) {
-	var run *FlowRun
+func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decision, *model.FlowRun, error) {
+	var run *model.FlowRun
 	out := *d
 	err := s.update(func(tx *bolt.Tx) error {
 		run = nil
@@ -115,9 +115,9 @@ func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decis
 			if err != nil {
 				return err
 			}
-			ev := FlowEvent{Type: FlowEvDecisionCreated, Step: out.Step, StepIndex: r.StepIndex, Action: out.Action, Decision: out.ID, Kind: out.Kind}
+			ev := model.FlowEvent{Type: model.FlowEvDecisionCreated, Step: out.Step, StepIndex: r.StepIndex, Action: out.Action, Decision: out.ID, Kind: out.Kind}
 			if out.Kind == DecisionInterrupted {
-				ev.Type = FlowEvInterrupted
+				ev.Type = model.FlowEvInterrupted
 			}
 			if err := putFlowEvents(tx, r, actor, now, ev); err != nil {
 				return err
@@ -209,9 +209,9 @@ func decisionsTx(tx *bolt.Tx, pendingOnly bool) ([]Decision, error) {
 // on its flow run, in one transaction. The option must be one of the
 // decision's options when it has any. A decision that is no longer pending
 // is refused with a *model.Error saying who resolved it and how.
-func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *FlowRun, error) {
+func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *model.FlowRun, error) {
 	var d *Decision
-	var run *FlowRun
+	var run *model.FlowRun
 	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		run = nil
@@ -241,7 +241,7 @@ func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *FlowRun,
 			if run, err = loadFlowRun(tx, d.FlowRun); err != nil {
 				return err
 			}
-			if run.Decision == d.ID && !FlowEnded(run.Status) {
+			if run.Decision == d.ID && !model.FlowEnded(run.Status) {
 				next := d.Action + 1
 				switch {
 				case d.Kind == DecisionInterrupted && res.Option == "retry":
@@ -249,7 +249,7 @@ func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *FlowRun,
 				case d.Kind == DecisionInterrupted && res.Option == "skip":
 					next = d.SkipTo
 				}
-				ev := FlowEvent{Type: FlowEvDecisionResolved, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
+				ev := model.FlowEvent{Type: model.FlowEvDecisionResolved, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
 					Kind: d.Kind, Option: res.Option, Note: res.Note, Vars: res.Vars, NewAction: next}
 				if err := putFlowEvents(tx, run, res.Actor, res.At, ev); err != nil {
 					return err
@@ -309,8 +309,8 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
 			if err != nil {
 				return err
 			}
-			if !FlowEnded(run.Status) {
-				ev := FlowEvent{Type: FlowEvFailed, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
+			if !model.FlowEnded(run.Status) {
+				ev := model.FlowEvent{Type: model.FlowEvFailed, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
 					Error: fmt.Sprintf("decision %s (step %s) timed out at %s with no fallback", d.ID, d.Step, d.Deadline.Format(time.RFC3339))}
 				if err := putFlowEvents(tx, run, "timeout", now, ev); err != nil {
 					return err
@@ -324,15 +324,15 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
 
 // CancelFlowRun cancels a run that has not ended, and its pending decision,
 // in one transaction.
-func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*FlowRun, error) {
-	var run *FlowRun
+func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*model.FlowRun, error) {
+	var run *model.FlowRun
 	err := s.update(func(tx *bolt.Tx) error {
 		r, err := loadFlowRun(tx, id)
 		if err != nil {
 			return err
 		}
-		if FlowEnded(r.Status) {
-			return ErrFlowRunEnded{r.ID, r.Status}
+		if model.FlowEnded(r.Status) {
+			return model.ErrFlowRunEnded{ID: r.ID, Status: r.Status}
 		}
 		if r.Decision != "" {
 			if d, err := loadDecision(tx, r.Decision); err == nil && d.Status == DecisionPending {
@@ -342,7 +342,7 @@ func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*FlowRun
 				}
 			}
 		}
-		if err := putFlowEvents(tx, r, actor, now, FlowEvent{Type: FlowEvCancelled, Step: r.Step, StepIndex: r.StepIndex, Note: reason}); err != nil {
+		if err := putFlowEvents(tx, r, actor, now, model.FlowEvent{Type: model.FlowEvCancelled, Step: r.Step, StepIndex: r.StepIndex, Note: reason}); err != nil {
 			return err
 		}
 		run = r

@@ -12,7 +12,7 @@ type Snapshot struct {
 	Sessions  []SessionInfo
 	Runs      []RunRecord // newest first
 	Agents    []AgentEvent
-	FlowRuns  []FlowRun
+	FlowRuns  []model.FlowRun
 	Decisions []Decision // pending only
 }
 

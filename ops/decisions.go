@@ -49,9 +49,9 @@ func Resolve(st *db.Store, id string, a flows.Answer, actor string, now time.Tim
 	if refusal, ok := model.AsError(err); ok {
 		return Refused(refusal), nil
 	}
-	var ended db.ErrFlowRunEnded
+	var ended model.ErrFlowRunEnded
 	if errors.As(err, &ended) {
-		return Refused(&model.Error{Code: db.CodeFlowRunEnded, Message: err.Error()}), nil
+		return Refused(&model.Error{Code: model.CodeFlowRunEnded, Message: err.Error()}), nil
 	}
 	if err != nil {
 		return nil, err

@@ -420,7 +420,7 @@ func (m *Model) resolveCmd(d db.Decision, a flows.Answer) tea.Cmd {
 		// lock only after the run ended, so a free lock and a live run mean
 		// nobody will continue it.
 		if err == nil && d.FlowRun != "" && !flows.Executing(st, d.FlowRun) {
-			if r, err := st.FlowRun(d.FlowRun); err == nil && !db.FlowEnded(r.Status) {
+			if r, err := st.FlowRun(d.FlowRun); err == nil && !model.FlowEnded(r.Status) {
 				msg.resume = r.ID
 			}
 		}

@@ -92,7 +92,7 @@ func TestFlowRunSaysWhyNot(t *testing.T) {
 // A flow that stops at a refusal is reported as refused, not completed.
 func TestRefusedFlowIsReportedRefused(t *testing.T) {
 	done := func(final string) note {
-		return flowDoneNote(flowDoneMsg{job: &flowJob{label: "flow plan"}, run: &db.FlowRun{ID: "plan-3", Status: db.FlowCompleted, StepsRun: 2}, final: final})
+		return flowDoneNote(flowDoneMsg{job: &flowJob{label: "flow plan"}, run: &model.FlowRun{ID: "plan-3", Status: model.FlowCompleted, StepsRun: 2}, final: final})
 	}
 	if n := done("✗ The plan could not be approved: no plan\n\nmore"); n.kind != noteErr || n.lines[0] != "✗ flow run plan-3 refused: The plan could not be approved: no plan" {
 		t.Fatalf("refused flow: %+v", n)

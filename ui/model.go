@@ -115,7 +115,7 @@ type Model struct {
 	// whose output it shows, the pending decisions.
 	flowPane   *flowpane.Model
 	flowFeed   *feed
-	flowRuns   []db.FlowRun
+	flowRuns   []model.FlowRun
 	flowView   *flows.RunView
 	flowOutRec *db.RunRecord
 	flowPin    string

@@ -147,7 +147,7 @@ func (m *Model) flowReviews() bool {
 		}
 	}
 	for _, r := range m.flowRuns {
-		if !db.FlowEnded(r.Status) && r.Status != db.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
+		if !model.FlowEnded(r.Status) && r.Status != model.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
 			return true
 		}
 	}
