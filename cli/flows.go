@@ -294,7 +294,7 @@ func (e *env) flowRunResult(st *db.Store, run *model.FlowRun, err error) error {
 		fmt.Fprintf(e.stderr, "flowdeck: stopped; flow run %s keeps its state: flowdeck flows resume %s\n", run.ID, run.ID)
 		return silent(ExitRejected)
 	}
-	var pending *db.Decision
+	var pending *model.Decision
 	if run.Decision != "" {
 		pending, _ = st.Decision(run.Decision)
 	}

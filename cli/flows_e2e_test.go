@@ -90,9 +90,9 @@ func (p *flowProject) run(t *testing.T, v any, args ...string) (string, int) {
 }
 
 type runResult struct {
-	OK       bool          `json:"ok"`
-	Run      model.FlowRun `json:"run"`
-	Decision *db.Decision  `json:"decision"`
+	OK       bool            `json:"ok"`
+	Run      model.FlowRun   `json:"run"`
+	Decision *model.Decision `json:"decision"`
 }
 
 func (p *flowProject) prompt(t *testing.T, name string) string {
@@ -267,10 +267,10 @@ func TestFlowsCrashMidAgentStep(t *testing.T) {
 	}
 	run := runs.Runs[0]
 	var ds struct {
-		Decisions []db.Decision `json:"decisions"`
+		Decisions []model.Decision `json:"decisions"`
 	}
 	p.run(t, &ds, "--json", "decisions")
-	if len(ds.Decisions) != 1 || ds.Decisions[0].Kind != db.DecisionInterrupted || len(ds.Decisions[0].Options) != 3 {
+	if len(ds.Decisions) != 1 || ds.Decisions[0].Kind != model.DecisionInterrupted || len(ds.Decisions[0].Options) != 3 {
 		t.Fatalf("decisions: %+v", ds.Decisions)
 	}
 	os.WriteFile(filepath.Join(p.state, "fast"), nil, 0o644)

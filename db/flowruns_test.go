@@ -73,8 +73,8 @@ func TestFlowRunEventsReplayToTheStoredRun(t *testing.T) {
 func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 	st := flowStore(t)
 	r := newRun(t, st)
-	d, run, err := st.CreateDecision(&Decision{FlowRun: r.ID, Step: "a", Kind: DecisionChoice, Prompt: "?",
-		Options: []DecisionOption{{ID: "yes"}, {ID: "no"}}, Action: 1}, "t", time.Now())
+	d, run, err := st.CreateDecision(&model.Decision{FlowRun: r.ID, Step: "a", Kind: model.DecisionChoice, Prompt: "?",
+		Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}, Action: 1}, "t", time.Now())
 	if err != nil || d.ID != "d1" || run.Status != model.FlowWaiting || run.Decision != "d1" {
 		t.Fatalf("create: %v %+v %+v", err, d, run)
 	}
@@ -83,9 +83,9 @@ func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			opt := []string{"yes", "no"}[i%2]
-			if _, _, err := st.ResolveDecision("d1", Resolution{Option: opt, Actor: opt, At: time.Now()}); err == nil {
+			if _, _, err := st.ResolveDecision("d1", model.Resolution{Option: opt, Actor: opt, At: time.Now()}); err == nil {
 				wins <- opt
-			} else if me, ok := model.AsError(err); !ok || me.Code != CodeDecisionNotPending || !strings.Contains(me.Message, "already resolved") {
+			} else if me, ok := model.AsError(err); !ok || me.Code != model.CodeDecisionNotPending || !strings.Contains(me.Message, "already resolved") {
 				t.Errorf("loser got %v", err)
 			}
 		})
@@ -99,7 +99,7 @@ func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 	if run.Status != model.FlowRunning || run.Decision != "" || run.Action != 2 {
 		t.Fatalf("run after resolution: %+v", run)
 	}
-	if _, _, err := st.ResolveDecision("d9", Resolution{}); err == nil {
+	if _, _, err := st.ResolveDecision("d9", model.Resolution{}); err == nil {
 		t.Fatal("an unknown decision resolved")
 	}
 }
@@ -108,14 +108,14 @@ func TestDecisionExpiry(t *testing.T) {
 	st := flowStore(t)
 	r := newRun(t, st)
 	past := time.Now().Add(-time.Second)
-	st.CreateDecision(&Decision{FlowRun: r.ID, Kind: DecisionChoice, Options: []DecisionOption{{ID: "a"}, {ID: "b"}}, Fallback: "b", Deadline: &past}, "t", time.Now())
+	st.CreateDecision(&model.Decision{FlowRun: r.ID, Kind: model.DecisionChoice, Options: []model.DecisionOption{{ID: "a"}, {ID: "b"}}, Fallback: "b", Deadline: &past}, "t", time.Now())
 	d, err := st.ExpireDecision("d1", time.Now())
-	if err != nil || d.Status != DecisionResolved || !d.Resolution.Timeout || d.Resolution.Option != "b" {
+	if err != nil || d.Status != model.DecisionResolved || !d.Resolution.Timeout || d.Resolution.Option != "b" {
 		t.Fatalf("fallback: %v %+v", err, d)
 	}
 	r2 := newRun(t, st)
-	st.CreateDecision(&Decision{FlowRun: r2.ID, Step: "s", Kind: DecisionChoice, Deadline: &past}, "t", time.Now())
-	if d, err = st.ExpireDecision("d2", time.Now()); err != nil || d.Status != DecisionExpired {
+	st.CreateDecision(&model.Decision{FlowRun: r2.ID, Step: "s", Kind: model.DecisionChoice, Deadline: &past}, "t", time.Now())
+	if d, err = st.ExpireDecision("d2", time.Now()); err != nil || d.Status != model.DecisionExpired {
 		t.Fatalf("expire: %v %+v", err, d)
 	}
 	run, _ := st.FlowRun(r2.ID)

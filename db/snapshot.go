@@ -13,7 +13,7 @@ type Snapshot struct {
 	Runs      []RunRecord // newest first
 	Agents    []AgentEvent
 	FlowRuns  []model.FlowRun
-	Decisions []Decision // pending only
+	Decisions []model.Decision // pending only
 }
 
 // Snapshot reads the active session, the session list, the newest runs

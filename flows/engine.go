@@ -176,7 +176,7 @@ func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *model.FlowRun
 			if err != nil {
 				return run, err
 			}
-			if d.Status == db.DecisionPending {
+			if d.Status == model.DecisionPending {
 				if !e.Wait {
 					return run, ErrWaiting
 				}
@@ -277,17 +277,17 @@ func (e *Engine) interrupted(f *flowfile.Flow, run *model.FlowRun) (*model.FlowR
 }
 
 // interruptedDecision asks what to do about the run's cut-off action.
-func interruptedDecision(f *flowfile.Flow, run *model.FlowRun) *db.Decision {
+func interruptedDecision(f *flowfile.Flow, run *model.FlowRun) *model.Decision {
 	in := run.InFlight
 	skipTo := 0
 	if run.StepIndex < len(f.Steps) {
 		skipTo = len(f.Steps[run.StepIndex].Execs()) + 2
 	}
-	return &db.Decision{
-		FlowRun: run.ID, Flow: run.Flow, Step: run.Step, Kind: db.DecisionInterrupted,
+	return &model.Decision{
+		FlowRun: run.ID, Flow: run.Flow, Step: run.Step, Kind: model.DecisionInterrupted,
 		Prompt: fmt.Sprintf("Flow run %s stopped during %s of step %q (started %s) and it may or may not have finished. Run it again, skip the rest of the step, or cancel the run?",
 			run.ID, in.Label, run.Step, in.Started.Format("15:04:05")),
-		Options: []db.DecisionOption{
+		Options: []model.DecisionOption{
 			{ID: "retry", Description: "run " + in.Label + " again"},
 			{ID: "skip", Description: "skip the rest of step " + run.Step + " and route on"},
 			{ID: "cancel", Description: "cancel the flow run"},

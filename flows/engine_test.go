@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"flowdeck/config"
-	"flowdeck/db"
 	"flowdeck/flows/flowfile"
 	"flowdeck/model"
 )
@@ -172,7 +171,7 @@ func TestHumanFormAndTask(t *testing.T) {
 	run := start(t, e, "---\nliterate: true\nagent: planner\n---\n```yaml {config}\nparse:\n  n: number\n  tags: array\n```\nHow many?\n"+
 		"---\n```yaml {config}\nagent: worker\n```\nDo the work by hand.\n")
 	d := pending(t, e, run)
-	if d.Kind != db.DecisionForm || len(d.Fields) != 2 {
+	if d.Kind != model.DecisionForm || len(d.Fields) != 2 {
 		t.Fatalf("no agent for planner: want a form, got %+v", d)
 	}
 	if _, err := ResolveDecision(e.Store, d.ID, Answer{Vars: map[string]string{"n": "x"}}, "p", time.Now()); err == nil || !strings.Contains(err.Error(), "n: want a number") || !strings.Contains(err.Error(), "tags is missing") {
@@ -180,7 +179,7 @@ func TestHumanFormAndTask(t *testing.T) {
 	}
 	run = answerAndResume(t, e, run, Answer{Option: `{"n": 2, "tags": ["a"]}`})
 	d = pending(t, e, run)
-	if d.Kind != db.DecisionTask || run.Vars["n"] != float64(2) {
+	if d.Kind != model.DecisionTask || run.Vars["n"] != float64(2) {
 		t.Fatalf("want a task for the worker: %+v %v", d, run.Vars)
 	}
 	run = answerAndResume(t, e, run, Answer{Option: "done"})
@@ -196,7 +195,7 @@ func TestCancelAndRecover(t *testing.T) {
 	if _, err := CancelRun(e.Store, run.ID, "p", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionCancelled {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionCancelled {
 		t.Fatalf("decision after cancel: %s", d.Status)
 	}
 	if _, err := ResolveDecision(e.Store, run.Decision, Answer{Option: "ship"}, "p", time.Now()); err == nil {
@@ -230,13 +229,13 @@ func TestSettle(t *testing.T) {
 	if err := Settle(e.Store, "t", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionPending {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionPending {
 		t.Fatalf("a decision that is not due yet was settled: %s", d.Status)
 	}
 	if err := Settle(e.Store, "t", time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionExpired {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionExpired {
 		t.Fatalf("a due decision without a fallback: %s, want expired", d.Status)
 	}
 	if r, _ := e.Store.FlowRun(run.ID); r.Status != model.FlowFailed {
@@ -315,7 +314,7 @@ func TestStepWithoutAgentGoesToTheDefaultAgent(t *testing.T) {
 			e, log := project(t, agents)
 			run := start(t, e, c.flow)
 			if c.actor == "" {
-				if d := pending(t, e, run); d.Kind != db.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
+				if d := pending(t, e, run); d.Kind != model.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
 					t.Fatalf("want a form asking confirmed: %+v", d)
 				}
 				return

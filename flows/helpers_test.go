@@ -74,7 +74,7 @@ func readFlow(t *testing.T, path string) *flowfile.Flow {
 }
 
 // pending returns the run's pending decision.
-func pending(t *testing.T, e *Engine, run *model.FlowRun) *db.Decision {
+func pending(t *testing.T, e *Engine, run *model.FlowRun) *model.Decision {
 	t.Helper()
 	if run.Decision == "" {
 		t.Fatalf("run %s (%s at %s) waits for nothing; error %q", run.ID, run.Status, run.Step, run.Error)

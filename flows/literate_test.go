@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
 	"flowdeck/model"
 )
 
@@ -24,7 +23,7 @@ func TestLiterateCommandsExampleRunsUnchanged(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 	d := pending(t, e, run)
-	if d.Kind != db.DecisionForm || len(d.Fields) != 2 || !strings.Contains(d.Prompt, "name your project") {
+	if d.Kind != model.DecisionForm || len(d.Fields) != 2 || !strings.Contains(d.Prompt, "name your project") {
 		t.Fatalf("first decision: %+v", d)
 	}
 	run = answerAndResume(t, e, run, Answer{Vars: map[string]string{"name": "my app", "type": "library"}})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/db"
 	"flowdeck/flows/cond"
 	"flowdeck/flows/flowfile"
 	"flowdeck/flows/interp"
@@ -54,17 +53,17 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *model.FlowRun)
 	if run.Action == n+1 {
 		prompt := e.prompt(s, run)
 		fields := e.fields(s, run)
-		kind := ""
+		var kind model.DecisionKind
 		switch {
 		case s.Decision != nil:
-			kind = db.DecisionChoice
+			kind = model.DecisionChoice
 			if hasAgent {
 				fields = nil // the agent filled them in the phase before; the person only chooses
 			}
 		case len(fields) > 0 && !hasAgent:
-			kind = db.DecisionForm
+			kind = model.DecisionForm
 		case role != "" && !hasAgent && prompt != "":
-			kind = db.DecisionTask
+			kind = model.DecisionTask
 		}
 		if kind != "" {
 			return e.ask(s, kind, prompt, fields, run)
@@ -245,8 +244,8 @@ func route(s *flowfile.Step, scope map[string]any) (string, error) {
 }
 
 // ask creates the pending decision of a step.
-func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
-	d := &db.Decision{FlowRun: run.ID, Flow: run.Flow, Step: s.Name, Kind: kind, Prompt: prompt,
+func (e *Engine) ask(s *flowfile.Step, kind model.DecisionKind, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
+	d := &model.Decision{FlowRun: run.ID, Flow: run.Flow, Step: s.Name, Kind: kind, Prompt: prompt,
 		Action: len(s.Execs()) + 1}
 	if s.Decision != nil {
 		if p := strings.TrimSpace(interp.Text(s.Decision.Prompt, e.scope(run))); p != "" {
@@ -256,7 +255,7 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 			d.Prompt += p
 		}
 		for _, o := range s.Decision.Options {
-			d.Options = append(d.Options, db.DecisionOption{ID: o.ID, Description: interp.Text(o.Description, e.scope(run))})
+			d.Options = append(d.Options, model.DecisionOption{ID: o.ID, Description: interp.Text(o.Description, e.scope(run))})
 		}
 		d.Fallback = s.Decision.Fallback
 		if s.Decision.Timeout > 0 {
@@ -265,10 +264,10 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 		}
 	}
 	for _, f := range fields {
-		d.Fields = append(d.Fields, db.DecisionField{Name: f.Name, Type: f.Type, Enum: f.Enum, Description: f.Description})
+		d.Fields = append(d.Fields, model.DecisionField{Name: f.Name, Type: f.Type, Enum: f.Enum, Description: f.Description})
 	}
-	if kind == db.DecisionTask {
-		d.Options = []db.DecisionOption{{ID: "done", Description: "the step is done"}, {ID: "failed", Description: "it could not be done"}}
+	if kind == model.DecisionTask {
+		d.Options = []model.DecisionOption{{ID: "done", Description: "the step is done"}, {ID: "failed", Description: "it could not be done"}}
 	}
 	made, r, err := e.Store.CreateDecision(d, e.actor(), e.now())
 	if err != nil {
@@ -278,7 +277,7 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 	return r, nil
 }
 
-func decideHint(d *db.Decision) string {
+func decideHint(d *model.Decision) string {
 	switch {
 	case len(d.Fields) > 0:
 		var vars []string

@@ -10,11 +10,11 @@ import (
 // one marked, the latest prompt, the pending decision, and whether a process
 // executes it.
 type RunView struct {
-	Run       model.FlowRun `json:"run"`
-	Steps     []StepView    `json:"steps"`
-	Prompt    string        `json:"prompt"`
-	Decision  *db.Decision  `json:"decision,omitempty"`
-	Executing bool          `json:"executing"`
+	Run       model.FlowRun   `json:"run"`
+	Steps     []StepView      `json:"steps"`
+	Prompt    string          `json:"prompt"`
+	Decision  *model.Decision `json:"decision,omitempty"`
+	Executing bool            `json:"executing"`
 	// Runs are the capture runs of the current step so far (their output
 	// is in the store: Store.ReadOutput); while InFlight is set, the newest
 	// run started after InFlight.Started is the one streaming.

@@ -241,7 +241,7 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 	case FlowEvDecisionResolved:
 		r.Decision = ""
 		switch e.Kind {
-		case "interrupted": // DecisionInterrupted
+		case string(DecisionInterrupted):
 			r.InFlight = nil
 			if e.Option == "cancel" {
 				r.Status = FlowCancelled

@@ -60,7 +60,7 @@ func flowRun(t *testing.T, st *db.Store, id string) *model.FlowRun {
 	return r
 }
 
-func decisionsOf(t *testing.T, st *db.Store) []db.Decision {
+func decisionsOf(t *testing.T, st *db.Store) []model.Decision {
 	t.Helper()
 	ds, err := st.Decisions(false)
 	if err != nil {
@@ -106,7 +106,7 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 
 	// A key in flight when the prompt appeared is ignored.
 	h.key("1")
-	if d := decisionsOf(t, st); len(d) != 1 || d[0].Status != db.DecisionPending {
+	if d := decisionsOf(t, st); len(d) != 1 || d[0].Status != model.DecisionPending {
 		t.Fatalf("a key inside the grace period answered: %+v", d)
 	}
 	h.clk.Add(time.Second)
@@ -114,7 +114,7 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
 
 	ds := decisionsOf(t, st)
-	if len(ds) != 1 || ds[0].Status != db.DecisionResolved || ds[0].Resolution.Option != "hold" || ds[0].Resolution.Actor != "human" {
+	if len(ds) != 1 || ds[0].Status != model.DecisionResolved || ds[0].Resolution.Option != "hold" || ds[0].Resolution.Actor != "human" {
 		t.Fatalf("decisions = %+v", ds)
 	}
 	r := flowRun(t, st, "ship-1")
@@ -140,7 +140,7 @@ func TestFlowFormDecision(t *testing.T) {
 	h.typeText("a few")
 	h.key("enter")
 	h.mustSee("✗ want a number", "✗ choose one with ←/→")
-	if d := decisionsOf(t, st); d[0].Status != db.DecisionPending {
+	if d := decisionsOf(t, st); d[0].Status != model.DecisionPending {
 		t.Fatalf("an invalid form was stored: %+v", d[0])
 	}
 
@@ -155,7 +155,7 @@ func TestFlowFormDecision(t *testing.T) {
 	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
 
 	d := decisionsOf(t, st)[0]
-	if d.Status != db.DecisionResolved || d.Kind != db.DecisionForm {
+	if d.Status != model.DecisionResolved || d.Kind != model.DecisionForm {
 		t.Fatalf("decision = %+v", d)
 	}
 	r := flowRun(t, st, "form-1")
@@ -289,7 +289,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.pump(10*time.Second, "the cancelled run's engine", func() bool { return h.m.FlowJobs() == 0 })
 	r := flowRun(t, st, "ship-2")
 	d := decisionsOf(t, st)
-	if r.Status != model.FlowCancelled || d[len(d)-1].Status != db.DecisionCancelled {
+	if r.Status != model.FlowCancelled || d[len(d)-1].Status != model.DecisionCancelled {
 		t.Fatalf("run %s, decision %+v", r.Status, d[len(d)-1])
 	}
 	h.waitScreen("the cancelled run", "ship-2 · cancelled")
@@ -437,9 +437,9 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 		model.FlowEvent{Type: model.FlowEvPrompt, Step: "build", StepIndex: 1, Prompt: "Building 1.4.0 for every platform.\n\n" + strings.TrimSpace(buildOut)},
 		model.FlowEvent{Type: model.FlowEvStepFinished, Step: "build", StepIndex: 1, Outcome: "done", Next: one(2), NextStep: "approve"},
 		model.FlowEvent{Type: model.FlowEvPrompt, Step: "approve", StepIndex: 2, Prompt: "The build printed its checksums above."})
-	d := &db.Decision{FlowRun: id, Flow: "release", Step: "approve", Kind: db.DecisionChoice, Action: 1,
+	d := &model.Decision{FlowRun: id, Flow: "release", Step: "approve", Kind: model.DecisionChoice, Action: 1,
 		Prompt:  "The build printed its checksums above.\n\nPublish 1.4.0?",
-		Options: []db.DecisionOption{{ID: "publish", Description: "push the tag and upload the archives"}, {ID: "hold", Description: "keep it as a draft"}}}
+		Options: []model.DecisionOption{{ID: "publish", Description: "push the tag and upload the archives"}, {ID: "hold", Description: "keep it as a draft"}}}
 	if _, _, err := st.CreateDecision(d, "human", build.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}

@@ -70,8 +70,8 @@ type flowNamesMsg struct{ names []string }
 type flowLoad struct {
 	runs      []model.FlowRun
 	view      *flows.RunView
-	out       *db.RunRecord // the run whose output the flow pane shows
-	decisions []db.Decision // pending
+	out       *db.RunRecord    // the run whose output the flow pane shows
+	decisions []model.Decision // pending
 	err       error
 }
 
@@ -220,14 +220,14 @@ func (m *Model) syncFlowPane() {
 func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 	r := v.Run
 	switch st := flowpane.Status(v); {
-	case v.Decision != nil && v.Decision.Status == db.DecisionPending:
+	case v.Decision != nil && v.Decision.Status == model.DecisionPending:
 		what := "a decision"
 		switch v.Decision.Kind {
-		case db.DecisionInterrupted:
+		case model.DecisionInterrupted:
 			what = "retry, skip or cancel"
-		case db.DecisionForm:
+		case model.DecisionForm:
 			what = "a form"
-		case db.DecisionTask:
+		case model.DecisionTask:
 			what = "a task"
 		}
 		n := "⚑ waits for you: " + what + " (" + v.Decision.ID + ") · " + m.keyName(keys.Open) + " answers"
@@ -526,7 +526,7 @@ func (m *Model) cancelFlow() tea.Cmd {
 		return nil
 	}
 	body := []string{"Stops its current command (whichever process executes it); the run is kept as cancelled."}
-	if v.Decision != nil && v.Decision.Status == db.DecisionPending {
+	if v.Decision != nil && v.Decision.Status == model.DecisionPending {
 		body = append(body, "Its pending decision "+v.Decision.ID+" is cancelled too.")
 	}
 	m.openConfirmFunc("Cancel flow run "+id+"?", body, func() tea.Cmd {

@@ -66,8 +66,8 @@ func hostileSeed(t *testing.T, st *db.Store) {
 	if _, err := st.AppendFlowEvents(id, "human", at, model.FlowEvent{Type: model.FlowEvPrompt, Step: stepName, Prompt: c}); err != nil {
 		t.Fatal(err)
 	}
-	d := &db.Decision{FlowRun: id, Flow: "evil", Step: stepName, Kind: db.DecisionChoice, Prompt: c,
-		Options: []db.DecisionOption{{ID: "go", Description: c}}}
+	d := &model.Decision{FlowRun: id, Flow: "evil", Step: stepName, Kind: model.DecisionChoice, Prompt: c,
+		Options: []model.DecisionOption{{ID: "go", Description: c}}}
 	if _, _, err := st.CreateDecision(d, "human", at); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
 	"flowdeck/model"
 )
 
@@ -128,8 +127,8 @@ func TestFlowdeckBinaryIsOurOwn(t *testing.T) {
 func TestReviewAskedOnce(t *testing.T) {
 	st := newStore(t)
 	scenario(t, st, "review")
-	d := &db.Decision{Kind: db.DecisionChoice, Prompt: "Your review of reset-api?",
-		Options: []db.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
+	d := &model.Decision{Kind: model.DecisionChoice, Prompt: "Your review of reset-api?",
+		Options: []model.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
 	if _, _, err := st.CreateDecision(d, "agent", t0); err != nil {
 		t.Fatal(err)
 	}

@@ -120,11 +120,11 @@ type Model struct {
 	flowOutRec *db.RunRecord
 	flowPin    string
 	flowNames  []string
-	decisions  []db.Decision
+	decisions  []model.Decision
 	// answering: decisions whose answer is being stored, so a load that
 	// still lists them does not open their prompt again.
 	answering map[string]bool
-	gone      *db.Decision // see loadedMsg.gone
+	gone      *model.Decision // see loadedMsg.gone
 
 	// allRuns is the runs list as loaded; the pane shows shownRuns.
 	allRuns []db.RunRecord

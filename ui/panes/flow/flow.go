@@ -13,7 +13,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/db"
 	"flowdeck/flows"
 	"flowdeck/model"
 	"flowdeck/ui/layout"
@@ -128,7 +127,7 @@ func (m *Model) hasOutput() bool { return m.out.Run() != "" }
 // output of the step before.
 func (m *Model) asking() bool {
 	v := m.d.View
-	return v != nil && v.Decision != nil && v.Decision.Status == db.DecisionPending
+	return v != nil && v.Decision != nil && v.Decision.Status == model.DecisionPending
 }
 
 // fit wraps the prompt and shares the rows between the sections: the
