@@ -10,7 +10,7 @@ import (
 type Snapshot struct {
 	Active    *model.Session
 	Sessions  []SessionInfo
-	Runs      []RunRecord // newest first
+	Runs      []model.RunRecord // newest first
 	Agents    []AgentEvent
 	FlowRuns  []model.FlowRun
 	Decisions []model.Decision // pending only

@@ -448,7 +448,7 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 // flowCapture stores a capture run with a fixed id (addRun's way).
 func flowCapture(t *testing.T, st *db.Store, id string, at time.Time, argv []string, out string, running bool) string {
 	t.Helper()
-	rec := db.RunRecord{ID: id, Argv: argv, Actor: "human", Cwd: "/project", Start: at}
+	rec := model.RunRecord{ID: id, Argv: argv, Actor: "human", Cwd: "/project", Start: at}
 	w, err := st.StartRun(rec)
 	if err != nil {
 		t.Fatal(err)

@@ -70,7 +70,7 @@ type flowNamesMsg struct{ names []string }
 type flowLoad struct {
 	runs      []model.FlowRun
 	view      *flows.RunView
-	out       *db.RunRecord    // the run whose output the flow pane shows
+	out       *model.RunRecord // the run whose output the flow pane shows
 	decisions []model.Decision // pending
 	err       error
 }
@@ -142,14 +142,14 @@ func pickFlow(runs []model.FlowRun, pin string) string {
 // action is in flight, the newest run started since (a running one first);
 // else the last run of the current step, else of the latest step that ran
 // one.
-func flowOutputRun(v *flows.RunView, runs []db.RunRecord) string {
+func flowOutputRun(v *flows.RunView, runs []model.RunRecord) string {
 	if in := v.Run.InFlight; in != nil && !model.FlowEnded(v.Run.Status) {
 		found := ""
 		for _, r := range runs { // newest first
 			if r.Start.Before(in.Started) {
 				continue
 			}
-			if r.Outcome == db.RunRunning {
+			if r.Outcome == model.RunRunning {
 				return r.ID
 			}
 			if found == "" {
@@ -204,7 +204,7 @@ func (m *Model) syncFlowPane() {
 		d.Notice, d.NoticeKind = m.flowNotice(v)
 		if rec := m.flowOutRec; rec != nil {
 			d.OutLabel = model.ShellJoin(rec.Argv)
-			if rec.Outcome == db.RunRunning {
+			if rec.Outcome == model.RunRunning {
 				d.OutLabel = "⟳ " + d.OutLabel
 			} else if rec.Outcome == string(runner.Exited) {
 				d.OutLabel += fmt.Sprintf(" · exit %d", rec.ExitCode)

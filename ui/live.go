@@ -21,7 +21,7 @@ type loadedMsg struct {
 	stamp    string
 	sess     *model.Session
 	sessions []db.SessionInfo
-	runs     []db.RunRecord
+	runs     []model.RunRecord
 	agents   []db.AgentEvent
 	flows    flowLoad
 	// gone is the decision the open prompt answers, read when it is no

@@ -117,7 +117,7 @@ type Model struct {
 	flowFeed   *feed
 	flowRuns   []model.FlowRun
 	flowView   *flows.RunView
-	flowOutRec *db.RunRecord
+	flowOutRec *model.RunRecord
 	flowPin    string
 	flowNames  []string
 	decisions  []model.Decision
@@ -127,7 +127,7 @@ type Model struct {
 	gone      *model.Decision // see loadedMsg.gone
 
 	// allRuns is the runs list as loaded; the pane shows shownRuns.
-	allRuns []db.RunRecord
+	allRuns []model.RunRecord
 
 	// How the output pane reads the selected run.
 	out     *feed
