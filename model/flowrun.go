@@ -202,12 +202,6 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		r.Vars = map[string]any{}
 	}
 	r.Seq, r.Updated = e.Seq, e.At
-	last := func() *FlowStep {
-		if len(r.History) == 0 {
-			return nil
-		}
-		return &r.History[len(r.History)-1]
-	}
 	switch e.Type {
 	case FlowEvStarted:
 		r.Status = FlowRunning
@@ -224,10 +218,10 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		if e.Output != nil {
 			r.Outputs = append(r.Outputs, *e.Output)
 		}
-		if h := last(); h != nil && e.RunID != "" {
+		if h := r.lastStep(); h != nil && e.RunID != "" {
 			h.Runs = append(h.Runs, e.RunID)
 		}
-		if h := last(); h != nil && e.Note != "" {
+		if h := r.lastStep(); h != nil && e.Note != "" {
 			h.Notes = append(h.Notes, e.Note)
 		}
 	case FlowEvPrompt:
@@ -239,46 +233,9 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 	case FlowEvDecisionCreated:
 		r.Status, r.Decision = FlowWaiting, e.Decision
 	case FlowEvDecisionResolved:
-		r.Decision = ""
-		switch e.Kind {
-		case string(DecisionInterrupted):
-			r.InFlight = nil
-			if e.Option == "cancel" {
-				r.Status = FlowCancelled
-				r.Ended = &e.At
-				if h := last(); h != nil && h.Ended == nil {
-					h.Ended, h.Outcome = &e.At, "cancelled"
-				}
-				return nil
-			}
-		default:
-			mergeVars(r.Vars, e.Vars)
-		}
-		r.Action = e.NewAction
-		r.Status = FlowRunning
+		r.decisionResolved(e)
 	case FlowEvStepFinished:
-		h := last()
-		if h != nil {
-			h.Ended, h.Outcome, h.Next = &e.At, e.Outcome, e.NextStep
-			if e.Note != "" {
-				h.Notes = append(h.Notes, e.Note)
-			}
-		}
-		r.Action, r.Outputs, r.InFlight = 0, nil, nil
-		if e.Next == nil || *e.Next < 0 {
-			r.Status = FlowCompleted
-			if e.Outcome == "refused" {
-				r.Status, r.Error = FlowRefused, e.Error
-			}
-			r.Ended = &e.At
-			return nil
-		}
-		r.Step, r.StepIndex = e.NextStep, *e.Next
-		r.StepsRun++
-		r.History = append(r.History, FlowStep{Step: e.NextStep, StepIndex: *e.Next, Started: e.At})
-		if len(r.History) >= 2*maxFlowHistory {
-			r.History = append([]FlowStep(nil), r.History[len(r.History)-maxFlowHistory:]...)
-		}
+		r.stepFinished(e)
 	case FlowEvInterrupted:
 		r.Status = FlowInterrupted
 		if e.Decision != "" {
@@ -293,18 +250,75 @@ func ApplyFlowEvent(r *FlowRun, e FlowEvent) error {
 		}
 	case FlowEvFailed:
 		r.Status, r.Error, r.Ended = FlowFailed, e.Error, &e.At
-		if h := last(); h != nil && h.Ended == nil {
+		if h := r.lastStep(); h != nil && h.Ended == nil {
 			h.Ended, h.Outcome = &e.At, "failed"
 		}
 	case FlowEvCancelled:
 		r.Status, r.Ended, r.Decision = FlowCancelled, &e.At, ""
-		if h := last(); h != nil && h.Ended == nil {
+		if h := r.lastStep(); h != nil && h.Ended == nil {
 			h.Ended, h.Outcome = &e.At, "cancelled"
 		}
 	default:
 		return fmt.Errorf("unknown flow event type %q", e.Type)
 	}
 	return nil
+}
+
+// lastStep is the step in progress (or the last one), nil before any.
+func (r *FlowRun) lastStep() *FlowStep {
+	if len(r.History) == 0 {
+		return nil
+	}
+	return &r.History[len(r.History)-1]
+}
+
+// decisionResolved continues the run after its decision, or cancels it
+// when an interrupted action was answered with cancel.
+func (r *FlowRun) decisionResolved(e FlowEvent) {
+	r.Decision = ""
+	switch e.Kind {
+	case string(DecisionInterrupted):
+		r.InFlight = nil
+		if e.Option == "cancel" {
+			r.Status = FlowCancelled
+			r.Ended = &e.At
+			if h := r.lastStep(); h != nil && h.Ended == nil {
+				h.Ended, h.Outcome = &e.At, "cancelled"
+			}
+			return
+		}
+	default:
+		mergeVars(r.Vars, e.Vars)
+	}
+	r.Action = e.NewAction
+	r.Status = FlowRunning
+}
+
+// stepFinished closes the current step and moves to the next, or ends the
+// run when there is none.
+func (r *FlowRun) stepFinished(e FlowEvent) {
+	h := r.lastStep()
+	if h != nil {
+		h.Ended, h.Outcome, h.Next = &e.At, e.Outcome, e.NextStep
+		if e.Note != "" {
+			h.Notes = append(h.Notes, e.Note)
+		}
+	}
+	r.Action, r.Outputs, r.InFlight = 0, nil, nil
+	if e.Next == nil || *e.Next < 0 {
+		r.Status = FlowCompleted
+		if e.Outcome == "refused" {
+			r.Status, r.Error = FlowRefused, e.Error
+		}
+		r.Ended = &e.At
+		return
+	}
+	r.Step, r.StepIndex = e.NextStep, *e.Next
+	r.StepsRun++
+	r.History = append(r.History, FlowStep{Step: e.NextStep, StepIndex: *e.Next, Started: e.At})
+	if len(r.History) >= 2*maxFlowHistory {
+		r.History = append([]FlowStep(nil), r.History[len(r.History)-maxFlowHistory:]...)
+	}
 }
 
 func mergeVars(dst, src map[string]any) {
