@@ -1,4 +1,4 @@
-module flowdeck
+module github.com/flowdeck/flowdeck
 
 go 1.26.8
 

@@ -6,8 +6,8 @@ package main
 import (
 	"os"
 
-	"flowdeck/cli"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/cli"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func main() {

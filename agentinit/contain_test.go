@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // outsideState records every file under dir, to assert init left it alone.

@@ -16,8 +16,8 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
-	"flowdeck/internal/contain"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The agents init knows.

@@ -14,10 +14,10 @@ import (
 	"slices"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/patterns"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 // Options describe one capture.

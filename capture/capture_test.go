@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/patterns"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func TestMain(m *testing.M) {

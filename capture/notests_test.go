@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // A test command that ran no test is not passing evidence, and its

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // FuzzSinkSplits: however a stream is cut into writes, what is stored is

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // Real tools colour what they print in a pty: jq -C and grep --color cut

@@ -8,9 +8,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"flowdeck/db"
-	"flowdeck/patterns"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // sink receives the pty's bytes. The reader's goroutine only copies them

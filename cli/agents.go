@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/agentinit"
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/agentinit"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 func TestHUDCommand(t *testing.T) {

@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // colorOn reports whether flowdeck colours what it writes to w: a terminal,

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/term"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // Cockpit opens the Bubble Tea cockpit on a project. flowdeck-cockpit passes

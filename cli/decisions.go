@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/flows"
-	"flowdeck/model"
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // decisionsCmd is `flowdeck decisions`: what waits for a person.

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/demo"
-	"flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/demo"
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 func (e *env) demoCommand() *cobra.Command {

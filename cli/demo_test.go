@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/demo"
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/demo"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // The demo's seed is a realistic session, and its scripted agent — the real

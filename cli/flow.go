@@ -8,9 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 func (e *env) flowCommand() *cobra.Command {

@@ -16,11 +16,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // flowsCmd is `flowdeck flows ...`: literate flows from the shell.

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 var (
@@ -28,7 +28,7 @@ func scriptedAgent(t *testing.T) string {
 	t.Helper()
 	agentOnce.Do(func() {
 		agentBin = filepath.Join(filepath.Dir(binary), "scriptedagent")
-		out, err := exec.Command("go", "build", "-o", agentBin, "flowdeck/testdata/scriptedagent").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", agentBin, "github.com/flowdeck/flowdeck/testdata/scriptedagent").CombinedOutput()
 		if err != nil {
 			agentErr = err
 			agentBin = string(out)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/creack/pty"
 
-	"flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/internal/hostile"
 )
 
 // ptyRun runs the real binary on a pseudo-terminal, as a person would, and

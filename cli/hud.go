@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // Hooks that flowdeck's commands can run as (--hook).

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // oneError decodes stdout as exactly one {ok:false, error} object.

@@ -7,9 +7,9 @@ import (
 	"io"
 	"strings"
 
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // writeJSON prints v for agents. encoding/json escapes C0 controls but not

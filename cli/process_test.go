@@ -13,11 +13,11 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/internal/testbin"
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/testbin"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 // binary is the real flowdeck, built once for the tests that need processes.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // The recovery path for a damaged database: export what can be read,

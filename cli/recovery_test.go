@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // startedProject is a project with a session and a two-feature plan, made

@@ -16,8 +16,8 @@ import (
 	"github.com/creack/pty"
 	"golang.org/x/term"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func median(ds []time.Duration) time.Duration {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // waitFor polls cond (a condition, not a timer) until it holds or 30 s pass.

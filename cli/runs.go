@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/patterns"
-	"flowdeck/runner"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 func (e *env) recallCmd() *cobra.Command {

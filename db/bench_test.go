@@ -3,7 +3,7 @@ package db
 import (
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // seedLog writes a session with n events in one transaction (see SeedLog).

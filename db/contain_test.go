@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // outsideDir is a directory outside the project with one file in it; check

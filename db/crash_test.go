@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestMain lets the test binary act as the crash test's child: a process that

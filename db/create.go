@@ -7,7 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // create makes a new database: bbolt initialises and migrates a temporary

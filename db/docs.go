@@ -11,9 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"flowdeck/internal/contain"
-	"flowdeck/model"
-	"flowdeck/render"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // manifestName lists, one per line, the feature docs flowdeck wrote into a

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"flowdeck/model"
-	"flowdeck/render"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // diamondPlan has a chain, a fan-out and a join, so a state change travels

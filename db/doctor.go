@@ -6,8 +6,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/internal/contain"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // DoctorReport is the health of a project's database.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func TestExportImportVerifyRoundTrip(t *testing.T) {

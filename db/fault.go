@@ -14,8 +14,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"flowdeck/internal/contain"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // leaked holds the files whose bolt.Open panicked in this process, by path.

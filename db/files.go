@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // Files other packages keep under .flow (flow-run locks, temporary prompt

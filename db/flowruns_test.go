@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func flowStore(t *testing.T) *Store {

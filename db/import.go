@@ -14,8 +14,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/internal/contain"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // ImportReport says what an import rebuilt.

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // fileLock is an flock(2) on a side file. bbolt's own lock polls every 50 ms,

@@ -15,7 +15,7 @@ import (
 	"github.com/sahilm/fuzzy"
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // RecallQuery selects what Recall searches.

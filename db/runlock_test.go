@@ -1,7 +1,7 @@
 package db
 
 import (
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 
 	"strings"
 	"testing"

@@ -9,7 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 var (

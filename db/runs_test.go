@@ -12,7 +12,7 @@ import (
 	"github.com/sahilm/fuzzy"
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // writeRun stores a finished run whose output is the given lines.

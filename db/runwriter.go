@@ -11,7 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Chunk sizes: output chunks are compressed separately so a reader can seek;

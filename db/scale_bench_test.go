@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // chainPlan is n features, each depending on the one before: the shape where

@@ -3,7 +3,7 @@ package db
 import (
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Snapshot is everything a watcher (the cockpit) redraws from.

@@ -22,7 +22,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // SchemaVersion is the layout of the buckets this code reads and writes.

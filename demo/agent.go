@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Agent is the scripted worker of the demo. It behaves like an AI agent

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"time"
 
-	"flowdeck/capture"
-	"flowdeck/db"
-	"flowdeck/internal/contain"
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // Goal is the demo session's goal.

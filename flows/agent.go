@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/config"
-	"flowdeck/flows/answer"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows/answer"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // agentStep sends the step's prompt to the role's agent and reads its

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows/answer"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/answer"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Answer is a person's answer to a decision: an option (or free text when

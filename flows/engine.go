@@ -20,11 +20,11 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // Engine executes flow runs for one project.

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // shAgent is an agent whose answer depends on how often it was called

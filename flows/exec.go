@@ -12,13 +12,13 @@ import (
 	"sync"
 	"time"
 
-	"flowdeck/capture"
-	"flowdeck/flows/answer"
-	"flowdeck/flows/flowfile"
-	"flowdeck/flows/interp"
-	"flowdeck/model"
-	"flowdeck/patterns"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/flows/answer"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 // env is the environment of the flow's processes.

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func TestMain(m *testing.M) {

@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 //go:embed builtin/*.md

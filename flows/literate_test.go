@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The example of literate-commands' user guide (ask a name and type →

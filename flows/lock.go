@@ -7,9 +7,9 @@ import (
 	"syscall"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // A process executing a run holds an flock on .flow/flowruns/ID.lock for as

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // What an exec block prints becomes flow variables (mode=store) and

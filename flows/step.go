@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/flows/cond"
-	"flowdeck/flows/flowfile"
-	"flowdeck/flows/interp"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/flows/cond"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // step runs the current step from run.Action to its end (or until it

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"flowdeck/capture"
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Verification is what VerifyFeature did.

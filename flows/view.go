@@ -1,9 +1,9 @@
 package flows
 
 import (
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // RunView is what a flow pane shows of a run: its steps with the current

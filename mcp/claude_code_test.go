@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/internal/fakemodel"
+	"github.com/flowdeck/flowdeck/internal/fakemodel"
 )
 
 // npmClient finds an agent client as .ci/run installs it. Outside CI a

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // wire drives Serve over pipes with raw lines, as a broken client would.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The MCP Inspector's CLI, a client other than the Go SDK's, lists the

@@ -18,10 +18,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"flowdeck/db"
-	"flowdeck/internal/testbin"
-	"flowdeck/model"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/testbin"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 // bin holds the real flowdeck and flowdeck-mcp, built once: the tests talk to

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/internal/fakemodel"
+	"github.com/flowdeck/flowdeck/internal/fakemodel"
 )
 
 // opencode names an MCP server's tools SERVER_TOOL.

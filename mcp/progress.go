@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // meter counts a running command's output as it streams by.

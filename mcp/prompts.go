@@ -7,7 +7,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"flowdeck/ops"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // The /flow-* commands as MCP prompts, so that clients offer them as slash

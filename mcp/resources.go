@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The active session's rendered docs (see db.DocsDir).

@@ -15,7 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // Options tune a server.

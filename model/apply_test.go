@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestReplayRejectsCorruptLogs: verify replays stored logs, so a damaged log

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func TestLevels(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // A decision resolves once, with one of its options; the run continues

@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // How a run reads depends on whether a process executes it and whether a

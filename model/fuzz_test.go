@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // FuzzParsePlan feeds arbitrary documents to ParsePlan and ValidatePlan. They

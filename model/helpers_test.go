@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // baseTime is the fixed clock every test starts from; testRig advances it by

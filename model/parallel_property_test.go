@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestParallelClaimsProperty: on random DAGs with a random max_parallel of

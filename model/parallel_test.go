@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // parallelRig is a ready session whose plan allows max features at once.

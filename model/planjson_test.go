@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 const examplePlan = `{

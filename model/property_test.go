@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 var propertySeed = flag.Uint64("model.seed", 0, "seed for TestRandomActionsReplay (0: a fixed seed plus one from the clock)")

@@ -3,7 +3,7 @@ package model_test
 import (
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // An unknown id is unknown even when every remaining feature is completed

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // diamond: a; b and c depend on a; d depends on b and c; e stands alone.

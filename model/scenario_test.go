@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestManualFlow drives one session by hand from plan start to completed with

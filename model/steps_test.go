@@ -4,7 +4,7 @@ import (
 	"reflect"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Activating another stored session archives the active one first;

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // DecisionsResult lists the questions that flows wait on, oldest first.

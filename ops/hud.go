@@ -8,10 +8,10 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/render"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // HUD limits: the block goes in front of every prompt of an agent, so it

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Result is the object an operation answers with.

@@ -1,9 +1,9 @@
 package ops
 
 import (
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/render"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // SessionsResult lists the stored sessions, newest first.

@@ -3,8 +3,8 @@ package ops
 import (
 	"io"
 
-	"flowdeck/model"
-	"flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // redactAction removes secrets from the text of an action that is stored

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/capture"
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/model"
-	"flowdeck/patterns"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 // LoadConfig loads $FLOWDECK_CONFIG or $XDG_CONFIG_HOME/flowdeck/config.toml;

@@ -3,7 +3,7 @@ package ops
 import (
 	"unicode/utf8"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The views below are what results carry instead of the whole session: an

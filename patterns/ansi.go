@@ -5,7 +5,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi/parser"
 
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // replacement is U+FFFD, written in place of bytes that are not UTF-8 so

@@ -13,7 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // LoadError is a problem in a user pattern file. The file is skipped; the

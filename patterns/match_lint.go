@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // maxFilesTracked bounds the set of distinct file names a linter matcher

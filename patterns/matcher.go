@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // matcher accumulates what a tool prints, line by line (ANSI-free), and

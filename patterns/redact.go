@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"sync"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // Redacted replaces every secret.

@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // secretOption names an option whose next argument is a secret:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The plan's dependency graph, drawn for `flowdeck diagram` and the docs.

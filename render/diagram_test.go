@@ -11,8 +11,8 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"flowdeck/model"
-	"flowdeck/render"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // update rewrites the golden files: go test ./render/ -run Golden -update

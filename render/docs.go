@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The session docs (.flow/sessions/<id>/docs/) are rendered here as strings;

@@ -9,8 +9,8 @@ import (
 	"time"
 	"unicode"
 
-	"flowdeck/model"
-	"flowdeck/render"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // docsRig drives a session through model.Execute with a fixed clock, one

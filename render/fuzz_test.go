@@ -6,9 +6,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	hostiletext "flowdeck/internal/hostile"
-	"flowdeck/model"
-	"flowdeck/render"
+	hostiletext "github.com/flowdeck/flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // FuzzDocsText puts arbitrary text everywhere a session holds user text and

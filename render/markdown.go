@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // cleanText strips from user text what must never reach a terminal or a

@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"flowdeck/runner/internal/isohelper"
+	"github.com/flowdeck/flowdeck/runner/internal/isohelper"
 )
 
 // prepare picks the isolation for one run: a cgroup (v2 first, then v1)

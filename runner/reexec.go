@@ -5,7 +5,7 @@ package runner
 import (
 	"os"
 
-	"flowdeck/runner/internal/isohelper"
+	"github.com/flowdeck/flowdeck/runner/internal/isohelper"
 )
 
 // Reexec must be called first thing in main, and in TestMain of test

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"flowdeck/internal/lazyre"
-	"flowdeck/runner/internal/isohelper"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/runner/internal/isohelper"
 )
 
 // addRlimits applies what rlimits can do for limits no cgroup enforces.

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"flowdeck/runner/internal/isohelper"
+	"github.com/flowdeck/flowdeck/runner/internal/isohelper"
 )
 
 const (

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/internal/hostile"
 )
 
 func TestString(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/internal/hostile"
 )
 
 // vtLog runs s through the driver and writes down every event and state,

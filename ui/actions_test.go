@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Approving a review from its prompt stores the review event and the screen

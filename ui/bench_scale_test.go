@@ -7,8 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // BenchmarkFirstFrame10kFeatures: from New to the first full frame on a

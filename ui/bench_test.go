@@ -18,8 +18,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	bolt "go.etcd.io/bbolt"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // bigSession builds, in memory, a session of n features in a DAG (each waits

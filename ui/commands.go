@@ -5,11 +5,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
-	"flowdeck/render"
-	"flowdeck/ui/cmdline"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/ui/cmdline"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // commandKey edits the command line; enter runs it.

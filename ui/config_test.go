@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/config"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func writeConfig(t *testing.T, text string) string {

@@ -8,13 +8,13 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/flows"
-	"flowdeck/flows/answer"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
-	flowpane "flowdeck/ui/panes/flow"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/flows/answer"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	flowpane "github.com/flowdeck/flowdeck/ui/panes/flow"
 )
 
 // The decision prompt answers a flow's pending decision: options on the

@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // printables are every key that types a character: what a person typing a

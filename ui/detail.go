@@ -8,11 +8,11 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/render"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
 // docKind is what the detail pane shows.

@@ -6,8 +6,8 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // Dialog is a box the cockpit shows above the key bar: a review, the

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // While a review waits the person can look at the runs and the output and

@@ -7,11 +7,11 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
-	"flowdeck/render"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
 // promptRoomy is the height from which dialogs show their extra lines; on a

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Runs that arrive while an older run is selected are counted in the runs

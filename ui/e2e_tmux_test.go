@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/internal/testbin"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/testbin"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // binaries builds flowdeck, flowdeck-cockpit and flowdeck-mcp once into one

@@ -12,10 +12,10 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // testFlow is the absolute path of a flow file in testdata/flows.

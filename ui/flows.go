@@ -12,16 +12,16 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/flows"
-	"flowdeck/flows/flowfile"
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/runner"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
-	flowpane "flowdeck/ui/panes/flow"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	flowpane "github.com/flowdeck/flowdeck/ui/panes/flow"
 )
 
 // Literate flows in the cockpit. The cockpit executes the flows it starts

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // finishActive validates, approves and completes the active feature from

@@ -5,9 +5,9 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
-	"flowdeck/ui/cmdline"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/cmdline"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // helpGroup is one titled section of the full help: a context and its keys.

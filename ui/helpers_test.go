@@ -11,10 +11,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/config"
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
 // t0 is the fixed clock of every test: ids and timestamps in goldens depend

@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // The hint bar (bubbles/help) never runs past its width, whatever the width,

@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/creack/pty"
 
-	"flowdeck/db"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // TestHostileCorpusRealCockpit opens the real cockpit binary under a pty on

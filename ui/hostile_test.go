@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/db"
-	"flowdeck/flows/flowfile"
-	"flowdeck/internal/hostile"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // hostileSeed fills a store with the corpus wherever an agent, a flow file

@@ -13,11 +13,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ops"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // A job is what the cockpit itself runs through the runner: a feature's

@@ -1,8 +1,8 @@
 package ui
 
 import (
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // Each context of the cockpit (a pane, a text field, the help, a dialog)

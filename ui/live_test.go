@@ -14,8 +14,8 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/charmbracelet/x/vt"
 
-	"flowdeck/config"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Another process's action shows up on the poll tick the model scheduled,

@@ -8,8 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
-	"flowdeck/ui/cmdline"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/cmdline"
 )
 
 // The whole loop from the command line: apply a plan file, record

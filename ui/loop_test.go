@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The plan's approval waits in the bar with its key; P (or a on a feature)

@@ -4,8 +4,8 @@ import (
 	"os"
 	"testing"
 
-	"flowdeck/internal/testbin"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/internal/testbin"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func TestMain(m *testing.M) {

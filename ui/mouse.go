@@ -3,7 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // paneAt finds the pane under a screen cell.

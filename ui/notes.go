@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/config"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 type noteKind int

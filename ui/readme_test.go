@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/config"
-	"flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/ui/keys"
 )
 
 // The README's example config.toml loads without a complaint: every setting

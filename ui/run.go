@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
-	"flowdeck/config"
-	"flowdeck/db"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
 )
 
 // Run opens the cockpit on a project's store and returns when the person

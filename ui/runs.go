@@ -3,11 +3,11 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/db"
-	"flowdeck/model"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
 // How output is read: the plain path parses up to readChunk bytes per

@@ -3,7 +3,7 @@ package ui
 import (
 	"reflect"
 
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // rawFields are strings the cockpit acts with, not only shows: ids it sends

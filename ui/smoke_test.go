@@ -1,6 +1,6 @@
 package ui
 
-import "flowdeck/config"
+import "github.com/flowdeck/flowdeck/config"
 
 func zeroConfig() config.Config { return config.Config{} }
 

@@ -3,8 +3,8 @@ package ui
 import (
 	"testing"
 
-	"flowdeck/flows"
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // A review recorded by another process closes the open review prompt at the

@@ -8,10 +8,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/output"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Init starts the first load, the poll loop, the recovery of flow runs

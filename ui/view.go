@@ -9,10 +9,10 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
-	"flowdeck/termtext"
-	"flowdeck/ui/keys"
-	"flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // sessionBarH is the session bar's height.

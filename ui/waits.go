@@ -6,9 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/config"
-	"flowdeck/model"
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // wait is something that waits for the person: a feature review, the final

@@ -6,10 +6,10 @@ package main
 import (
 	"os"
 
-	"flowdeck/cli"
-	"flowdeck/db"
-	"flowdeck/runner"
-	"flowdeck/ui"
+	"github.com/flowdeck/flowdeck/cli"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/ui"
 )
 
 func main() {

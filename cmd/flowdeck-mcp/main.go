@@ -9,10 +9,10 @@ import (
 	"os"
 	"runtime/debug"
 
-	"flowdeck/cli"
-	"flowdeck/db"
-	"flowdeck/mcp"
-	"flowdeck/runner"
+	"github.com/flowdeck/flowdeck/cli"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/mcp"
+	"github.com/flowdeck/flowdeck/runner"
 )
 
 func main() {

@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 // maxScan bounds how much of the end of an output is searched for JSON.

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
 )
 
 var fields = []flowfile.Var{

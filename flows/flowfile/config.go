@@ -9,9 +9,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"flowdeck/config"
-	"flowdeck/flows/cond"
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows/cond"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // config parses a step's {config} block; first is the file line of its

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/flows/interp"
 )
 
 // Argv is the command that runs code (already interpolated); file is the

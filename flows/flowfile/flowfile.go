@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"flowdeck/flows/cond"
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/flows/cond"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // DefaultMaxSteps is the loop guard: how many steps one run may execute.

@@ -7,7 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 func (p *parser) frontmatter(f *Flow, text string, first int) {

@@ -6,7 +6,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"flowdeck/internal/lazyre"
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // quoting contexts

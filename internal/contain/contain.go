@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // escapeText is the text of os.Root's refusal. The sentinel itself is not

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func TestResolveLinks(t *testing.T) {

@@ -13,9 +13,9 @@ import (
 
 // The binaries and their packages.
 const (
-	Flowdeck = "flowdeck"
-	Cockpit  = "flowdeck/cmd/flowdeck-cockpit"
-	MCP      = "flowdeck/cmd/flowdeck-mcp"
+	Flowdeck = "github.com/flowdeck/flowdeck"
+	Cockpit  = "github.com/flowdeck/flowdeck/cmd/flowdeck-cockpit"
+	MCP      = "github.com/flowdeck/flowdeck/cmd/flowdeck-mcp"
 )
 
 var (

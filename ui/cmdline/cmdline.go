@@ -7,8 +7,8 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/ui/layout"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Result says what a key did to the line.

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Pane identifies one of the cockpit's panes; the numbers are the 1–7 keys.

@@ -1,5 +1,5 @@
 package layout
 
-import "flowdeck/ui/styles"
+import "github.com/flowdeck/flowdeck/ui/styles"
 
 var testTheme = styles.New(true, true)

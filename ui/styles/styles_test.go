@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/model"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // colourSGR finds a foreground or background colour in an SGR opening.

@@ -9,8 +9,8 @@ import (
 	"os"
 	"time"
 
-	"flowdeck/runner"
-	"flowdeck/runner/testdata/initorder/slowinit"
+	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/runner/testdata/initorder/slowinit"
 )
 
 func main() {

@@ -10,9 +10,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 type line struct {

@@ -11,10 +11,10 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/sahilm/fuzzy"
 
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/scroll"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/scroll"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // row is one feature, reduced to what the pane shows.

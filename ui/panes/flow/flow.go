@@ -13,11 +13,11 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/flows"
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/output"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Notice kinds: how the line under the header is painted.

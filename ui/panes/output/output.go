@@ -6,8 +6,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/ui/layout"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Model is the output pane: lines (parsed or emulated elsewhere, in

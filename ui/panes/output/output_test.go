@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 func lines(from, n int) []Line {

@@ -14,7 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/ansi/parser"
 
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // MaxLineBytes bounds one line the pane keeps: the rest of a longer line is

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"flowdeck/internal/hostile"
+	"github.com/flowdeck/flowdeck/internal/hostile"
 )
 
 // TestEraseInLine: progress redraws that clear the line with CSI K leave no

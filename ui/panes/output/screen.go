@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/vt"
 
-	"flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // Screen is a terminal emulator for output that moves the cursor: an agent's

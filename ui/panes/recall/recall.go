@@ -11,10 +11,10 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/scroll"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/scroll"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Model is the recall pane.

@@ -10,10 +10,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"flowdeck/model"
-	"flowdeck/ui/layout"
-	"flowdeck/ui/panes/scroll"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/panes/scroll"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Model is the runs pane.

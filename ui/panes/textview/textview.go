@@ -6,8 +6,8 @@ package textview
 import (
 	"fmt"
 
-	"flowdeck/ui/layout"
-	"flowdeck/ui/styles"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // Model is a scrollable block of pre-rendered lines.
