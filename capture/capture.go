@@ -55,7 +55,7 @@ type Options struct {
 	// output is forgotten first); 0 = DefaultRetainBytes, <0 = unbounded.
 	RetainBytes int64
 	Now         func() time.Time
-	// Internal tags the run as a flow's plumbing (db.RunRecord.Internal).
+	// Internal tags the run as a flow's plumbing (model.RunRecord.Internal).
 	Internal bool
 }
 
@@ -78,7 +78,7 @@ func init() {
 
 // Result is what a capture produced.
 type Result struct {
-	Run            db.RunRecord    `json:"run"`
+	Run            model.RunRecord `json:"run"`
 	Classification patterns.Result `json:"classification"`
 	Headline       string          `json:"headline"`
 	Evidence       *model.Evidence `json:"evidence,omitempty"`
@@ -120,7 +120,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	if id == "" {
 		id = db.NewRunID(start)
 	}
-	rec := db.RunRecord{
+	rec := model.RunRecord{
 		ID: id, Feature: o.Feature, Scope: string(o.Scope),
 		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
 	}
@@ -131,7 +131,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	rec.Session = w.Session()
 	res, class := execute(ctx, o, w, red)
 	rec.Duration, rec.ExitCode, rec.Signal, rec.Outcome = res.Duration, res.ExitCode, res.Signal, string(res.Outcome)
-	rec.Isolation = db.Isolation{Mechanism: res.Isolation.Mechanism, Enforced: res.Isolation.Enforced, Notes: res.Isolation.Notes}
+	rec.Isolation = model.Isolation{Mechanism: res.Isolation.Mechanism, Enforced: res.Isolation.Enforced, Notes: res.Isolation.Notes}
 	rec.Category, rec.Class, rec.Pattern = string(class.Category), string(class.Class), class.Pattern
 	rec.Summary, rec.Detail = outcomeSummary(res, class, o.Stall), class.Detail
 	final, err := w.Finish(rec, max(o.RetainBytes, 0))
@@ -266,7 +266,7 @@ func outcomeSummary(res runner.Result, class patterns.Result, stall time.Duratio
 }
 
 // Headline is the one line shown after a run, oo-style.
-func Headline(rec db.RunRecord, class patterns.Result) string {
+func Headline(rec model.RunRecord, class patterns.Result) string {
 	name := class.Pattern
 	if name == "" {
 		name = model.ShellJoin(rec.Argv)
@@ -284,7 +284,7 @@ func Headline(rec db.RunRecord, class patterns.Result) string {
 // EvidenceStatus turns a run's ending into validation status: a clean exit
 // passes, a failure fails, and a run that was cut short (timeout, cancel)
 // or that ran no test (class no_tests) is partial: it proves nothing.
-func EvidenceStatus(rec db.RunRecord) model.ValidationStatus {
+func EvidenceStatus(rec model.RunRecord) model.ValidationStatus {
 	switch {
 	case rec.Outcome == string(runner.TimedOut) || rec.Outcome == string(runner.Cancelled):
 		return model.ValidationPartial

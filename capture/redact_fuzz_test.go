@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/patterns"
 )
 
@@ -25,7 +26,7 @@ func FuzzSinkSplits(f *testing.F) {
 		a, b := int(cut1)%(len(data)+1), int(cut2)%(len(data)+1)
 		a, b = min(a, b), max(a, b)
 		st := newStore(t)
-		w, err := st.StartRun(db.RunRecord{ID: db.NewRunID(time.Now()), Argv: []string{"fuzz"}, Start: time.Now()})
+		w, err := st.StartRun(model.RunRecord{ID: db.NewRunID(time.Now()), Argv: []string{"fuzz"}, Start: time.Now()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +36,7 @@ func FuzzSinkSplits(f *testing.F) {
 			s.Write(piece)
 		}
 		s.close()
-		rec, err := w.Finish(db.RunRecord{ID: w.ID(), Argv: []string{"fuzz"}}, 0)
+		rec, err := w.Finish(model.RunRecord{ID: w.ID(), Argv: []string{"fuzz"}}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

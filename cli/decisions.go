@@ -6,8 +6,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
 
@@ -41,7 +41,7 @@ func (e *env) decisionsCmd() *cobra.Command {
 	return c
 }
 
-func printDecision(e *env, d db.Decision) {
+func printDecision(e *env, d model.Decision) {
 	fmt.Fprintf(e.stdout, "%s  %s  %s (flow run %s, step %s)\n", d.ID, d.Status, d.Kind, d.FlowRun, d.Step)
 	for _, l := range strings.Split(strings.TrimRight(d.Prompt, "\n"), "\n") {
 		fmt.Fprintf(e.stdout, "    %s\n", l)
@@ -56,7 +56,7 @@ func printDecision(e *env, d db.Decision) {
 		}
 		fmt.Fprintf(e.stdout, "  --var %s=…  (%s) %s\n", f.Name, t, f.Description)
 	}
-	if d.Deadline != nil && d.Status == db.DecisionPending {
+	if d.Deadline != nil && d.Status == model.DecisionPending {
 		fb := "the flow fails"
 		if d.Fallback != "" {
 			fb = "it resolves to " + d.Fallback

@@ -278,7 +278,7 @@ func jsonOrText(v string) any {
 
 // flowRunResult prints a run's end (or where it waits) and maps it to the
 // exit code.
-func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
+func (e *env) flowRunResult(st *db.Store, run *model.FlowRun, err error) error {
 	waiting := errors.Is(err, flows.ErrWaiting)
 	if errors.Is(err, flows.ErrPaused) {
 		if e.json {
@@ -294,12 +294,12 @@ func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 		fmt.Fprintf(e.stderr, "flowdeck: stopped; flow run %s keeps its state: flowdeck flows resume %s\n", run.ID, run.ID)
 		return silent(ExitRejected)
 	}
-	var pending *db.Decision
+	var pending *model.Decision
 	if run.Decision != "" {
 		pending, _ = st.Decision(run.Decision)
 	}
 	if e.json {
-		out := map[string]any{"ok": run.Status == db.FlowCompleted || waiting, "run": flowRunView(run), "vars": run.Vars}
+		out := map[string]any{"ok": run.Status == model.FlowCompleted || waiting, "run": flowRunView(run), "vars": run.Vars}
 		if pending != nil {
 			out["decision"] = pending
 		}
@@ -310,19 +310,19 @@ func (e *env) flowRunResult(st *db.Store, run *db.FlowRun, err error) error {
 		switch {
 		case waiting && pending != nil:
 			fmt.Fprintf(e.stdout, "… flow run %s waits for decision %s; answer with flowdeck decide %s …, then flowdeck flows resume %s\n", run.ID, pending.ID, pending.ID, run.ID)
-		case run.Status == db.FlowCompleted:
+		case run.Status == model.FlowCompleted:
 			fmt.Fprintln(e.stdout, "variables:")
 			printVars(e.stdout, run.Vars, 200)
 		}
 	}
-	if run.Status == db.FlowFailed || run.Status == db.FlowRefused || run.Status == db.FlowCancelled {
+	if run.Status == model.FlowFailed || run.Status == model.FlowRefused || run.Status == model.FlowCancelled {
 		return silent(ExitRejected)
 	}
 	return nil
 }
 
 // flowRunView is a run without its flow text.
-func flowRunView(r *db.FlowRun) db.FlowRun {
+func flowRunView(r *model.FlowRun) model.FlowRun {
 	v := *r
 	v.Text = ""
 	return v
@@ -368,7 +368,7 @@ func (e *env) flowsRunsCmd() *cobra.Command {
 			if !all {
 				kept := runs[:0]
 				for i, r := range runs {
-					if !db.FlowEnded(r.Status) || i < 10 {
+					if !model.FlowEnded(r.Status) || i < 10 {
 						kept = append(kept, r)
 					}
 				}
@@ -483,7 +483,7 @@ func (e *env) flowsCancelCmd() *cobra.Command {
 // flowRunActionCmd is `flows VERB ID`: an action that any process may take
 // on a run that has not ended. done is the line printed after it, with the
 // run's id; an ended run is refused as one that cannot be <participle>.
-func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error)) *cobra.Command {
+func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(st *db.Store, id, actor string, now time.Time) (*model.FlowRun, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " ID",
 		Short: short,
@@ -494,8 +494,8 @@ func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(st
 				return err
 			}
 			run, err := act(st, args[0], e.actorName(), e.now())
-			if errors.As(err, new(db.ErrFlowRunEnded)) {
-				return e.show(ops.Refused(&model.Error{Code: db.CodeFlowRunEnded, Message: err.Error(),
+			if errors.As(err, new(model.ErrFlowRunEnded)) {
+				return e.show(ops.Refused(&model.Error{Code: model.CodeFlowRunEnded, Message: err.Error(),
 					Recovery: model.Recovery{Hint: "Only a running, waiting or interrupted run can be " + participle + ".", NextCommand: "flowdeck flows runs"}}), nil)
 			}
 			if err != nil {

@@ -90,9 +90,9 @@ func (p *flowProject) run(t *testing.T, v any, args ...string) (string, int) {
 }
 
 type runResult struct {
-	OK       bool         `json:"ok"`
-	Run      db.FlowRun   `json:"run"`
-	Decision *db.Decision `json:"decision"`
+	OK       bool            `json:"ok"`
+	Run      model.FlowRun   `json:"run"`
+	Decision *model.Decision `json:"decision"`
 }
 
 func (p *flowProject) prompt(t *testing.T, name string) string {
@@ -115,7 +115,7 @@ func TestFlowsEndToEnd(t *testing.T) {
 	p := newFlowProject(t, "planner", "worker", "reviewer")
 	var res runResult
 	log, code := p.run(t, &res, "--json", "flows", "run", "plan", "Add arithmetic to calc", "--no-wait")
-	if code != 0 || res.Run.Status != db.FlowWaiting || res.Decision == nil || res.Decision.Step != "review" {
+	if code != 0 || res.Run.Status != model.FlowWaiting || res.Decision == nil || res.Decision.Step != "review" {
 		t.Fatalf("plan: exit %d, %+v\n%s", code, res.Run, log)
 	}
 	if !strings.Contains(res.Decision.Prompt, "mul") || len(res.Decision.Options) != 3 {
@@ -135,14 +135,14 @@ func TestFlowsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	planRun := res.Run.ID
-	if log, code = p.run(t, &res, "--json", "flows", "resume", planRun); code != 0 || res.Run.Status != db.FlowCompleted {
+	if log, code = p.run(t, &res, "--json", "flows", "resume", planRun); code != 0 || res.Run.Status != model.FlowCompleted {
 		t.Fatalf("plan resume: exit %d %+v\n%s", code, res.Run, log)
 	}
 
 	log, code = p.run(t, &res, "--json", "flows", "run", "auto", "--no-wait")
 	autoRun := res.Run.ID
 	var confirmed []string
-	for i := 0; res.Run.Status == db.FlowWaiting && i < 5; i++ {
+	for i := 0; res.Run.Status == model.FlowWaiting && i < 5; i++ {
 		d := res.Decision
 		if !strings.Contains(d.Prompt, "The reviewer agent says approved") {
 			t.Errorf("decision %s does not show the reviewer's verdict:\n%s", d.ID, d.Prompt)
@@ -153,7 +153,7 @@ func TestFlowsEndToEnd(t *testing.T) {
 		}
 		log, code = p.run(t, &res, "--json", "flows", "resume", autoRun, "--no-wait")
 	}
-	if code != 0 || res.Run.Status != db.FlowCompleted || res.Run.History[len(res.Run.History)-1].Step != "finished" {
+	if code != 0 || res.Run.Status != model.FlowCompleted || res.Run.History[len(res.Run.History)-1].Step != "finished" {
 		t.Fatalf("auto: exit %d, %s at %s: %s\n%s", code, res.Run.Status, res.Run.Step, res.Run.Error, log)
 	}
 	if strings.Join(confirmed, ",") != "confirm,confirm,final-confirm" {
@@ -210,7 +210,7 @@ func TestFlowsEndToEnd(t *testing.T) {
 	}
 	// auto on the completed session asks for the next goal.
 	log, code = p.run(t, &res, "--json", "flows", "run", "auto", "--no-wait")
-	if h := res.Run.History; code != 0 || res.Run.Status != db.FlowCompleted || len(h) == 0 || h[len(h)-1].Step != "completed-need-goal" {
+	if h := res.Run.History; code != 0 || res.Run.Status != model.FlowCompleted || len(h) == 0 || h[len(h)-1].Step != "completed-need-goal" {
 		t.Errorf("auto on a completed session: exit %d, %+v\n%s", code, res.Run, log)
 	}
 	fevents, err := st.FlowEvents(autoRun, 1, 0)
@@ -219,7 +219,7 @@ func TestFlowsEndToEnd(t *testing.T) {
 	}
 	resolved := 0
 	for _, ev := range fevents {
-		if ev.Type == db.FlowEvDecisionResolved {
+		if ev.Type == model.FlowEvDecisionResolved {
 			resolved++
 		}
 	}
@@ -259,18 +259,18 @@ func TestFlowsCrashMidAgentStep(t *testing.T) {
 	c.Wait()
 
 	var runs struct {
-		Runs []db.FlowRun `json:"runs"`
+		Runs []model.FlowRun `json:"runs"`
 	}
 	p.run(t, &runs, "--json", "flows", "runs")
-	if len(runs.Runs) != 1 || runs.Runs[0].Status != db.FlowInterrupted || runs.Runs[0].Decision == "" {
+	if len(runs.Runs) != 1 || runs.Runs[0].Status != model.FlowInterrupted || runs.Runs[0].Decision == "" {
 		t.Fatalf("after the kill: %+v", runs.Runs)
 	}
 	run := runs.Runs[0]
 	var ds struct {
-		Decisions []db.Decision `json:"decisions"`
+		Decisions []model.Decision `json:"decisions"`
 	}
 	p.run(t, &ds, "--json", "decisions")
-	if len(ds.Decisions) != 1 || ds.Decisions[0].Kind != db.DecisionInterrupted || len(ds.Decisions[0].Options) != 3 {
+	if len(ds.Decisions) != 1 || ds.Decisions[0].Kind != model.DecisionInterrupted || len(ds.Decisions[0].Options) != 3 {
 		t.Fatalf("decisions: %+v", ds.Decisions)
 	}
 	os.WriteFile(filepath.Join(p.state, "fast"), nil, 0o644)
@@ -281,7 +281,7 @@ func TestFlowsCrashMidAgentStep(t *testing.T) {
 		t.Fatalf("a second resolution: exit %d %s", code, out)
 	}
 	var res runResult
-	if out, code := p.run(t, &res, "--json", "flows", "resume", run.ID); code != 0 || res.Run.Status != db.FlowCompleted || res.Run.Vars["done"] != true {
+	if out, code := p.run(t, &res, "--json", "flows", "resume", run.ID); code != 0 || res.Run.Status != model.FlowCompleted || res.Run.Vars["done"] != true {
 		t.Fatalf("resume: exit %d %+v\n%s", code, res.Run, out)
 	}
 }
@@ -374,7 +374,7 @@ func TestRunFlowStopsWhenStartIsRefused(t *testing.T) {
 	}
 	var res runResult
 	log, code := p.run(t, &res, "--json", "flows", "run", "run", "logout", "--no-wait")
-	if code != ExitRejected || res.OK || res.Run.Status != db.FlowRefused || !strings.Contains(res.Run.Error, "feature login-page is already active (feature_already_active)") {
+	if code != ExitRejected || res.OK || res.Run.Status != model.FlowRefused || !strings.Contains(res.Run.Error, "feature login-page is already active (feature_already_active)") {
 		t.Fatalf("run logout: exit %d, ok %v, %s: %q\n%s", code, res.OK, res.Run.Status, res.Run.Error, log)
 	}
 	for _, h := range res.Run.History {
@@ -390,7 +390,7 @@ func TestRunFlowStopsWhenStartIsRefused(t *testing.T) {
 	}
 	for _, args := range [][]string{{}, {"login-page"}} {
 		log, code = p.run(t, &res, append([]string{"--json", "flows", "run", "run"}, append(args, "--no-wait")...)...)
-		if code != 0 || res.Run.Status != db.FlowWaiting || res.Run.Step != "work" || res.Run.Vars["feature"] != "login-page" {
+		if code != 0 || res.Run.Status != model.FlowWaiting || res.Run.Step != "work" || res.Run.Vars["feature"] != "login-page" {
 			t.Fatalf("run %v: exit %d, %s at %s, feature %v\n%s", args, code, res.Run.Status, res.Run.Step, res.Run.Vars["feature"], log)
 		}
 	}

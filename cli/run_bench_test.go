@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func median(ds []time.Duration) time.Duration {
@@ -146,7 +147,7 @@ func BenchmarkRecallProcess(b *testing.B) {
 	}
 	var all []string
 	for r := range 50 {
-		w, err := st.StartRun(db.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Start: time.Now()})
+		w, err := st.StartRun(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Start: time.Now()})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -159,7 +160,7 @@ func BenchmarkRecallProcess(b *testing.B) {
 			w.IndexLine([]byte(line))
 			all = append(all, line)
 		}
-		if _, err := w.Finish(db.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
+		if _, err := w.Finish(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
 			b.Fatal(err)
 		}
 	}

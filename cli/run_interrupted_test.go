@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // waitFor polls cond (a condition, not a timer) until it holds or 30 s pass.
@@ -33,11 +33,11 @@ func alive(pid int) bool {
 	return syscall.Kill(pid, 0) == nil
 }
 
-func listRuns(t *testing.T, dir string, env []string) []db.RunRecord {
+func listRuns(t *testing.T, dir string, env []string) []model.RunRecord {
 	t.Helper()
 	out, errs, code := flowdeckEnv(t, dir, env, "--json", "runs")
 	var res struct {
-		Runs []db.RunRecord `json:"runs"`
+		Runs []model.RunRecord `json:"runs"`
 	}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
 		t.Fatalf("runs: exit %d %v\n%s%s", code, err, out, errs)
@@ -71,7 +71,7 @@ func startKillable(t *testing.T, dir string, env []string, isolation, script str
 	t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL); syscall.Kill(leader, syscall.SIGKILL) })
 	waitFor(t, "committed output", func() bool {
 		runs := listRuns(t, dir, env)
-		return len(runs) == 1 && runs[0].Outcome == db.RunRunning && runs[0].Bytes >= minBytes
+		return len(runs) == 1 && runs[0].Outcome == model.RunRunning && runs[0].Bytes >= minBytes
 	})
 	return cmd, child, leader
 }
@@ -95,7 +95,7 @@ func testKilledRun(t *testing.T, isolation string) {
 	waitFor(t, "the command to die with flowdeck (Pdeathsig)", func() bool { return !alive(leader) })
 
 	runs := listRuns(t, dir, nil)
-	if len(runs) != 1 || runs[0].Outcome != db.RunInterrupted || runs[0].ExitCode != -1 {
+	if len(runs) != 1 || runs[0].Outcome != model.RunInterrupted || runs[0].ExitCode != -1 {
 		t.Fatalf("after the kill: %+v", runs)
 	}
 	waitFor(t, "the leftover child to be reaped", func() bool { return !alive(child) })
@@ -132,7 +132,7 @@ func TestKilledRunDoesNotEvictNewerRuns(t *testing.T) {
 		t.Fatalf("the newest run was forgotten: exit %d %q %q", code, out, errs)
 	}
 	runs := listRuns(t, dir, env)
-	if len(runs) != 2 || runs[1].Outcome != db.RunInterrupted || !runs[1].Forgotten {
+	if len(runs) != 2 || runs[1].Outcome != model.RunInterrupted || !runs[1].Forgotten {
 		t.Fatalf("the interrupted run, oldest and over budget, should be forgotten: %+v", runs)
 	}
 }
@@ -157,9 +157,9 @@ func TestShowJSONStreamsLargeOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res struct {
-		OK     bool         `json:"ok"`
-		Run    db.RunRecord `json:"run"`
-		Output string       `json:"output"`
+		OK     bool            `json:"ok"`
+		Run    model.RunRecord `json:"run"`
+		Output string          `json:"output"`
 	}
 	if err := json.Unmarshal([]byte(out.String()), &res); err != nil {
 		t.Fatalf("not JSON: %v", err)
@@ -189,7 +189,7 @@ func TestKilledFlowLeavesInterruptedRun(t *testing.T) {
 	})
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()
-	if runs := listRuns(t, dir, nil); len(runs) != 1 || runs[0].Outcome != db.RunInterrupted {
+	if runs := listRuns(t, dir, nil); len(runs) != 1 || runs[0].Outcome != model.RunInterrupted {
 		t.Fatalf("after the flow's death: %+v", runs)
 	}
 }

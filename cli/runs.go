@@ -153,7 +153,7 @@ func (e *env) showCmd() *cobra.Command {
 			if err := e.streamOutput(st, rec, raw); err != nil {
 				return err
 			}
-			if !e.json && (rec.Outcome == db.RunInterrupted || rec.Outcome == db.RunRunning) {
+			if !e.json && (rec.Outcome == model.RunInterrupted || rec.Outcome == model.RunRunning) {
 				// Said apart from the output, which may be piped on.
 				fmt.Fprintf(e.stderr, "flowdeck: run %s is %s: %s\n", rec.ID, rec.Outcome, sanitize(cmp.Or(rec.Summary, "the output so far")))
 			}
@@ -171,7 +171,7 @@ const maxCarry = 1 << 20
 // streamOutput prints a run's output in pieces cut at line ends, so that a
 // huge output never sits in memory. With --json it writes the object
 // {"ok", "run", "output"}, the output string streamed the same way.
-func (e *env) streamOutput(st *db.Store, rec *db.RunRecord, raw bool) error {
+func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
 	if e.json {
 		head, err := json.MarshalIndent(rec, "  ", "  ")
 		if err != nil {

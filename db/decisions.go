@@ -13,90 +13,19 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// Decisions are the points where a flow waits for a person: a decision step,
-// a form for a human step, a task for a role with no agent, and the
-// retry/skip/cancel question after an interrupted action. Bucket
-// `decisions`, key = id (d1, d2, ...), value = the decision (JSON). A
-// decision is resolved once: resolving it and recording that on its flow run
-// happen in one transaction, and a second resolution is refused.
+// Decisions (model.Decision) are stored in bucket `decisions`, key = id (d1,
+// d2, ...), value = the decision (JSON). A decision is resolved once:
+// resolving it and recording that on its flow run happen in one
+// transaction, and a second resolution is refused (model decides which).
 var bucketDecisions = []byte("decisions")
 
 func init() { extraBuckets = append(extraBuckets, bucketDecisions) }
 
-// Decision kinds.
-const (
-	DecisionChoice      = "decision"    // a decision step: options or free text
-	DecisionForm        = "form"        // a person answers a step's parse variables
-	DecisionTask        = "task"        // a person does what the step asks (no agent for its role)
-	DecisionInterrupted = "interrupted" // retry, skip or cancel an action that was cut off
-)
-
-// Decision statuses.
-const (
-	DecisionPending   = "pending"
-	DecisionResolved  = "resolved"
-	DecisionExpired   = "expired"
-	DecisionCancelled = "cancelled"
-)
-
-// Error codes of decision refusals.
-const (
-	CodeUnknownDecision       = "unknown_decision"
-	CodeDecisionNotPending    = "decision_not_pending"
-	CodeUnknownDecisionOption = "unknown_decision_option"
-)
-
-// Decision is one question for a person.
-type Decision struct {
-	ID       string           `json:"id"`
-	FlowRun  string           `json:"flow_run,omitempty"`
-	Flow     string           `json:"flow,omitempty"`
-	Step     string           `json:"step,omitempty"`
-	Kind     string           `json:"kind"`
-	Prompt   string           `json:"prompt"`
-	Options  []DecisionOption `json:"options,omitempty"`
-	Fields   []DecisionField  `json:"fields,omitempty"`
-	Fallback string           `json:"fallback,omitempty"`
-	Deadline *time.Time       `json:"deadline,omitempty"`
-	// Action is the step action the decision belongs to; the run continues
-	// at Action+1 (at Action after "retry", at SkipTo after "skip").
-	Action     int         `json:"action"`
-	SkipTo     int         `json:"skip_to,omitempty"`
-	Status     string      `json:"status"`
-	Created    time.Time   `json:"created"`
-	Actor      string      `json:"actor"`
-	Resolution *Resolution `json:"resolution,omitempty"`
-}
-
-// DecisionOption is one choice.
-type DecisionOption struct {
-	ID          string `json:"id"`
-	Description string `json:"description,omitempty"`
-}
-
-// DecisionField is one value of a form (a step's parse variable).
-type DecisionField struct {
-	Name        string   `json:"name"`
-	Type        string   `json:"type"`
-	Enum        []string `json:"enum,omitempty"`
-	Description string   `json:"description,omitempty"`
-}
-
-// Resolution is how a decision was resolved.
-type Resolution struct {
-	Option  string         `json:"option,omitempty"`
-	Note    string         `json:"note,omitempty"`
-	Vars    map[string]any `json:"vars,omitempty"`
-	Actor   string         `json:"actor"`
-	At      time.Time      `json:"at"`
-	Timeout bool           `json:"timeout,omitempty"`
-}
-
 // CreateDecision stores a pending decision (d.ID is assigned) and, when it
 // belongs to a flow run, records decision_created on the run in the same
 // transaction.
-func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decision, *FlowRun, error) {
-	var run *FlowRun
+func (s *Store) CreateDecision(d *model.Decision, actor string, now time.Time) (*model.Decision, *model.FlowRun, error) {
+	var run *model.FlowRun
 	out := *d
 	err := s.update(func(tx *bolt.Tx) error {
 		run = nil
@@ -109,17 +38,13 @@ func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decis
 			return err
 		}
 		out.ID = "d" + strconv.FormatUint(n, 10)
-		out.Status, out.Created, out.Actor, out.Resolution = DecisionPending, now, actor, nil
+		out.Status, out.Created, out.Actor, out.Resolution = model.DecisionPending, now, actor, nil
 		if out.FlowRun != "" {
 			r, err := loadFlowRun(tx, out.FlowRun)
 			if err != nil {
 				return err
 			}
-			ev := FlowEvent{Type: FlowEvDecisionCreated, Step: out.Step, StepIndex: r.StepIndex, Action: out.Action, Decision: out.ID, Kind: out.Kind}
-			if out.Kind == DecisionInterrupted {
-				ev.Type = FlowEvInterrupted
-			}
-			if err := putFlowEvents(tx, r, actor, now, ev); err != nil {
+			if err := putFlowEvents(tx, r, actor, now, out.CreatedEvent(r)); err != nil {
 				return err
 			}
 			run = r
@@ -132,7 +57,7 @@ func (s *Store) CreateDecision(d *Decision, actor string, now time.Time) (*Decis
 	return &out, run, nil
 }
 
-func putDecision(tx *bolt.Tx, d *Decision) error {
+func putDecision(tx *bolt.Tx, d *model.Decision) error {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -144,17 +69,16 @@ func putDecision(tx *bolt.Tx, d *Decision) error {
 	return b.Put([]byte(d.ID), raw)
 }
 
-func loadDecision(tx *bolt.Tx, id string) (*Decision, error) {
+func loadDecision(tx *bolt.Tx, id string) (*model.Decision, error) {
 	b := tx.Bucket(bucketDecisions)
 	var raw []byte
 	if b != nil {
 		raw = b.Get([]byte(id))
 	}
 	if raw == nil {
-		return nil, &model.Error{Code: CodeUnknownDecision, Message: "no decision " + id,
-			Recovery: model.Recovery{Hint: "flowdeck decisions lists the pending decisions.", NextCommand: "flowdeck decisions"}}
+		return nil, model.UnknownDecision(id)
 	}
-	var d Decision
+	var d model.Decision
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("decision %s: decode: %w", id, err)
 	}
@@ -162,8 +86,8 @@ func loadDecision(tx *bolt.Tx, id string) (*Decision, error) {
 }
 
 // Decision returns a stored decision.
-func (s *Store) Decision(id string) (*Decision, error) {
-	var d *Decision
+func (s *Store) Decision(id string) (*model.Decision, error) {
+	var d *model.Decision
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		d, err = loadDecision(tx, id)
 		return err
@@ -172,8 +96,8 @@ func (s *Store) Decision(id string) (*Decision, error) {
 }
 
 // Decisions lists decisions, oldest first; pendingOnly keeps the pending.
-func (s *Store) Decisions(pendingOnly bool) ([]Decision, error) {
-	var out []Decision
+func (s *Store) Decisions(pendingOnly bool) ([]model.Decision, error) {
+	var out []model.Decision
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		out, err = decisionsTx(tx, pendingOnly)
 		return err
@@ -181,18 +105,18 @@ func (s *Store) Decisions(pendingOnly bool) ([]Decision, error) {
 	return out, err
 }
 
-func decisionsTx(tx *bolt.Tx, pendingOnly bool) ([]Decision, error) {
-	var out []Decision
+func decisionsTx(tx *bolt.Tx, pendingOnly bool) ([]model.Decision, error) {
+	var out []model.Decision
 	b := tx.Bucket(bucketDecisions)
 	if b == nil {
 		return nil, nil
 	}
 	err := b.ForEach(func(k, v []byte) error {
-		var d Decision
+		var d model.Decision
 		if err := json.Unmarshal(v, &d); err != nil {
 			return fmt.Errorf("decision %s: decode: %w", k, err)
 		}
-		if !pendingOnly || d.Status == DecisionPending {
+		if !pendingOnly || d.Status == model.DecisionPending {
 			out = append(out, d)
 		}
 		return nil
@@ -209,48 +133,23 @@ func decisionsTx(tx *bolt.Tx, pendingOnly bool) ([]Decision, error) {
 // on its flow run, in one transaction. The option must be one of the
 // decision's options when it has any. A decision that is no longer pending
 // is refused with a *model.Error saying who resolved it and how.
-func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *FlowRun, error) {
-	var d *Decision
-	var run *FlowRun
+func (s *Store) ResolveDecision(id string, res model.Resolution) (*model.Decision, *model.FlowRun, error) {
+	var d *model.Decision
+	var run *model.FlowRun
 	err := s.update(func(tx *bolt.Tx) error {
 		var err error
 		run = nil
 		if d, err = loadDecision(tx, id); err != nil {
 			return err
 		}
-		if d.Status != DecisionPending {
-			return notPending(d)
+		if err := d.Resolve(res); err != nil {
+			return err
 		}
-		if len(d.Options) > 0 {
-			ok := false
-			var ids []string
-			for _, o := range d.Options {
-				ok = ok || o.ID == res.Option
-				ids = append(ids, o.ID)
-			}
-			if !ok {
-				return &model.Error{Code: CodeUnknownDecisionOption,
-					Message: fmt.Sprintf("decision %s has no option %q (options: %s)", id, res.Option, strings.Join(ids, ", ")),
-					Recovery: model.Recovery{Hint: "Choose one of the options.",
-						NextCommand: "flowdeck decide " + id + " " + ids[0]}}
-			}
-		}
-		r := res
-		d.Status, d.Resolution = DecisionResolved, &r
 		if d.FlowRun != "" {
 			if run, err = loadFlowRun(tx, d.FlowRun); err != nil {
 				return err
 			}
-			if run.Decision == d.ID && !FlowEnded(run.Status) {
-				next := d.Action + 1
-				switch {
-				case d.Kind == DecisionInterrupted && res.Option == "retry":
-					next = d.Action
-				case d.Kind == DecisionInterrupted && res.Option == "skip":
-					next = d.SkipTo
-				}
-				ev := FlowEvent{Type: FlowEvDecisionResolved, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
-					Kind: d.Kind, Option: res.Option, Note: res.Note, Vars: res.Vars, NewAction: next}
+			if ev, ok := d.ResolvedEvent(run); ok {
 				if err := putFlowEvents(tx, run, res.Actor, res.At, ev); err != nil {
 					return err
 				}
@@ -264,33 +163,16 @@ func (s *Store) ResolveDecision(id string, res Resolution) (*Decision, *FlowRun,
 	return d, run, nil
 }
 
-func notPending(d *Decision) *model.Error {
-	msg := fmt.Sprintf("decision %s is %s", d.ID, d.Status)
-	if r := d.Resolution; r != nil {
-		how := r.Option
-		if how == "" {
-			how = "an answer"
-		}
-		msg = fmt.Sprintf("decision %s was already resolved with %q by %s at %s", d.ID, how, r.Actor, r.At.Format(time.RFC3339))
-		if r.Timeout {
-			msg = fmt.Sprintf("decision %s was already resolved with %q when it timed out at %s", d.ID, how, r.At.Format(time.RFC3339))
-		}
-	}
-	return &model.Error{Code: CodeDecisionNotPending, Message: msg,
-		Recovery: model.Recovery{Hint: "A decision is resolved once; list the pending ones.", NextCommand: "flowdeck decisions"}}
-}
-
 // ExpireDecision settles a pending decision whose deadline has passed: with
 // its fallback when it has one, else it expires and its flow run fails. It
 // does nothing to a decision that is not pending or not yet due.
-func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
+func (s *Store) ExpireDecision(id string, now time.Time) (*model.Decision, error) {
 	d, err := s.Decision(id)
-	if err != nil || d.Status != DecisionPending || d.Deadline == nil || now.Before(*d.Deadline) {
+	if err != nil || !d.Due(now) {
 		return d, err
 	}
 	if d.Fallback != "" {
-		d, _, err = s.ResolveDecision(id, Resolution{Option: d.Fallback, Actor: "timeout", At: now, Timeout: true,
-			Vars: map[string]any{"decision": map[string]any{"option": d.Fallback, "note": "", "actor": "timeout"}}})
+		d, _, err = s.ResolveDecision(id, d.TimeoutResolution(now))
 		if _, refused := model.AsError(err); refused {
 			return s.Decision(id)
 		}
@@ -300,18 +182,16 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
 		if d, err = loadDecision(tx, id); err != nil {
 			return err
 		}
-		if d.Status != DecisionPending {
+		if d.Status != model.DecisionPending {
 			return nil
 		}
-		d.Status = DecisionExpired
+		d.Status = model.DecisionExpired
 		if d.FlowRun != "" {
 			run, err := loadFlowRun(tx, d.FlowRun)
 			if err != nil {
 				return err
 			}
-			if !FlowEnded(run.Status) {
-				ev := FlowEvent{Type: FlowEvFailed, Step: d.Step, StepIndex: run.StepIndex, Decision: d.ID,
-					Error: fmt.Sprintf("decision %s (step %s) timed out at %s with no fallback", d.ID, d.Step, d.Deadline.Format(time.RFC3339))}
+			if ev, ok := d.ExpiredEvent(run); ok {
 				if err := putFlowEvents(tx, run, "timeout", now, ev); err != nil {
 					return err
 				}
@@ -324,25 +204,25 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*Decision, error) {
 
 // CancelFlowRun cancels a run that has not ended, and its pending decision,
 // in one transaction.
-func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*FlowRun, error) {
-	var run *FlowRun
+func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*model.FlowRun, error) {
+	var run *model.FlowRun
 	err := s.update(func(tx *bolt.Tx) error {
 		r, err := loadFlowRun(tx, id)
 		if err != nil {
 			return err
 		}
-		if FlowEnded(r.Status) {
-			return ErrFlowRunEnded{r.ID, r.Status}
+		if model.FlowEnded(r.Status) {
+			return model.ErrFlowRunEnded{ID: r.ID, Status: r.Status}
 		}
 		if r.Decision != "" {
-			if d, err := loadDecision(tx, r.Decision); err == nil && d.Status == DecisionPending {
-				d.Status = DecisionCancelled
+			if d, err := loadDecision(tx, r.Decision); err == nil && d.Status == model.DecisionPending {
+				d.Status = model.DecisionCancelled
 				if err := putDecision(tx, d); err != nil {
 					return err
 				}
 			}
 		}
-		if err := putFlowEvents(tx, r, actor, now, FlowEvent{Type: FlowEvCancelled, Step: r.Step, StepIndex: r.StepIndex, Note: reason}); err != nil {
+		if err := putFlowEvents(tx, r, actor, now, model.FlowEvent{Type: model.FlowEvCancelled, Step: r.Step, StepIndex: r.StepIndex, Note: reason}); err != nil {
 			return err
 		}
 		run = r

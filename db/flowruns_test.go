@@ -19,13 +19,13 @@ func flowStore(t *testing.T) *Store {
 	return st
 }
 
-func newRun(t *testing.T, st *Store) *FlowRun {
+func newRun(t *testing.T, st *Store) *model.FlowRun {
 	t.Helper()
 	id, err := st.ReserveFlowRunID("demo flow")
 	if err != nil || !strings.HasPrefix(id, "demo-flow-") {
 		t.Fatalf("id %q %v", id, err)
 	}
-	r, err := st.CreateFlowRun(&FlowRun{ID: id, Flow: "demo", Text: "src", MaxSteps: 10}, "a", map[string]any{"x": 1.0}, "t", time.Now())
+	r, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "demo", Text: "src", MaxSteps: 10}, "a", map[string]any{"x": 1.0}, "t", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,27 +41,27 @@ func TestFlowRunEventsReplayToTheStoredRun(t *testing.T) {
 	next := 1
 	end := -1
 	st.AppendFlowEvents(r.ID, "t", time.Now(),
-		FlowEvent{Type: FlowEvActionStarted, Step: "a", Action: 0, Kind: "exec", Label: "exec block 1"},
-		FlowEvent{Type: FlowEvActionFinished, Step: "a", Action: 0, Kind: "exec", RunID: "r1", Exit: &exit, Output: &out, Vars: map[string]any{"y": "z"}},
-		FlowEvent{Type: FlowEvStepFinished, Step: "a", Next: &next, NextStep: "b", Outcome: "done"})
-	r, err := st.AppendFlowEvents(r.ID, "t", time.Now(), FlowEvent{Type: FlowEvStepFinished, Step: "b", StepIndex: 1, Next: &end, Outcome: "done"})
+		model.FlowEvent{Type: model.FlowEvActionStarted, Step: "a", Action: 0, Kind: "exec", Label: "exec block 1"},
+		model.FlowEvent{Type: model.FlowEvActionFinished, Step: "a", Action: 0, Kind: "exec", RunID: "r1", Exit: &exit, Output: &out, Vars: map[string]any{"y": "z"}},
+		model.FlowEvent{Type: model.FlowEvStepFinished, Step: "a", Next: &next, NextStep: "b", Outcome: "done"})
+	r, err := st.AppendFlowEvents(r.ID, "t", time.Now(), model.FlowEvent{Type: model.FlowEvStepFinished, Step: "b", StepIndex: 1, Next: &end, Outcome: "done"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Status != FlowCompleted || r.StepsRun != 2 || len(r.History) != 2 || r.History[0].Runs[0] != "r1" || r.Vars["y"] != "z" {
+	if r.Status != model.FlowCompleted || r.StepsRun != 2 || len(r.History) != 2 || r.History[0].Runs[0] != "r1" || r.Vars["y"] != "z" {
 		t.Fatalf("run: %+v", r)
 	}
 	events, _ := st.FlowEvents(r.ID, 1, 0)
-	replay := &FlowRun{ID: r.ID, Vars: map[string]any{}}
+	replay := &model.FlowRun{ID: r.ID, Vars: map[string]any{}}
 	for _, e := range events {
-		if err := ApplyFlowEvent(replay, e); err != nil {
+		if err := model.ApplyFlowEvent(replay, e); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if replay.Status != r.Status || replay.Seq != r.Seq || len(replay.History) != len(r.History) || replay.Vars["x"] != 1.0 {
 		t.Fatalf("replay %+v differs from %+v", replay, r)
 	}
-	if _, err := st.AppendFlowEvents(r.ID, "t", time.Now(), FlowEvent{Type: FlowEvResumed}); err == nil {
+	if _, err := st.AppendFlowEvents(r.ID, "t", time.Now(), model.FlowEvent{Type: model.FlowEvResumed}); err == nil {
 		t.Fatal("an event was appended to a completed run")
 	}
 	list, _ := st.FlowRuns()
@@ -73,9 +73,9 @@ func TestFlowRunEventsReplayToTheStoredRun(t *testing.T) {
 func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 	st := flowStore(t)
 	r := newRun(t, st)
-	d, run, err := st.CreateDecision(&Decision{FlowRun: r.ID, Step: "a", Kind: DecisionChoice, Prompt: "?",
-		Options: []DecisionOption{{ID: "yes"}, {ID: "no"}}, Action: 1}, "t", time.Now())
-	if err != nil || d.ID != "d1" || run.Status != FlowWaiting || run.Decision != "d1" {
+	d, run, err := st.CreateDecision(&model.Decision{FlowRun: r.ID, Step: "a", Kind: model.DecisionChoice, Prompt: "?",
+		Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}, Action: 1}, "t", time.Now())
+	if err != nil || d.ID != "d1" || run.Status != model.FlowWaiting || run.Decision != "d1" {
 		t.Fatalf("create: %v %+v %+v", err, d, run)
 	}
 	var wg sync.WaitGroup
@@ -83,9 +83,9 @@ func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 	for i := range 8 {
 		wg.Go(func() {
 			opt := []string{"yes", "no"}[i%2]
-			if _, _, err := st.ResolveDecision("d1", Resolution{Option: opt, Actor: opt, At: time.Now()}); err == nil {
+			if _, _, err := st.ResolveDecision("d1", model.Resolution{Option: opt, Actor: opt, At: time.Now()}); err == nil {
 				wins <- opt
-			} else if me, ok := model.AsError(err); !ok || me.Code != CodeDecisionNotPending || !strings.Contains(me.Message, "already resolved") {
+			} else if me, ok := model.AsError(err); !ok || me.Code != model.CodeDecisionNotPending || !strings.Contains(me.Message, "already resolved") {
 				t.Errorf("loser got %v", err)
 			}
 		})
@@ -96,10 +96,10 @@ func TestDecisionIsResolvedOnceUnderConcurrency(t *testing.T) {
 		t.Fatalf("%d resolutions won", len(wins))
 	}
 	run, _ = st.FlowRun(r.ID)
-	if run.Status != FlowRunning || run.Decision != "" || run.Action != 2 {
+	if run.Status != model.FlowRunning || run.Decision != "" || run.Action != 2 {
 		t.Fatalf("run after resolution: %+v", run)
 	}
-	if _, _, err := st.ResolveDecision("d9", Resolution{}); err == nil {
+	if _, _, err := st.ResolveDecision("d9", model.Resolution{}); err == nil {
 		t.Fatal("an unknown decision resolved")
 	}
 }
@@ -108,18 +108,18 @@ func TestDecisionExpiry(t *testing.T) {
 	st := flowStore(t)
 	r := newRun(t, st)
 	past := time.Now().Add(-time.Second)
-	st.CreateDecision(&Decision{FlowRun: r.ID, Kind: DecisionChoice, Options: []DecisionOption{{ID: "a"}, {ID: "b"}}, Fallback: "b", Deadline: &past}, "t", time.Now())
+	st.CreateDecision(&model.Decision{FlowRun: r.ID, Kind: model.DecisionChoice, Options: []model.DecisionOption{{ID: "a"}, {ID: "b"}}, Fallback: "b", Deadline: &past}, "t", time.Now())
 	d, err := st.ExpireDecision("d1", time.Now())
-	if err != nil || d.Status != DecisionResolved || !d.Resolution.Timeout || d.Resolution.Option != "b" {
+	if err != nil || d.Status != model.DecisionResolved || !d.Resolution.Timeout || d.Resolution.Option != "b" {
 		t.Fatalf("fallback: %v %+v", err, d)
 	}
 	r2 := newRun(t, st)
-	st.CreateDecision(&Decision{FlowRun: r2.ID, Step: "s", Kind: DecisionChoice, Deadline: &past}, "t", time.Now())
-	if d, err = st.ExpireDecision("d2", time.Now()); err != nil || d.Status != DecisionExpired {
+	st.CreateDecision(&model.Decision{FlowRun: r2.ID, Step: "s", Kind: model.DecisionChoice, Deadline: &past}, "t", time.Now())
+	if d, err = st.ExpireDecision("d2", time.Now()); err != nil || d.Status != model.DecisionExpired {
 		t.Fatalf("expire: %v %+v", err, d)
 	}
 	run, _ := st.FlowRun(r2.ID)
-	if run.Status != FlowFailed || !strings.Contains(run.Error, "timed out") {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, "timed out") {
 		t.Fatalf("run after expiry: %+v", run)
 	}
 	if pending, _ := st.Decisions(true); len(pending) != 0 {

@@ -14,6 +14,8 @@ import (
 
 	"github.com/sahilm/fuzzy"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // RecallQuery selects what Recall searches.
@@ -29,16 +31,6 @@ type RecallQuery struct {
 	LowMemory bool
 }
 
-// Hit is one matching line.
-type Hit struct {
-	RunID   string   `json:"run"`
-	Argv    []string `json:"argv"`
-	Line    int      `json:"line"` // 1-based
-	Text    string   `json:"text"`
-	Matched []int    `json:"matched"` // byte offsets in Text of the matched characters
-	Score   int      `json:"score"`
-}
-
 // Recall fuzzy-searches every indexed line of the selected runs and returns
 // the best Limit hits, ranked exactly as fuzzy.Find would rank all lines in
 // scan order (newest run first, lines in order).
@@ -48,14 +40,14 @@ type Hit struct {
 // match, and finding that costs a few IndexByte calls on the pre-lowercased
 // copy of the index, straight from bbolt's memory map. The survivors are
 // scored by sahilm/fuzzy in parallel and merged.
-func (s *Store) Recall(q RecallQuery) ([]Hit, error) {
+func (s *Store) Recall(q RecallQuery) ([]model.Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
 	if q.Query == "" {
 		return nil, nil
 	}
-	var hits []Hit
+	var hits []model.Hit
 	err := s.view(func(tx *bolt.Tx) error {
 		runs, err := recallRuns(tx, q)
 		if err != nil {
@@ -140,14 +132,14 @@ type candidate struct {
 	str   string
 }
 
-func recallRuns(tx *bolt.Tx, q RecallQuery) ([]RunRecord, error) {
-	var runs []RunRecord
+func recallRuns(tx *bolt.Tx, q RecallQuery) ([]model.RunRecord, error) {
+	var runs []model.RunRecord
 	c := tx.Bucket(bucketRuns).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
 		if q.RunID != "" && string(k) != q.RunID {
 			continue
 		}
-		var rec RunRecord
+		var rec model.RunRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return nil, err
 		}
@@ -176,7 +168,7 @@ func needles(query string) []byte {
 	return n
 }
 
-func searchChunks(chunks []recallChunk, runs []RunRecord, q RecallQuery, mem mapped) []Hit {
+func searchChunks(chunks []recallChunk, runs []model.RunRecord, q RecallQuery, mem mapped) []model.Hit {
 	ndl := needles(q.Query)
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(chunks)))
 	results := make([][]scored, workers)
@@ -217,10 +209,10 @@ func searchChunks(chunks []recallChunk, runs []RunRecord, q RecallQuery, mem map
 	if len(all) > q.Limit {
 		all = all[:q.Limit]
 	}
-	hits := make([]Hit, len(all))
+	hits := make([]model.Hit, len(all))
 	for i, m := range all {
 		ch := chunks[m.chunk]
-		hits[i] = Hit{
+		hits[i] = model.Hit{
 			RunID: runs[ch.run].ID, Argv: runs[ch.run].Argv, Line: m.line + 1,
 			Text: strings.Clone(m.str), Matched: m.matched, Score: m.score,
 		}

@@ -1,6 +1,8 @@
 package db
 
 import (
+	"github.com/flowdeck/flowdeck/model"
+
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -52,7 +54,7 @@ func seedRecall(tb testing.TB, st *Store, runs, perRun int) []string {
 	rng := rand.New(rand.NewPCG(7, 8))
 	var byRun [][]string
 	for r := range runs {
-		w, err := st.StartRun(RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Start: time.Now()})
+		w, err := st.StartRun(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Start: time.Now()})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -62,7 +64,7 @@ func seedRecall(tb testing.TB, st *Store, runs, perRun int) []string {
 			w.Write([]byte(lines[i] + "\n"))
 			w.IndexLine([]byte(lines[i]))
 		}
-		if _, err := w.Finish(RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
+		if _, err := w.Finish(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
 			tb.Fatal(err)
 		}
 		byRun = append(byRun, lines)

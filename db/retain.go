@@ -7,6 +7,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // ForgetQuery says which runs' output to delete.
@@ -22,9 +24,9 @@ func (s *Store) Forget(q ForgetQuery) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
 		n = 0
-		var recs []RunRecord
+		var recs []model.RunRecord
 		err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-			var rec RunRecord
+			var rec model.RunRecord
 			if err := json.Unmarshal(v, &rec); err != nil {
 				return fmt.Errorf("run %s: decode: %w", k, err)
 			}
@@ -42,7 +44,7 @@ func (s *Store) Forget(q ForgetQuery) (int, error) {
 			if _, err := s.settleTx(tx, &rec); err != nil {
 				return err
 			}
-			if rec.Outcome == RunRunning {
+			if rec.Outcome == model.RunRunning {
 				continue
 			}
 			if err := forgetRun(tx, rec.ID); err != nil {
@@ -69,7 +71,7 @@ func forgetRun(tx *bolt.Tx, id string) error {
 		return nil // counted out already
 	}
 	rec.Forgotten = true
-	if rec.Outcome != RunRunning {
+	if rec.Outcome != model.RunRunning {
 		if err := addOutputBytes(tx, -rec.Bytes); err != nil {
 			return err
 		}
@@ -115,9 +117,9 @@ func (s *Store) retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
 	if total, known := outputBytes(tx); known && total <= maxBytes {
 		return 0, nil // the common case: no record is decoded
 	}
-	var recs []RunRecord
+	var recs []model.RunRecord
 	err := tx.Bucket(bucketRuns).ForEach(func(k, v []byte) error {
-		var rec RunRecord
+		var rec model.RunRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return fmt.Errorf("run %s: decode: %w", k, err)
 		}
@@ -135,7 +137,7 @@ func (s *Store) retainTx(tx *bolt.Tx, maxBytes int64) (int, error) {
 		if _, err := s.settleTx(tx, &rec); err != nil {
 			return 0, err
 		}
-		if rec.Outcome != RunRunning {
+		if rec.Outcome != model.RunRunning {
 			finished = append(finished, rec)
 			total += rec.Bytes
 		}

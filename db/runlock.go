@@ -10,11 +10,9 @@ import (
 	"syscall"
 
 	bolt "go.etcd.io/bbolt"
-)
 
-// RunInterrupted is the outcome of a run whose capturing process died: its
-// output is kept up to the last commit, its exit is unknown (-1).
-const RunInterrupted = "interrupted"
+	"github.com/flowdeck/flowdeck/model"
+)
 
 // Reaper, when set, is given what a dead run's capturer recorded with
 // SetRemains when the run is marked interrupted. capture sets it to kill
@@ -118,15 +116,15 @@ func (w *RunWriter) SetRemains(data []byte) error {
 
 // settleTx marks rec interrupted if it says running and its capturer died,
 // and then lets the Reaper kill what is left of it.
-func (s *Store) settleTx(tx *bolt.Tx, rec *RunRecord) (bool, error) {
-	if rec.Outcome != RunRunning {
+func (s *Store) settleTx(tx *bolt.Tx, rec *model.RunRecord) (bool, error) {
+	if rec.Outcome != model.RunRunning {
 		return false, nil
 	}
 	l, remains, dead := s.probeRun(rec.ID)
 	if !dead {
 		return false, nil
 	}
-	rec.Outcome, rec.ExitCode, rec.Class = RunInterrupted, -1, "failure"
+	rec.Outcome, rec.ExitCode, rec.Class = model.RunInterrupted, -1, "failure"
 	rec.Summary = "interrupted: the flowdeck process that ran it died; output kept up to its last commit"
 	err := putRun(tx, rec)
 	if err == nil {
@@ -145,10 +143,10 @@ func (s *Store) settleTx(tx *bolt.Tx, rec *RunRecord) (bool, error) {
 // reports whether it marked any (the caller then reads again). Checking a
 // lock is an open and a failed flock, so listing costs next to nothing
 // while runs are alive.
-func (s *Store) settle(recs []RunRecord) (bool, error) {
+func (s *Store) settle(recs []model.RunRecord) (bool, error) {
 	var ids []string
 	for _, r := range recs {
-		if r.Outcome != RunRunning {
+		if r.Outcome != model.RunRunning {
 			continue
 		}
 		if l, _, dead := s.probeRun(r.ID); dead {

@@ -1,6 +1,8 @@
 package db
 
 import (
+	"github.com/flowdeck/flowdeck/model"
+
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +22,7 @@ func abandon(t *testing.T, w *RunWriter) {
 
 func startRun(t *testing.T, st *Store, name string, out string) *RunWriter {
 	t.Helper()
-	w, err := st.StartRun(RunRecord{ID: NewRunID(time.Now()), Argv: []string{name}, Start: time.Now(), Actor: "test"})
+	w, err := st.StartRun(model.RunRecord{ID: NewRunID(time.Now()), Argv: []string{name}, Start: time.Now(), Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,13 +31,13 @@ func startRun(t *testing.T, st *Store, name string, out string) *RunWriter {
 	return w
 }
 
-func outcomes(t *testing.T, st *Store) map[string]RunRecord {
+func outcomes(t *testing.T, st *Store) map[string]model.RunRecord {
 	t.Helper()
 	runs, err := st.Runs(0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]RunRecord{}
+	m := map[string]model.RunRecord{}
 	for _, r := range runs {
 		m[r.Argv[0]] = r
 	}
@@ -54,13 +56,13 @@ func TestDeadCapturerMeansInterrupted(t *testing.T) {
 	}
 	abandon(t, dead)
 	alive := startRun(t, st, "alive", "still going\n")
-	defer alive.Finish(RunRecord{Outcome: "exited"}, 0)
+	defer alive.Finish(model.RunRecord{Outcome: "exited"}, 0)
 
 	got := outcomes(t, st)
-	if r := got["dead"]; r.Outcome != RunInterrupted || r.ExitCode != -1 || r.Bytes != 5 {
+	if r := got["dead"]; r.Outcome != model.RunInterrupted || r.ExitCode != -1 || r.Bytes != 5 {
 		t.Fatalf("dead run: %+v", r)
 	}
-	if r := got["alive"]; r.Outcome != RunRunning {
+	if r := got["alive"]; r.Outcome != model.RunRunning {
 		t.Fatalf("a live run was settled: %+v", r)
 	}
 	if len(reaped) != 1 || reaped[0] != `{"pid":42}` {
@@ -73,7 +75,7 @@ func TestDeadCapturerMeansInterrupted(t *testing.T) {
 	if n, err := st.Forget(ForgetQuery{All: true}); n != 1 || err != nil {
 		t.Fatalf("Forget(all) = %d, %v", n, err)
 	}
-	if r, _ := st.Run(alive.ID()); r.Forgotten || r.Outcome != RunRunning {
+	if r, _ := st.Run(alive.ID()); r.Forgotten || r.Outcome != model.RunRunning {
 		t.Fatalf("live run after forget: %+v", r)
 	}
 }
@@ -86,7 +88,7 @@ func TestForgetRunSettlesADeadRun(t *testing.T) {
 	if n, err := st.Forget(ForgetQuery{RunID: w.ID()}); n != 1 || err != nil {
 		t.Fatalf("Forget(run) = %d, %v", n, err)
 	}
-	if r, _ := st.Run(w.ID()); !r.Forgotten || r.Outcome != RunInterrupted {
+	if r, _ := st.Run(w.ID()); !r.Forgotten || r.Outcome != model.RunInterrupted {
 		t.Fatalf("after forget: %+v", r)
 	}
 }
@@ -103,18 +105,18 @@ func TestRetentionIsNotFooledByUnfinishedRuns(t *testing.T) {
 	}
 	for _, name := range []string{"new1", "new2"} {
 		w := startRun(t, st, name, strings.Repeat("y", 99)+"\n")
-		if _, err := w.Finish(RunRecord{Argv: []string{name}, Outcome: "exited"}, 250); err != nil {
+		if _, err := w.Finish(model.RunRecord{Argv: []string{name}, Outcome: "exited"}, 250); err != nil {
 			t.Fatal(err)
 		}
 	}
 	got := outcomes(t, st)
-	if !got["dead"].Forgotten || got["dead"].Outcome != RunInterrupted {
+	if !got["dead"].Forgotten || got["dead"].Outcome != model.RunInterrupted {
 		t.Fatalf("the interrupted run, oldest, should go first: %+v", got["dead"])
 	}
 	if got["new1"].Forgotten || got["new2"].Forgotten || got["alive"].Forgotten {
 		t.Fatalf("newer runs forgotten: %+v", got)
 	}
-	if _, err := alive.Finish(RunRecord{Argv: []string{"alive"}, Outcome: "exited"}, 250); err != nil {
+	if _, err := alive.Finish(model.RunRecord{Argv: []string{"alive"}, Outcome: "exited"}, 250); err != nil {
 		t.Fatal(err)
 	}
 	got = outcomes(t, st)

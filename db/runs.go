@@ -8,6 +8,8 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 var (
@@ -18,51 +20,6 @@ var (
 
 func init() { extraBuckets = append(extraBuckets, bucketRuns, bucketOutput, bucketIndex) }
 
-// Run outcomes stored in RunRecord.Outcome besides the runner's own.
-const RunRunning = "running"
-
-// Isolation says how a run was confined.
-type Isolation struct {
-	Mechanism string   `json:"mechanism"`
-	Enforced  []string `json:"enforced,omitempty"`
-	Notes     []string `json:"notes,omitempty"`
-}
-
-// RunRecord describes one command run. Output and index live in their own
-// buckets; the record stays small so listing runs is cheap.
-type RunRecord struct {
-	ID        string        `json:"id"`
-	Session   string        `json:"session,omitempty"`
-	Feature   string        `json:"feature,omitempty"`
-	Scope     string        `json:"scope,omitempty"`
-	Actor     string        `json:"actor"`
-	Argv      []string      `json:"argv"`
-	Cwd       string        `json:"cwd"`
-	Start     time.Time     `json:"start"`
-	Duration  time.Duration `json:"duration"`
-	ExitCode  int           `json:"exit_code"`
-	Signal    string        `json:"signal,omitempty"`
-	Outcome   string        `json:"outcome"`
-	Isolation Isolation     `json:"isolation"`
-	Category  string        `json:"category,omitempty"`
-	Class     string        `json:"class,omitempty"`
-	Pattern   string        `json:"pattern,omitempty"`
-	Summary   string        `json:"summary,omitempty"`
-	Detail    string        `json:"detail,omitempty"`
-	Bytes     int64         `json:"bytes"`
-	Lines     int64         `json:"lines"`
-	// IndexedBytes is how much text recall can search; IndexTruncated says
-	// the run printed more than MaxIndexBytes and the rest is not indexed.
-	IndexedBytes   int64 `json:"indexed_bytes"`
-	IndexTruncated bool  `json:"index_truncated,omitempty"`
-	// Forgotten is set when the output and index were deleted; the record
-	// stays because evidence may point at it.
-	Forgotten bool `json:"forgotten,omitempty"`
-	// Internal marks a flow's own plumbing (an exec block whose output is
-	// stored, not shown): the cockpit hides it unless asked.
-	Internal bool `json:"internal,omitempty"`
-}
-
 // NewRunID returns a new run id: sortable by start time (millisecond
 // resolution), with a random tail so two processes never collide.
 func NewRunID(start time.Time) string {
@@ -71,7 +28,7 @@ func NewRunID(start time.Time) string {
 	return start.UTC().Format("20060102-150405.000") + "-" + hex.EncodeToString(b[:])
 }
 
-func putRun(tx *bolt.Tx, rec *RunRecord) error {
+func putRun(tx *bolt.Tx, rec *model.RunRecord) error {
 	raw, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -79,7 +36,7 @@ func putRun(tx *bolt.Tx, rec *RunRecord) error {
 	return tx.Bucket(bucketRuns).Put([]byte(rec.ID), raw)
 }
 
-func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
+func getRun(tx *bolt.Tx, id string) (*model.RunRecord, error) {
 	b := tx.Bucket(bucketRuns)
 	if b == nil {
 		return nil, nil
@@ -88,7 +45,7 @@ func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
 	if raw == nil {
 		return nil, nil
 	}
-	var rec RunRecord
+	var rec model.RunRecord
 	if err := json.Unmarshal(raw, &rec); err != nil {
 		return nil, fmt.Errorf("run %s: decode: %w", id, err)
 	}
@@ -97,8 +54,8 @@ func getRun(tx *bolt.Tx, id string) (*RunRecord, error) {
 
 // Runs lists up to limit runs (0 = all), newest first. Runs whose
 // capturing process died are marked interrupted first.
-func (s *Store) Runs(limit int) ([]RunRecord, error) {
-	var out []RunRecord
+func (s *Store) Runs(limit int) ([]model.RunRecord, error) {
+	var out []model.RunRecord
 	read := func() error {
 		return s.view(func(tx *bolt.Tx) (err error) {
 			out, err = runsTx(tx, limit)
@@ -115,15 +72,15 @@ func (s *Store) Runs(limit int) ([]RunRecord, error) {
 	return out, read()
 }
 
-func runsTx(tx *bolt.Tx, limit int) ([]RunRecord, error) {
-	var out []RunRecord
+func runsTx(tx *bolt.Tx, limit int) ([]model.RunRecord, error) {
+	var out []model.RunRecord
 	b := tx.Bucket(bucketRuns)
 	if b == nil {
 		return nil, nil
 	}
 	c := b.Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
-		var rec RunRecord
+		var rec model.RunRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return nil, fmt.Errorf("run %s: decode: %w", k, err)
 		}
@@ -137,8 +94,8 @@ func runsTx(tx *bolt.Tx, limit int) ([]RunRecord, error) {
 
 // Run returns one run record, or nil; marked interrupted first if its
 // capturing process died.
-func (s *Store) Run(id string) (*RunRecord, error) {
-	var rec *RunRecord
+func (s *Store) Run(id string) (*model.RunRecord, error) {
+	var rec *model.RunRecord
 	read := func() error {
 		return s.view(func(tx *bolt.Tx) (err error) {
 			rec, err = getRun(tx, id)
@@ -148,7 +105,7 @@ func (s *Store) Run(id string) (*RunRecord, error) {
 	if err := read(); err != nil || rec == nil {
 		return rec, err
 	}
-	if marked, _ := s.settle([]RunRecord{*rec}); !marked {
+	if marked, _ := s.settle([]model.RunRecord{*rec}); !marked {
 		return rec, nil
 	}
 	return rec, read()

@@ -11,12 +11,14 @@ import (
 
 	"github.com/sahilm/fuzzy"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // writeRun stores a finished run whose output is the given lines.
-func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []string) RunRecord {
+func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []string) model.RunRecord {
 	t.Helper()
-	w, err := st.StartRun(RunRecord{Argv: argv, Feature: feature, Start: time.Now(), Actor: "test"})
+	w, err := st.StartRun(model.RunRecord{Argv: argv, Feature: feature, Start: time.Now(), Actor: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +26,7 @@ func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []st
 		w.Write([]byte(l + "\n"))
 		w.IndexLine([]byte(l))
 	}
-	rec, err := w.Finish(RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()}, 0)
+	rec, err := w.Finish(model.RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +35,7 @@ func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []st
 
 func TestRunOutputRoundTripsExactly(t *testing.T) {
 	st := newStore(t)
-	w, err := st.StartRun(RunRecord{Argv: []string{"gen"}, Start: time.Now()})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"gen"}, Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +50,7 @@ func TestRunOutputRoundTripsExactly(t *testing.T) {
 		w.Write(rest[:n])
 		rest = rest[n:]
 	}
-	rec, err := w.Finish(RunRecord{Argv: []string{"gen"}, Outcome: "exited"}, 0)
+	rec, err := w.Finish(model.RunRecord{Argv: []string{"gen"}, Outcome: "exited"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +79,7 @@ func TestRunOutputRoundTripsExactly(t *testing.T) {
 
 func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 	st := newStore(t)
-	w, err := st.StartRun(RunRecord{Argv: []string{"slow"}, Start: time.Now()})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"slow"}, Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,10 +102,10 @@ func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	runs, _ := st.Runs(0)
-	if len(runs) != 1 || runs[0].Outcome != RunRunning {
+	if len(runs) != 1 || runs[0].Outcome != model.RunRunning {
 		t.Fatalf("runs = %+v", runs)
 	}
-	w.Finish(RunRecord{Outcome: "exited"}, 0)
+	w.Finish(model.RunRecord{Outcome: "exited"}, 0)
 }
 
 func TestRecallRanksLikeFuzzyFind(t *testing.T) {
@@ -209,7 +211,7 @@ func TestRetainKeepsNewestOutput(t *testing.T) {
 
 func TestIndexStopsAtItsBudgetOutputDoesNot(t *testing.T) {
 	st := newStore(t)
-	w, err := st.StartRun(RunRecord{Argv: []string{"flood"}, Start: time.Now()})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"flood"}, Start: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +221,7 @@ func TestIndexStopsAtItsBudgetOutputDoesNot(t *testing.T) {
 		w.Write([]byte(line + "\n"))
 		w.IndexLine([]byte(line))
 	}
-	rec, err := w.Finish(RunRecord{Outcome: "exited"}, 0)
+	rec, err := w.Finish(model.RunRecord{Outcome: "exited"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,9 +243,9 @@ func TestFinishAppliesRetention(t *testing.T) {
 	st := newStore(t)
 	old := writeRun(t, st, []string{"old"}, "", []string{strings.Repeat("o", 499)})
 	time.Sleep(2 * time.Millisecond)
-	w, _ := st.StartRun(RunRecord{Argv: []string{"new"}, Start: time.Now()})
+	w, _ := st.StartRun(model.RunRecord{Argv: []string{"new"}, Start: time.Now()})
 	w.Write([]byte(strings.Repeat("n", 600)))
-	if _, err := w.Finish(RunRecord{Outcome: "exited"}, 1000); err != nil {
+	if _, err := w.Finish(model.RunRecord{Outcome: "exited"}, 1000); err != nil {
 		t.Fatal(err)
 	}
 	if rec, _ := st.Run(old.ID); !rec.Forgotten {
@@ -251,8 +253,8 @@ func TestFinishAppliesRetention(t *testing.T) {
 	}
 	// The running total now knows the budget holds: a small run forgets nothing.
 	writeRun(t, st, []string{"small"}, "", []string{"x"})
-	w, _ = st.StartRun(RunRecord{Argv: []string{"tiny"}, Start: time.Now()})
-	if _, err := w.Finish(RunRecord{Outcome: "exited"}, 1000); err != nil {
+	w, _ = st.StartRun(model.RunRecord{Argv: []string{"tiny"}, Start: time.Now()})
+	if _, err := w.Finish(model.RunRecord{Outcome: "exited"}, 1000); err != nil {
 		t.Fatal(err)
 	}
 	runs, _ := st.Runs(0)
@@ -271,11 +273,11 @@ func TestFinishAppliesRetention(t *testing.T) {
 // readable by another reader of the store. Target: under 250 ms.
 func BenchmarkLiveOutput(b *testing.B) {
 	st := newStore(b)
-	w, err := st.StartRun(RunRecord{Argv: []string{"live"}, Start: time.Now()})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"live"}, Start: time.Now()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer w.Finish(RunRecord{Outcome: "exited"}, 0)
+	defer w.Finish(model.RunRecord{Outcome: "exited"}, 0)
 	var times []time.Duration
 	var off int64
 	for i := 0; b.Loop(); i++ {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Chunk sizes: output chunks are compressed separately so a reader can seek;
@@ -55,7 +57,7 @@ type RunWriter struct {
 	flushMu   sync.Mutex // one flush at a time, so records commit in order
 	mu        sync.Mutex
 	cond      *sync.Cond
-	rec       RunRecord
+	rec       model.RunRecord
 	raw       []byte
 	idx       []byte
 	idxFirst  int64 // line number of the first line in idx
@@ -78,11 +80,11 @@ type RunWriter struct {
 // StartRun stores rec as running and returns a writer for its output. The
 // writer holds the run's liveness lock until Finish: if this process dies
 // first, the next one to list the runs marks it interrupted.
-func (s *Store) StartRun(rec RunRecord) (*RunWriter, error) {
+func (s *Store) StartRun(rec model.RunRecord) (*RunWriter, error) {
 	if rec.ID == "" {
 		rec.ID = NewRunID(rec.Start)
 	}
-	rec.Outcome = RunRunning
+	rec.Outcome = model.RunRunning
 	lock, err := s.lockRun(rec.ID)
 	if err != nil {
 		return nil, err
@@ -298,7 +300,7 @@ func (w *RunWriter) compress(raw []byte) [][]byte {
 // putBatch stores one flush: the output chunks from offset off, the index
 // text from line first, and the record; final also counts the output and
 // applies retention.
-func (w *RunWriter) putBatch(tx *bolt.Tx, rec *RunRecord, chunks [][]byte, off int64, idx []byte, first int64, final bool) error {
+func (w *RunWriter) putBatch(tx *bolt.Tx, rec *model.RunRecord, chunks [][]byte, off int64, idx []byte, first int64, final bool) error {
 	if len(chunks) > 0 {
 		out, err := tx.Bucket(bucketOutput).CreateBucketIfNotExists([]byte(rec.ID))
 		if err != nil {
@@ -338,7 +340,7 @@ func (w *RunWriter) putBatch(tx *bolt.Tx, rec *RunRecord, chunks [][]byte, off i
 // Lines are counted by the writer). When retain > 0, the output of the oldest
 // finished runs is forgotten in the same transaction until the project keeps
 // at most retain bytes.
-func (w *RunWriter) Finish(final RunRecord, retain int64) (RunRecord, error) {
+func (w *RunWriter) Finish(final model.RunRecord, retain int64) (model.RunRecord, error) {
 	w.mu.Lock()
 	w.retain = retain
 	if w.closed {

@@ -66,40 +66,27 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 				return e
 			}
 		}
-		var steps []step
-		switch act := a.(type) {
+		act, target := a, (*model.Session)(nil)
+		switch x := a.(type) {
 		case model.PlanStart:
-			act.ID = uniqueSessionID(tx, now, act.Goal)
-			if model.StartReplaces(active, act.Goal) {
-				// A new goal archives the session in progress first (kept in
-				// history); both steps are one transaction.
-				act.Replaces = active.ID
-				steps = append(steps, step{active, model.ResetSession{Reason: "replaced by session " + act.ID}})
-			}
-			steps = append(steps, step{active, act})
+			x.ID = uniqueSessionID(tx, now, x.Goal)
+			act = x
 		case model.ActivateSession:
-			target, err := loadSession(tx, act.ID)
-			if err != nil {
+			if target, err = loadSession(tx, x.ID); err != nil {
 				return err
 			}
-			if active != nil && target != nil && active.ID == target.ID {
-				out = &Outcome{Session: active}
-				return nil
-			}
-			if active != nil && target != nil {
-				steps = append(steps, step{active, model.ResetSession{}})
-			}
-			steps = append(steps, step{target, act})
-		default:
-			steps = append(steps, step{active, a})
 		}
+		steps := model.Steps(active, target, act)
 		out = &Outcome{Session: active}
+		if len(steps) == 0 {
+			return nil // already done: nothing to store
+		}
 		for _, st := range steps {
-			before := model.MarkDocs(st.session)
-			if _, ok := st.action.(model.PlanStart); ok {
+			before := model.MarkDocs(st.Session)
+			if _, ok := st.Action.(model.PlanStart); ok {
 				before = model.MarkDocs(nil) // a new session: render all
 			}
-			next, events, derr := model.Execute(st.session, st.action, ctx)
+			next, events, derr := model.Execute(st.Session, st.Action, ctx)
 			if len(events) > 0 {
 				if err := appendEvents(tx, next, events); err != nil {
 					return err
@@ -137,11 +124,6 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		return nil, err
 	}
 	return out, refusal
-}
-
-type step struct {
-	session *model.Session
-	action  model.Action
 }
 
 func loadActive(tx *bolt.Tx) (*model.Session, error) {

@@ -10,10 +10,10 @@ import (
 type Snapshot struct {
 	Active    *model.Session
 	Sessions  []SessionInfo
-	Runs      []RunRecord // newest first
+	Runs      []model.RunRecord // newest first
 	Agents    []AgentEvent
-	FlowRuns  []FlowRun
-	Decisions []Decision // pending only
+	FlowRuns  []model.FlowRun
+	Decisions []model.Decision // pending only
 }
 
 // Snapshot reads the active session, the session list, the newest runs

@@ -1,6 +1,8 @@
 // Package db keeps a project's flowdeck state in one bbolt file: the event log
-// of every session, the materialized sessions, and the change counter that
-// open cockpits watch.
+// of every session, the materialized sessions, flow runs and decisions,
+// command runs with their output and index, and the change counter that
+// open cockpits watch. It stores what model decides: buckets, transactions
+// and JSON.
 //
 // No process keeps the file open while idle. Every read or write opens the
 // file, does one transaction and closes it again, under an flock on a side

@@ -6,17 +6,17 @@ import (
 	"strings"
 
 	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/answer"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // agentStep sends the step's prompt to the role's agent and reads its
 // answer, retrying with the problem explained.
-func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a config.Agent, prompt string, fields []flowfile.Var, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a config.Agent, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
 	n := len(s.Execs())
 	label := "agent " + role
-	run, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
+	run, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionStarted, Step: s.Name,
 		StepIndex: s.Index, Action: n, Kind: "agent", Label: label, Idempotent: s.Idempotent})
 	if err != nil {
 		return run, err
@@ -63,12 +63,12 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 		}
 		if problem == nil {
 			vals["agent"] = map[string]any{"output": clip(out), "exit": float64(exit), "run": res.Run.ID, "role": role}
-			return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionFinished, Step: s.Name,
+			return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionFinished, Step: s.Name,
 				StepIndex: s.Index, Action: n, Kind: "agent", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline, Vars: vals})
 		}
 		e.logf("  %s: answer %d of %d unusable: %v", role, attempt+1, AgentRetries+1, problem)
 		current = answer.Retry(full, fields, problem)
-		if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvPrompt, Step: s.Name,
+		if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvPrompt, Step: s.Name,
 			StepIndex: s.Index, RunID: res.Run.ID, Error: problem.Error(), Prompt: current}); err != nil {
 			return run, err
 		}

@@ -29,13 +29,13 @@ type Answer struct {
 // against the decision's options and form, then resolves the decision once
 // and records it on its flow run (in one transaction). The run continues in
 // the process that executes it (or at the next `flowdeck flows resume`).
-func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.Time) (*db.Decision, error) {
+func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.Time) (*model.Decision, error) {
 	d, err := st.ExpireDecision(id, now)
 	if err != nil {
 		return nil, err
 	}
-	if d.Status != db.DecisionPending {
-		_, _, err := st.ResolveDecision(id, db.Resolution{Actor: actor, At: now})
+	if d.Status != model.DecisionPending {
+		_, _, err := st.ResolveDecision(id, model.Resolution{Actor: actor, At: now})
 		return nil, err // refused: says how it was resolved
 	}
 	values, err := formValues(d, &a)
@@ -43,7 +43,7 @@ func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.T
 		return nil, err
 	}
 	values["decision"] = map[string]any{"option": a.Option, "note": a.Note, "actor": actor}
-	res, _, err := st.ResolveDecision(id, db.Resolution{Option: a.Option, Note: a.Note, Vars: values, Actor: actor, At: now})
+	res, _, err := st.ResolveDecision(id, model.Resolution{Option: a.Option, Note: a.Note, Vars: values, Actor: actor, At: now})
 	return res, err
 }
 
@@ -54,7 +54,7 @@ func invalid(format string, args ...any) *model.Error {
 }
 
 // formValues collects and coerces the decision's form fields.
-func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
+func formValues(d *model.Decision, a *Answer) (map[string]any, error) {
 	out := map[string]any{}
 	if len(d.Fields) == 0 {
 		if len(a.Vars)+len(a.Values) > 0 {
@@ -103,7 +103,7 @@ func formValues(d *db.Decision, a *Answer) (map[string]any, error) {
 		out[f.Name] = c
 	}
 	for k := range a.Vars {
-		if !slices.ContainsFunc(d.Fields, func(f db.DecisionField) bool { return f.Name == k }) {
+		if !slices.ContainsFunc(d.Fields, func(f model.DecisionField) bool { return f.Name == k }) {
 			problems = append(problems, fmt.Sprintf("%s is not a field of this form", k))
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/patterns"
 )
 
@@ -87,7 +88,7 @@ func (e *Engine) logf(format string, args ...any) {
 
 // Start begins a run of f with command-line args and extra variables.
 // source names where f came from (a path, or builtin:NAME).
-func (e *Engine) Start(ctx context.Context, f *flowfile.Flow, source string, args []string, vars map[string]any) (*db.FlowRun, error) {
+func (e *Engine) Start(ctx context.Context, f *flowfile.Flow, source string, args []string, vars map[string]any) (*model.FlowRun, error) {
 	if e.Strict {
 		if err := f.Strict(); err != nil {
 			return nil, err
@@ -120,7 +121,7 @@ func (e *Engine) Start(ctx context.Context, f *flowfile.Flow, source string, arg
 	if e.MaxSteps > 0 {
 		max = e.MaxSteps
 	}
-	run := &db.FlowRun{ID: id, Flow: f.Name, Source: source, Hash: f.Hash, Text: f.Source, Args: args, MaxSteps: max}
+	run := &model.FlowRun{ID: id, Flow: f.Name, Source: source, Hash: f.Hash, Text: f.Source, Args: args, MaxSteps: max}
 	run, err = e.Store.CreateFlowRun(run, f.Steps[0].Name, init, e.actor(), e.now())
 	if err != nil {
 		return nil, err
@@ -130,7 +131,7 @@ func (e *Engine) Start(ctx context.Context, f *flowfile.Flow, source string, arg
 }
 
 // Resume continues a run that waits, was interrupted or lost its process.
-func (e *Engine) Resume(ctx context.Context, id string) (*db.FlowRun, error) {
+func (e *Engine) Resume(ctx context.Context, id string) (*model.FlowRun, error) {
 	lock, err := lockRun(e.Store, id)
 	if err != nil {
 		return nil, err
@@ -152,22 +153,22 @@ var ErrPaused = errors.New("the flow run is paused")
 
 // PauseRun asks the process executing a run to stop after its current step
 // (from any process: the cockpit's pause key). Resume continues it.
-func PauseRun(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
-	return st.AppendFlowEvents(id, actor, now, db.FlowEvent{Type: db.FlowEvPauseRequested})
+func PauseRun(st *db.Store, id, actor string, now time.Time) (*model.FlowRun, error) {
+	return st.AppendFlowEvents(id, actor, now, model.FlowEvent{Type: model.FlowEvPauseRequested})
 }
 
 // ErrWaiting is returned with the run when it waits for a decision and the
 // engine does not wait.
 var ErrWaiting = errors.New("the flow run waits for a decision")
 
-func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *model.FlowRun) (*model.FlowRun, error) {
 	var err error
 	for {
 		if err := ctx.Err(); err != nil {
 			return run, err
 		}
 		switch {
-		case db.FlowEnded(run.Status):
+		case model.FlowEnded(run.Status):
 			e.logEnd(run)
 			return run, nil
 		case run.Decision != "":
@@ -175,7 +176,7 @@ func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (
 			if err != nil {
 				return run, err
 			}
-			if d.Status == db.DecisionPending {
+			if d.Status == model.DecisionPending {
 				if !e.Wait {
 					return run, ErrWaiting
 				}
@@ -194,13 +195,13 @@ func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (
 			if err != nil {
 				return run, err
 			}
-		case run.Status == db.FlowInterrupted:
-			if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvResumed, Step: run.Step, StepIndex: run.StepIndex}); err != nil {
+		case run.Status == model.FlowInterrupted:
+			if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvResumed, Step: run.Step, StepIndex: run.StepIndex}); err != nil {
 				return run, err
 			}
 		case run.PauseRequested:
 			e.logf("‖ %s paused before step %s: flowdeck flows resume %s", run.ID, run.Step, run.ID)
-			r, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex, Note: "paused"})
+			r, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex, Note: "paused"})
 			if err != nil {
 				return run, err
 			}
@@ -208,7 +209,7 @@ func (e *Engine) drive(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (
 		default:
 			next, err := e.step(ctx, f, run)
 			if err != nil {
-				var ended db.ErrFlowRunEnded
+				var ended model.ErrFlowRunEnded
 				if errors.As(err, &ended) {
 					if run, err = e.Store.FlowRun(run.ID); err != nil {
 						return run, err
@@ -237,22 +238,22 @@ func (e *Engine) poll() time.Duration {
 	return 250 * time.Millisecond
 }
 
-func (e *Engine) logEnd(run *db.FlowRun) {
+func (e *Engine) logEnd(run *model.FlowRun) {
 	switch run.Status {
-	case db.FlowCompleted:
+	case model.FlowCompleted:
 		e.logf("✓ flow %s completed (%d steps)", run.ID, run.StepsRun)
-	case db.FlowRefused:
+	case model.FlowRefused:
 		e.logf("✗ flow %s refused: %s", run.ID, run.Error)
-	case db.FlowFailed:
+	case model.FlowFailed:
 		e.logf("✗ flow %s failed: %s", run.ID, run.Error)
-	case db.FlowCancelled:
+	case model.FlowCancelled:
 		e.logf("■ flow %s cancelled", run.ID)
 	}
 }
 
-func (e *Engine) fail(run *db.FlowRun, cause error) (*db.FlowRun, error) {
-	r, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvFailed, Step: run.Step, StepIndex: run.StepIndex, Error: cause.Error()})
-	var ended db.ErrFlowRunEnded
+func (e *Engine) fail(run *model.FlowRun, cause error) (*model.FlowRun, error) {
+	r, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvFailed, Step: run.Step, StepIndex: run.StepIndex, Error: cause.Error()})
+	var ended model.ErrFlowRunEnded
 	if errors.As(err, &ended) {
 		return e.Store.FlowRun(run.ID)
 	}
@@ -261,11 +262,11 @@ func (e *Engine) fail(run *db.FlowRun, cause error) (*db.FlowRun, error) {
 
 // interrupted handles an action that started and never finished: an
 // idempotent one runs again; otherwise the person decides.
-func (e *Engine) interrupted(f *flowfile.Flow, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) interrupted(f *flowfile.Flow, run *model.FlowRun) (*model.FlowRun, error) {
 	in := run.InFlight
 	if in.Idempotent {
 		e.logf("↺ %s: re-running %s (idempotent) after an interruption", run.ID, in.Label)
-		return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvResumed, Step: run.Step, StepIndex: run.StepIndex, Kind: "retry", NewAction: in.Action})
+		return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvResumed, Step: run.Step, StepIndex: run.StepIndex, Kind: "retry", NewAction: in.Action})
 	}
 	_, r, err := e.Store.CreateDecision(interruptedDecision(f, run), e.actor(), e.now())
 	if err != nil {
@@ -276,17 +277,17 @@ func (e *Engine) interrupted(f *flowfile.Flow, run *db.FlowRun) (*db.FlowRun, er
 }
 
 // interruptedDecision asks what to do about the run's cut-off action.
-func interruptedDecision(f *flowfile.Flow, run *db.FlowRun) *db.Decision {
+func interruptedDecision(f *flowfile.Flow, run *model.FlowRun) *model.Decision {
 	in := run.InFlight
 	skipTo := 0
 	if run.StepIndex < len(f.Steps) {
 		skipTo = len(f.Steps[run.StepIndex].Execs()) + 2
 	}
-	return &db.Decision{
-		FlowRun: run.ID, Flow: run.Flow, Step: run.Step, Kind: db.DecisionInterrupted,
+	return &model.Decision{
+		FlowRun: run.ID, Flow: run.Flow, Step: run.Step, Kind: model.DecisionInterrupted,
 		Prompt: fmt.Sprintf("Flow run %s stopped during %s of step %q (started %s) and it may or may not have finished. Run it again, skip the rest of the step, or cancel the run?",
 			run.ID, in.Label, run.Step, in.Started.Format("15:04:05")),
-		Options: []db.DecisionOption{
+		Options: []model.DecisionOption{
 			{ID: "retry", Description: "run " + in.Label + " again"},
 			{ID: "skip", Description: "skip the rest of step " + run.Step + " and route on"},
 			{ID: "cancel", Description: "cancel the flow run"},
@@ -297,7 +298,7 @@ func interruptedDecision(f *flowfile.Flow, run *db.FlowRun) *db.Decision {
 
 // scope is what interpolation and conditions see: the run's variables over
 // a few built-ins.
-func (e *Engine) scope(run *db.FlowRun) map[string]any {
+func (e *Engine) scope(run *model.FlowRun) map[string]any {
 	agents := map[string]any{}
 	for role := range e.Agents {
 		agents[role] = true
@@ -311,6 +312,6 @@ func (e *Engine) scope(run *db.FlowRun) map[string]any {
 
 // CancelRun cancels a run from any process; the process executing it stops
 // its current command within a second.
-func CancelRun(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
+func CancelRun(st *db.Store, id, actor string, now time.Time) (*model.FlowRun, error) {
 	return st.CancelFlowRun(id, "cancelled by "+actor, actor, now)
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // shAgent is an agent whose answer depends on how often it was called
@@ -34,7 +34,7 @@ func shAgent(t *testing.T, answers ...string) config.Agent {
 
 func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n))) }
 
-func start(t *testing.T, e *Engine, src string, args ...string) *db.FlowRun {
+func start(t *testing.T, e *Engine, src string, args ...string) *model.FlowRun {
 	t.Helper()
 	f := parse(t, "test.md", src)
 	run, err := e.Start(context.Background(), f, "test.md", args, nil)
@@ -48,7 +48,7 @@ func TestAgentRetriesUntilTheAnswerFits(t *testing.T) {
 	a := shAgent(t, "thinking, no JSON here", `{"n": "many", "ok": true}`, "```json\n{\"n\": \"42\", \"ok\": \"yes\", \"color\": \"Red\"}\n```")
 	e, log := project(t, map[string]config.Agent{"worker": a})
 	run := start(t, e, "---\nliterate: true\nagent: worker\n---\n```yaml {config}\nparse:\n  n: number\n  ok: bool\n  color: enum(red, blue)\n```\nCount for $ARGUMENTS.\n", "the", "test")
-	if run.Status != db.FlowCompleted {
+	if run.Status != model.FlowCompleted {
 		t.Fatalf("%s: %s\n%s", run.Status, run.Error, log)
 	}
 	if run.Vars["n"] != float64(42) || run.Vars["ok"] != true || run.Vars["color"] != "red" {
@@ -73,7 +73,7 @@ func TestAgentRetriesUntilTheAnswerFits(t *testing.T) {
 func TestAgentThatNeverAnswersFailsTheStep(t *testing.T) {
 	e, _ := project(t, map[string]config.Agent{"worker": shAgent(t, `{"x": 1}`)})
 	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: ask\nagent: worker\nparse:\n  n: number\n```\nHow many?\n")
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, `step "ask": agent worker gave no usable answer in 4 attempts`) {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, `step "ask": agent worker gave no usable answer in 4 attempts`) {
 		t.Fatalf("%s: %s", run.Status, run.Error)
 	}
 }
@@ -86,7 +86,7 @@ func TestExecBlocksStoreAndRoute(t *testing.T) {
 		"```python {exec}\nprint('hello', $who)\n```\n"+
 		"---\n```yaml {config}\nstep: three\nstop: true\n```\nwrong\n---\n"+
 		"```yaml {config}\nstep: two\n```\n```sh {exec mode=none}\nexit 3\n```\n", "ignored")
-	if run.Status != db.FlowCompleted || run.Vars["total"] != float64(6) || run.Vars["who"] != run.ID {
+	if run.Status != model.FlowCompleted || run.Vars["total"] != float64(6) || run.Vars["who"] != run.ID {
 		t.Fatalf("%s %s %v", run.Status, run.Error, run.Vars)
 	}
 	if steps := run.History; steps[1].Step != "two" || run.Vars["exec"].(map[string]any)["exit"] != float64(3) {
@@ -95,7 +95,7 @@ func TestExecBlocksStoreAndRoute(t *testing.T) {
 	events, _ := e.Store.FlowEvents(run.ID, 1, 0)
 	var prompts []string
 	for _, ev := range events {
-		if ev.Type == db.FlowEvPrompt {
+		if ev.Type == model.FlowEvPrompt {
 			prompts = append(prompts, ev.Prompt)
 		}
 	}
@@ -107,7 +107,7 @@ func TestExecBlocksStoreAndRoute(t *testing.T) {
 func TestBadConditionFailsNamingStepAndCondition(t *testing.T) {
 	e, _ := project(t, nil)
 	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: check\nset:\n  n: \"1\"\nnext:\n  \"n > 'a'\": check\n```\n")
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, `step "check": condition "n > 'a'" (line 9) could not be evaluated`) {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, `step "check": condition "n > 'a'" (line 9) could not be evaluated`) {
 		t.Fatalf("%s: %q", run.Status, run.Error)
 	}
 }
@@ -115,7 +115,7 @@ func TestBadConditionFailsNamingStepAndCondition(t *testing.T) {
 func TestLoopGuard(t *testing.T) {
 	e, _ := project(t, nil)
 	run := start(t, e, "---\nliterate: true\nmax_steps: 5\n---\n```yaml {config}\nstep: again\nnext: again\n```\n")
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, "loop guard: the run executed 5 steps") {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, "loop guard: the run executed 5 steps") {
 		t.Fatalf("%s: %q", run.Status, run.Error)
 	}
 }
@@ -148,7 +148,7 @@ func TestDecisionsResolveOnceAndTimeOut(t *testing.T) {
 		t.Fatalf("second resolution: %v", err)
 	}
 	run, _ = e.Resume(context.Background(), run.ID)
-	if run.Status != db.FlowCompleted || run.History[len(run.History)-1].Step != "shipped" {
+	if run.Status != model.FlowCompleted || run.History[len(run.History)-1].Step != "shipped" {
 		t.Fatalf("%s %+v", run.Status, run.History)
 	}
 
@@ -156,12 +156,12 @@ func TestDecisionsResolveOnceAndTimeOut(t *testing.T) {
 	e.Wait = true
 	f = parse(t, "d.md", strings.Replace(strings.Replace(decisionFlow, "%s", "50ms", 1), "%s", "  fallback: hold", 1))
 	run, _ = e.Start(context.Background(), f, "d.md", nil, map[string]any{"what": "it"})
-	if run.Status != db.FlowCompleted || run.History[len(run.History)-1].Step != "held" || run.Vars["decision"] == nil {
+	if run.Status != model.FlowCompleted || run.History[len(run.History)-1].Step != "held" || run.Vars["decision"] == nil {
 		t.Fatalf("fallback: %s %+v", run.Status, run.History)
 	}
 	f = parse(t, "d.md", strings.Replace(strings.Replace(decisionFlow, "%s", "50ms", 1), "%s", "", 1))
 	run, _ = e.Start(context.Background(), f, "d.md", nil, nil)
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, "timed out") || !strings.Contains(run.Error, "no fallback") {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, "timed out") || !strings.Contains(run.Error, "no fallback") {
 		t.Fatalf("timeout: %s %q", run.Status, run.Error)
 	}
 }
@@ -171,7 +171,7 @@ func TestHumanFormAndTask(t *testing.T) {
 	run := start(t, e, "---\nliterate: true\nagent: planner\n---\n```yaml {config}\nparse:\n  n: number\n  tags: array\n```\nHow many?\n"+
 		"---\n```yaml {config}\nagent: worker\n```\nDo the work by hand.\n")
 	d := pending(t, e, run)
-	if d.Kind != db.DecisionForm || len(d.Fields) != 2 {
+	if d.Kind != model.DecisionForm || len(d.Fields) != 2 {
 		t.Fatalf("no agent for planner: want a form, got %+v", d)
 	}
 	if _, err := ResolveDecision(e.Store, d.ID, Answer{Vars: map[string]string{"n": "x"}}, "p", time.Now()); err == nil || !strings.Contains(err.Error(), "n: want a number") || !strings.Contains(err.Error(), "tags is missing") {
@@ -179,11 +179,11 @@ func TestHumanFormAndTask(t *testing.T) {
 	}
 	run = answerAndResume(t, e, run, Answer{Option: `{"n": 2, "tags": ["a"]}`})
 	d = pending(t, e, run)
-	if d.Kind != db.DecisionTask || run.Vars["n"] != float64(2) {
+	if d.Kind != model.DecisionTask || run.Vars["n"] != float64(2) {
 		t.Fatalf("want a task for the worker: %+v %v", d, run.Vars)
 	}
 	run = answerAndResume(t, e, run, Answer{Option: "done"})
-	if run.Status != db.FlowCompleted {
+	if run.Status != model.FlowCompleted {
 		t.Fatalf("%s %s", run.Status, run.Error)
 	}
 }
@@ -195,7 +195,7 @@ func TestCancelAndRecover(t *testing.T) {
 	if _, err := CancelRun(e.Store, run.ID, "p", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionCancelled {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionCancelled {
 		t.Fatalf("decision after cancel: %s", d.Status)
 	}
 	if _, err := ResolveDecision(e.Store, run.Decision, Answer{Option: "ship"}, "p", time.Now()); err == nil {
@@ -206,13 +206,13 @@ func TestCancelAndRecover(t *testing.T) {
 	// interrupted without asking, and resuming runs the block again.
 	f = parse(t, "i.md", "---\nliterate: true\n---\n```yaml {config}\nidempotent: true\n```\n```sh {exec mode=store}\necho '{\"ran\": true}'\n```\n")
 	id, _ := e.Store.ReserveFlowRunID("i")
-	r, _ := e.Store.CreateFlowRun(&db.FlowRun{ID: id, Flow: "i", Source: "i.md", Text: f.Source, MaxSteps: 10}, f.Steps[0].Name, nil, "t", time.Now())
-	e.Store.AppendFlowEvents(r.ID, "t", time.Now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: "step-1", Kind: "exec", Label: "exec block 1", Idempotent: true})
+	r, _ := e.Store.CreateFlowRun(&model.FlowRun{ID: id, Flow: "i", Source: "i.md", Text: f.Source, MaxSteps: 10}, f.Steps[0].Name, nil, "t", time.Now())
+	e.Store.AppendFlowEvents(r.ID, "t", time.Now(), model.FlowEvent{Type: model.FlowEvActionStarted, Step: "step-1", Kind: "exec", Label: "exec block 1", Idempotent: true})
 	marked, err := Recover(e.Store, "t", time.Now())
-	if err != nil || len(marked) != 1 || marked[0].Status != db.FlowInterrupted || marked[0].Decision != "" {
+	if err != nil || len(marked) != 1 || marked[0].Status != model.FlowInterrupted || marked[0].Decision != "" {
 		t.Fatalf("recover: %v %+v", err, marked)
 	}
-	if run, err = e.Resume(context.Background(), r.ID); err != nil || run.Status != db.FlowCompleted || run.Vars["ran"] != true {
+	if run, err = e.Resume(context.Background(), r.ID); err != nil || run.Status != model.FlowCompleted || run.Vars["ran"] != true {
 		t.Fatalf("resume: %v %+v", err, run)
 	}
 }
@@ -229,16 +229,16 @@ func TestSettle(t *testing.T) {
 	if err := Settle(e.Store, "t", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionPending {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionPending {
 		t.Fatalf("a decision that is not due yet was settled: %s", d.Status)
 	}
 	if err := Settle(e.Store, "t", time.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	if d, _ := e.Store.Decision(run.Decision); d.Status != db.DecisionExpired {
+	if d, _ := e.Store.Decision(run.Decision); d.Status != model.DecisionExpired {
 		t.Fatalf("a due decision without a fallback: %s, want expired", d.Status)
 	}
-	if r, _ := e.Store.FlowRun(run.ID); r.Status != db.FlowFailed {
+	if r, _ := e.Store.FlowRun(run.ID); r.Status != model.FlowFailed {
 		t.Fatalf("its run: %s, want failed", r.Status)
 	}
 }
@@ -247,12 +247,12 @@ func TestPauseAndView(t *testing.T) {
 	e, _ := project(t, nil)
 	f := parse(t, "p.md", "---\nliterate: true\n---\n```yaml {config}\nstep: one\n```\n```sh {exec}\necho one\n```\n---\n```yaml {config}\nstep: two\ndecision: Go on?\n```\nSecond.\n")
 	id, _ := e.Store.ReserveFlowRunID("p")
-	r, _ := e.Store.CreateFlowRun(&db.FlowRun{ID: id, Flow: "p", Source: "p.md", Text: f.Source, MaxSteps: 10}, "one", nil, "t", time.Now())
+	r, _ := e.Store.CreateFlowRun(&model.FlowRun{ID: id, Flow: "p", Source: "p.md", Text: f.Source, MaxSteps: 10}, "one", nil, "t", time.Now())
 	if _, err := PauseRun(e.Store, r.ID, "p", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	run, err := e.Resume(context.Background(), r.ID)
-	if err != ErrPaused || run.Status != db.FlowInterrupted || run.Decision != "" {
+	if err != ErrPaused || run.Status != model.FlowInterrupted || run.Decision != "" {
 		t.Fatalf("pause: %v %+v", err, run)
 	}
 	run, err = e.Resume(context.Background(), r.ID)
@@ -270,7 +270,7 @@ func TestPauseAndView(t *testing.T) {
 func TestStopRefusedEndsTheRunRefused(t *testing.T) {
 	e, log := project(t, nil)
 	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: a\nset:\n  why: \"'feature x is already active'\"\nnext: no\n```\n---\n```yaml {config}\nstep: no\nstop: refused\n```\n✗ flowdeck refused:\n$why\n\nnext: something\n---\n```yaml {config}\nstep: never\n```\nnot reached\n")
-	if run.Status != db.FlowRefused || run.Error != "flowdeck refused: feature x is already active" {
+	if run.Status != model.FlowRefused || run.Error != "flowdeck refused: feature x is already active" {
 		t.Fatalf("run %s: %q", run.Status, run.Error)
 	}
 	if h := run.History; len(h) != 2 || h[1].Outcome != "refused" {
@@ -314,12 +314,12 @@ func TestStepWithoutAgentGoesToTheDefaultAgent(t *testing.T) {
 			e, log := project(t, agents)
 			run := start(t, e, c.flow)
 			if c.actor == "" {
-				if d := pending(t, e, run); d.Kind != db.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
+				if d := pending(t, e, run); d.Kind != model.DecisionForm || len(d.Fields) != 1 || d.Fields[0].Name != "confirmed" {
 					t.Fatalf("want a form asking confirmed: %+v", d)
 				}
 				return
 			}
-			if run.Status != db.FlowCompleted || run.Vars["confirmed"] != true || run.Step != "yes" {
+			if run.Status != model.FlowCompleted || run.Vars["confirmed"] != true || run.Step != "yes" {
 				t.Fatalf("%s at %s: %s %v\n%s", run.Status, run.Step, run.Error, run.Vars, log)
 			}
 			if ag, _ := run.Vars["agent"].(map[string]any); ag == nil || ag["role"] != c.actor {

@@ -13,16 +13,16 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/capture"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/answer"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/patterns"
 	"github.com/flowdeck/flowdeck/runner"
 )
 
 // env is the environment of the flow's processes.
-func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []string {
+func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) []string {
 	base := e.Env
 	if base == nil {
 		base = os.Environ()
@@ -59,7 +59,7 @@ func (e *Engine) env(run *db.FlowRun, actor string, extra map[string]string) []s
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
 // show false marks the run internal: plumbing whose output a step stores.
-func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
+func (e *Engine) capture(ctx context.Context, run *model.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -72,7 +72,7 @@ func (e *Engine) capture(ctx context.Context, run *db.FlowRun, argv []string, en
 			case <-done:
 				return
 			case <-t.C:
-				if r, err := e.Store.FlowRun(run.ID); err == nil && db.FlowEnded(r.Status) {
+				if r, err := e.Store.FlowRun(run.ID); err == nil && model.FlowEnded(r.Status) {
 					cancel()
 					return
 				}
@@ -144,7 +144,7 @@ func firstLine(s string) string {
 }
 
 // execBlock runs one exec block of the current step.
-func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.Exec, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.Exec, run *model.FlowRun) (*model.FlowRun, error) {
 	code, err := interp.Code(ex.Code, ex.Dialect, e.scope(run))
 	if se := (*interp.SyntaxError)(nil); errors.As(err, &se) {
 		return run, fmt.Errorf("%s:%d: step %q: exec block: %s", run.Source, ex.Line+se.Line, s.Name, se.Msg)
@@ -160,7 +160,7 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 		defer e.Store.Remove(file)
 	}
 	label := fmt.Sprintf("exec block %d (%s, line %d)", ex.Index+1, ex.Lang, ex.Line)
-	run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionStarted, Step: s.Name,
+	run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionStarted, Step: s.Name,
 		StepIndex: s.Index, Action: ex.Index, Kind: "exec", Label: label, Idempotent: s.Idempotent})
 	if err != nil {
 		return run, err
@@ -194,12 +194,12 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 			vars[k] = v
 		}
 	}
-	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvActionFinished, Step: s.Name,
+	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionFinished, Step: s.Name,
 		StepIndex: s.Index, Action: ex.Index, Kind: "exec", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline,
 		Output: &output, Vars: vars, Note: note})
 }
 
-func (e *Engine) tempFile(run *db.FlowRun, name, content string) (string, error) {
+func (e *Engine) tempFile(run *model.FlowRun, name, content string) (string, error) {
 	// Beneath the project: a .flow/tmp that leads out of it is refused.
 	f, err := e.Store.CreateTemp("tmp", 0o700, run.ID+"-*-"+filepath.Base(name))
 	if err != nil {

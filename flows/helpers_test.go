@@ -13,6 +13,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/runner"
 )
 
@@ -73,7 +74,7 @@ func readFlow(t *testing.T, path string) *flowfile.Flow {
 }
 
 // pending returns the run's pending decision.
-func pending(t *testing.T, e *Engine, run *db.FlowRun) *db.Decision {
+func pending(t *testing.T, e *Engine, run *model.FlowRun) *model.Decision {
 	t.Helper()
 	if run.Decision == "" {
 		t.Fatalf("run %s (%s at %s) waits for nothing; error %q", run.ID, run.Status, run.Step, run.Error)
@@ -85,7 +86,7 @@ func pending(t *testing.T, e *Engine, run *db.FlowRun) *db.Decision {
 	return d
 }
 
-func answerAndResume(t *testing.T, e *Engine, run *db.FlowRun, a Answer) *db.FlowRun {
+func answerAndResume(t *testing.T, e *Engine, run *model.FlowRun, a Answer) *model.FlowRun {
 	t.Helper()
 	d := pending(t, e, run)
 	if _, err := ResolveDecision(e.Store, d.ID, a, "person", time.Now()); err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The example of literate-commands' user guide (ask a name and type →
@@ -23,7 +23,7 @@ func TestLiterateCommandsExampleRunsUnchanged(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 	d := pending(t, e, run)
-	if d.Kind != db.DecisionForm || len(d.Fields) != 2 || !strings.Contains(d.Prompt, "name your project") {
+	if d.Kind != model.DecisionForm || len(d.Fields) != 2 || !strings.Contains(d.Prompt, "name your project") {
 		t.Fatalf("first decision: %+v", d)
 	}
 	run = answerAndResume(t, e, run, Answer{Vars: map[string]string{"name": "my app", "type": "library"}})
@@ -32,7 +32,7 @@ func TestLiterateCommandsExampleRunsUnchanged(t *testing.T) {
 		t.Fatalf("confirm decision: %+v", d)
 	}
 	run = answerAndResume(t, e, run, Answer{Option: "true"})
-	if run.Status != db.FlowCompleted {
+	if run.Status != model.FlowCompleted {
 		t.Fatalf("status %s, error %q\n%s", run.Status, run.Error, log)
 	}
 	if _, err := os.Stat(filepath.Join(e.Root, "my app", ".git")); err != nil {
@@ -56,7 +56,7 @@ func TestLiterateCommandsExampleRunsUnchanged(t *testing.T) {
 	run2, _ := e.Start(context.Background(), f, f.Path, nil, nil)
 	run2 = answerAndResume(t, e, run2, Answer{Vars: map[string]string{"name": "x", "type": "app"}})
 	run2 = answerAndResume(t, e, run2, Answer{Option: "false"})
-	if run2.Status != db.FlowCompleted || run2.History[len(run2.History)-1].Step != "cancel" {
+	if run2.Status != model.FlowCompleted || run2.History[len(run2.History)-1].Step != "cancel" {
 		t.Fatalf("cancel branch: %s %+v", run2.Status, run2.History)
 	}
 	if _, err := ResolveDecision(e.Store, d.ID, Answer{Option: "true"}, "someone", time.Now()); err == nil || !strings.Contains(err.Error(), "already resolved") {
@@ -78,7 +78,7 @@ func TestStoreBlockPrintingNoJSONGoesOn(t *testing.T) {
 		t.Fatalf("start: %v", err)
 	}
 	run = answerAndResume(t, e, run, Answer{Vars: map[string]string{"name": `Ada "; import os #`}})
-	if run.Status != db.FlowCompleted {
+	if run.Status != model.FlowCompleted {
 		t.Fatalf("status %s, error %q\n%s", run.Status, run.Error, log)
 	}
 	if _, ok := run.Vars["greeting"]; ok {
@@ -98,7 +98,7 @@ func TestStoreBlockPrintingNoJSONGoesOn(t *testing.T) {
 		t.Fatalf("strict start: %v", err)
 	}
 	run = answerAndResume(t, e, run, Answer{Vars: map[string]string{"name": "Ada"}})
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, "printed no JSON object") {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, "printed no JSON object") {
 		t.Fatalf("strict: status %s, error %q", run.Status, run.Error)
 	}
 }
@@ -112,7 +112,7 @@ func TestUnknownNextTargetFollowsOn(t *testing.T) {
 		t.Fatalf("warnings %v", f.Warnings)
 	}
 	run, err := e.Start(context.Background(), f, f.Path, nil, nil)
-	if err != nil || run.Status != db.FlowCompleted {
+	if err != nil || run.Status != model.FlowCompleted {
 		t.Fatalf("run: %v %s %q\n%s", err, run.Status, run.Error, log)
 	}
 	if h := run.History; len(h) != 2 || h[1].Step != "finish" || len(h[0].Notes) != 1 || !strings.Contains(h[0].Notes[0], "review-later") {
@@ -150,7 +150,7 @@ func TestExecShellValueAfterArithmeticShift(t *testing.T) {
 	if !found {
 		t.Fatalf("the value did not arrive as data\n%s", log)
 	}
-	if run.Status != db.FlowFailed || !strings.Contains(run.Error, `attack.md:16: step "two": exec block: line 1 of the block: $name: the shell evaluates this place as arithmetic`) {
+	if run.Status != model.FlowFailed || !strings.Contains(run.Error, `attack.md:16: step "two": exec block: line 1 of the block: $name: the shell evaluates this place as arithmetic`) {
 		t.Fatalf("status %s error %q", run.Status, run.Error)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // A process executing a run holds an flock on .flow/flowruns/ID.lock for as
@@ -75,14 +76,14 @@ func Executing(st *db.Store, id string) bool {
 // and marks them interrupted. A run cut off inside a non-idempotent exec or
 // agent action gets a pending decision (retry, skip, cancel); the others
 // resume where they stopped. It returns the runs it marked.
-func Recover(st *db.Store, actor string, now time.Time) ([]db.FlowRun, error) {
+func Recover(st *db.Store, actor string, now time.Time) ([]model.FlowRun, error) {
 	runs, err := st.FlowRuns()
 	if err != nil {
 		return nil, err
 	}
-	var marked []db.FlowRun
+	var marked []model.FlowRun
 	for _, r := range runs {
-		if r.Status != db.FlowRunning {
+		if r.Status != model.FlowRunning {
 			continue
 		}
 		l := tryLock(st, r.ID)
@@ -124,9 +125,9 @@ func Settle(st *db.Store, actor string, now time.Time) error {
 	return nil
 }
 
-func markInterrupted(st *db.Store, id, actor string, now time.Time) (*db.FlowRun, error) {
+func markInterrupted(st *db.Store, id, actor string, now time.Time) (*model.FlowRun, error) {
 	run, err := st.FlowRun(id)
-	if err != nil || run.Status != db.FlowRunning {
+	if err != nil || run.Status != model.FlowRunning {
 		return nil, err
 	}
 	if run.InFlight != nil && !run.InFlight.Idempotent {
@@ -137,5 +138,5 @@ func markInterrupted(st *db.Store, id, actor string, now time.Time) (*db.FlowRun
 		_, r, err := st.CreateDecision(interruptedDecision(f, run), actor, now)
 		return r, err
 	}
-	return st.AppendFlowEvents(id, actor, now, db.FlowEvent{Type: db.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex})
+	return st.AppendFlowEvents(id, actor, now, model.FlowEvent{Type: model.FlowEvInterrupted, Step: run.Step, StepIndex: run.StepIndex})
 }

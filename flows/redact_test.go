@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // What an exec block prints becomes flow variables (mode=store) and
@@ -21,7 +22,7 @@ func TestExecOutputIsRedactedBeforeItIsStored(t *testing.T) {
 	run := start(t, e, "---\nliterate: true\n---\n"+
 		"```sh {exec mode=store}\ncat a.json\n```\n"+
 		"```sh {exec}\ncat b.txt\n```\n")
-	if run.Status != db.FlowCompleted {
+	if run.Status != model.FlowCompleted {
 		t.Fatalf("%s: %s", run.Status, run.Error)
 	}
 	if run.Vars["password"] != "[REDACTED]" || run.Vars["n"] != float64(1) {

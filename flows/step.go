@@ -5,15 +5,15 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/cond"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/flows/interp"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // step runs the current step from run.Action to its end (or until it
 // waits) and returns the run after it.
-func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *model.FlowRun) (*model.FlowRun, error) {
 	if run.StepIndex >= len(f.Steps) {
 		return run, fmt.Errorf("step %d does not exist in this flow", run.StepIndex)
 	}
@@ -37,7 +37,7 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 		fields := e.fields(s, run)
 		var err error
 		if prompt != "" || len(fields) > 0 || s.Decision != nil {
-			if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), db.FlowEvent{Type: db.FlowEvPrompt, Step: s.Name, StepIndex: s.Index, Prompt: prompt}); err != nil {
+			if run, err = e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvPrompt, Step: s.Name, StepIndex: s.Index, Prompt: prompt}); err != nil {
 				return run, err
 			}
 		}
@@ -53,17 +53,17 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 	if run.Action == n+1 {
 		prompt := e.prompt(s, run)
 		fields := e.fields(s, run)
-		kind := ""
+		var kind model.DecisionKind
 		switch {
 		case s.Decision != nil:
-			kind = db.DecisionChoice
+			kind = model.DecisionChoice
 			if hasAgent {
 				fields = nil // the agent filled them in the phase before; the person only chooses
 			}
 		case len(fields) > 0 && !hasAgent:
-			kind = db.DecisionForm
+			kind = model.DecisionForm
 		case role != "" && !hasAgent && prompt != "":
-			kind = db.DecisionTask
+			kind = model.DecisionTask
 		}
 		if kind != "" {
 			return e.ask(s, kind, prompt, fields, run)
@@ -80,7 +80,7 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *db.FlowRun) (*
 // that collects variables, else the flow's, else the default agent (as
 // literate-commands asks its model). "" or a role without an agent = a
 // person.
-func (e *Engine) answerer(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun) string {
+func (e *Engine) answerer(f *flowfile.Flow, s *flowfile.Step, run *model.FlowRun) string {
 	switch {
 	case s.Agent != "":
 		return s.Agent
@@ -112,7 +112,7 @@ func (e *Engine) defaultRole() string {
 
 // prompt is the step's text, interpolated, with each exec block replaced by
 // its output (stdout mode) or removed.
-func (e *Engine) prompt(s *flowfile.Step, run *db.FlowRun) string {
+func (e *Engine) prompt(s *flowfile.Step, run *model.FlowRun) string {
 	scope := e.scope(run)
 	var b strings.Builder
 	for _, seg := range s.Body {
@@ -132,7 +132,7 @@ func (e *Engine) prompt(s *flowfile.Step, run *db.FlowRun) string {
 // fields are the variables the step collects: its parse list, or, without
 // one, the variables its conditions read that are not set yet (so a
 // literate-commands step that routes on `confirmed` asks for it).
-func (e *Engine) fields(s *flowfile.Step, run *db.FlowRun) []flowfile.Var {
+func (e *Engine) fields(s *flowfile.Step, run *model.FlowRun) []flowfile.Var {
 	if len(s.Parse) > 0 || s.Next == nil {
 		return s.Parse
 	}
@@ -163,7 +163,7 @@ func (e *Engine) fields(s *flowfile.Step, run *db.FlowRun) []flowfile.Var {
 var reserved = map[string]bool{"decision": true, "exec": true, "agent": true, "agents": true, "flow_run": true, "ARGUMENTS": true}
 
 // finishStep evaluates the step's set assignments and routes.
-func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun) (*db.FlowRun, error) {
+func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *model.FlowRun) (*model.FlowRun, error) {
 	scope := e.scope(run)
 	set := map[string]any{}
 	for _, a := range s.Set {
@@ -195,11 +195,11 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *db.FlowRun)
 			next = s.Index + 1
 		}
 	}
-	var evs []db.FlowEvent
+	var evs []model.FlowEvent
 	if len(set) > 0 {
-		evs = append(evs, db.FlowEvent{Type: db.FlowEvVarsSet, Step: s.Name, StepIndex: s.Index, Vars: set})
+		evs = append(evs, model.FlowEvent{Type: model.FlowEvVarsSet, Step: s.Name, StepIndex: s.Index, Vars: set})
 	}
-	fin := db.FlowEvent{Type: db.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "done", Next: &next, Note: note}
+	fin := model.FlowEvent{Type: model.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "done", Next: &next, Note: note}
 	if s.Refused {
 		fin.Outcome, fin.Error = "refused", refusal(e.prompt(s, run), s.Name)
 	}
@@ -244,8 +244,8 @@ func route(s *flowfile.Step, scope map[string]any) (string, error) {
 }
 
 // ask creates the pending decision of a step.
-func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Var, run *db.FlowRun) (*db.FlowRun, error) {
-	d := &db.Decision{FlowRun: run.ID, Flow: run.Flow, Step: s.Name, Kind: kind, Prompt: prompt,
+func (e *Engine) ask(s *flowfile.Step, kind model.DecisionKind, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
+	d := &model.Decision{FlowRun: run.ID, Flow: run.Flow, Step: s.Name, Kind: kind, Prompt: prompt,
 		Action: len(s.Execs()) + 1}
 	if s.Decision != nil {
 		if p := strings.TrimSpace(interp.Text(s.Decision.Prompt, e.scope(run))); p != "" {
@@ -255,7 +255,7 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 			d.Prompt += p
 		}
 		for _, o := range s.Decision.Options {
-			d.Options = append(d.Options, db.DecisionOption{ID: o.ID, Description: interp.Text(o.Description, e.scope(run))})
+			d.Options = append(d.Options, model.DecisionOption{ID: o.ID, Description: interp.Text(o.Description, e.scope(run))})
 		}
 		d.Fallback = s.Decision.Fallback
 		if s.Decision.Timeout > 0 {
@@ -264,10 +264,10 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 		}
 	}
 	for _, f := range fields {
-		d.Fields = append(d.Fields, db.DecisionField{Name: f.Name, Type: f.Type, Enum: f.Enum, Description: f.Description})
+		d.Fields = append(d.Fields, model.DecisionField{Name: f.Name, Type: f.Type, Enum: f.Enum, Description: f.Description})
 	}
-	if kind == db.DecisionTask {
-		d.Options = []db.DecisionOption{{ID: "done", Description: "the step is done"}, {ID: "failed", Description: "it could not be done"}}
+	if kind == model.DecisionTask {
+		d.Options = []model.DecisionOption{{ID: "done", Description: "the step is done"}, {ID: "failed", Description: "it could not be done"}}
 	}
 	made, r, err := e.Store.CreateDecision(d, e.actor(), e.now())
 	if err != nil {
@@ -277,7 +277,7 @@ func (e *Engine) ask(s *flowfile.Step, kind, prompt string, fields []flowfile.Va
 	return r, nil
 }
 
-func decideHint(d *db.Decision) string {
+func decideHint(d *model.Decision) string {
 	switch {
 	case len(d.Fields) > 0:
 		var vars []string

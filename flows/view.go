@@ -3,17 +3,18 @@ package flows
 import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // RunView is what a flow pane shows of a run: its steps with the current
 // one marked, the latest prompt, the pending decision, and whether a process
 // executes it.
 type RunView struct {
-	Run       db.FlowRun   `json:"run"`
-	Steps     []StepView   `json:"steps"`
-	Prompt    string       `json:"prompt"`
-	Decision  *db.Decision `json:"decision,omitempty"`
-	Executing bool         `json:"executing"`
+	Run       model.FlowRun   `json:"run"`
+	Steps     []StepView      `json:"steps"`
+	Prompt    string          `json:"prompt"`
+	Decision  *model.Decision `json:"decision,omitempty"`
+	Executing bool            `json:"executing"`
 	// Runs are the capture runs of the current step so far (their output
 	// is in the store: Store.ReadOutput); while InFlight is set, the newest
 	// run started after InFlight.Started is the one streaming.
@@ -48,7 +49,7 @@ func View(st *db.Store, id string) (*RunView, error) {
 	}
 	if f, _ := flowfile.Parse(run.Source, []byte(run.Text)); f != nil {
 		for _, s := range f.Steps {
-			v.Steps = append(v.Steps, StepView{Name: s.Name, Kind: stepKind(f, s), Current: s.Index == run.StepIndex && !db.FlowEnded(run.Status), Visits: visits[s.Name]})
+			v.Steps = append(v.Steps, StepView{Name: s.Name, Kind: stepKind(f, s), Current: s.Index == run.StepIndex && !model.FlowEnded(run.Status), Visits: visits[s.Name]})
 		}
 	}
 	events, err := st.FlowEvents(id, 1, 0)
@@ -56,7 +57,7 @@ func View(st *db.Store, id string) (*RunView, error) {
 		return nil, err
 	}
 	for i := len(events) - 1; i >= 0; i-- {
-		if events[i].Type == db.FlowEvPrompt && events[i].Prompt != "" {
+		if events[i].Type == model.FlowEvPrompt && events[i].Prompt != "" {
 			v.Prompt, v.PromptStep = events[i].Prompt, events[i].Step
 			break
 		}

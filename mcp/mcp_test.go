@@ -287,7 +287,7 @@ func TestEveryToolRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, _, err := st.CreateDecision(&db.Decision{Kind: db.DecisionChoice, Prompt: "Ship it?", Options: []db.DecisionOption{{ID: "yes"}, {ID: "no"}}}, "flow", time.Now())
+	d, _, err := st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: "Ship it?", Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}}, "flow", time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,11 +296,11 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		t.Fatalf("decisions = %v", pending)
 	}
 	resolved := mustOK(t, cs, "decision_resolve", map[string]any{"decision_id": d.ID, "option": "yes", "note": "tests pass"})
-	if r := resolved["decision"].(map[string]any); r["status"] != db.DecisionResolved || r["resolution"].(map[string]any)["actor"] != "test-agent" {
+	if r := resolved["decision"].(map[string]any); r["status"] != string(model.DecisionResolved) || r["resolution"].(map[string]any)["actor"] != "test-agent" {
 		t.Fatalf("resolve = %v", resolved)
 	}
 	again, isErr := call(t, cs, "decision_resolve", map[string]any{"decision_id": d.ID, "option": "no"})
-	if e, _ := again["error"].(map[string]any); !isErr || e["code"] != db.CodeDecisionNotPending {
+	if e, _ := again["error"].(map[string]any); !isErr || e["code"] != model.CodeDecisionNotPending {
 		t.Fatalf("second resolve = %v", again)
 	}
 	if all := mustOK(t, cs, "decisions_list", map[string]any{"all": true})["decisions"].([]any); len(all) != 1 {

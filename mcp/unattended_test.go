@@ -10,7 +10,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The MCP run tool never waits on a person: pagers print, prompts read
@@ -52,9 +52,9 @@ func TestKilledServerLeavesInterruptedRun(t *testing.T) {
 	}
 	defer cs.Close()
 	go cs.CallTool(ctx, &sdk.CallToolParams{Name: "run", Arguments: map[string]any{"command": []any{"sh", "-c", "echo started; sleep 1000"}}})
-	runs := func() []db.RunRecord {
+	runs := func() []model.RunRecord {
 		var res struct {
-			Runs []db.RunRecord `json:"runs"`
+			Runs []model.RunRecord `json:"runs"`
 		}
 		if err := json.Unmarshal([]byte(flowdeck(t, project, "--json", "runs")), &res); err != nil {
 			t.Fatal(err)
@@ -71,7 +71,7 @@ func TestKilledServerLeavesInterruptedRun(t *testing.T) {
 	}
 	cmd.Process.Kill()
 	cs.Close() // waits for the killed server (the transport owns cmd.Wait)
-	if r := runs(); len(r) != 1 || r[0].Outcome != db.RunInterrupted {
+	if r := runs(); len(r) != 1 || r[0].Outcome != model.RunInterrupted {
 		t.Fatalf("after the server's death: %+v", r)
 	}
 }

@@ -23,7 +23,7 @@ type Action interface {
 type (
 	// PlanStart creates a new planning session with the given id and goal.
 	// With the active session's goal it changes nothing; with another goal
-	// the caller archives the active session first (see StartReplaces) and
+	// the caller archives the active session first (see Steps) and
 	// names it in Replaces.
 	PlanStart struct{ ID, Goal, Replaces string }
 	// PlanApply replaces the session's plan.

@@ -403,8 +403,8 @@ func TestMaterializedListsAreBounded(t *testing.T) {
 }
 
 // Flow's habits for plan start: the same goal again changes nothing; another
-// goal needs the session in progress archived first (db.Do does it in the
-// same transaction, see StartReplaces).
+// goal needs the session in progress archived first (a step of the same
+// transaction, see Steps and StartReplaces).
 func TestPlanStartHabits(t *testing.T) {
 	r := newTestRig(t)
 	r.do(model.PlanStart{ID: "s1", Goal: "Ship  it"})

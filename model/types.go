@@ -1,5 +1,6 @@
 // Package model holds flowdeck's domain: sessions, plans, features, evidence,
-// reviews and the pure transitions between them. It does no I/O.
+// reviews, flow runs and their decisions, command run records, and the pure
+// transitions between them. It does no I/O.
 package model
 
 import "time"

@@ -11,8 +11,8 @@ import (
 
 // DecisionsResult lists the questions that flows wait on, oldest first.
 type DecisionsResult struct {
-	OK        bool          `json:"ok"`
-	Decisions []db.Decision `json:"decisions"`
+	OK        bool             `json:"ok"`
+	Decisions []model.Decision `json:"decisions"`
 }
 
 func (*DecisionsResult) Refusal() *model.Error { return nil }
@@ -34,9 +34,9 @@ func Decisions(st *db.Store, all bool, actor string, now time.Time) (*DecisionsR
 // DecisionResult is a decision as it stands after an answer, and whether
 // its flow run goes on in the process that executes it.
 type DecisionResult struct {
-	OK           bool         `json:"ok"`
-	Decision     *db.Decision `json:"decision"`
-	RunContinues bool         `json:"run_continues"`
+	OK           bool            `json:"ok"`
+	Decision     *model.Decision `json:"decision"`
+	RunContinues bool            `json:"run_continues"`
 }
 
 func (*DecisionResult) Refusal() *model.Error { return nil }
@@ -49,9 +49,9 @@ func Resolve(st *db.Store, id string, a flows.Answer, actor string, now time.Tim
 	if refusal, ok := model.AsError(err); ok {
 		return Refused(refusal), nil
 	}
-	var ended db.ErrFlowRunEnded
+	var ended model.ErrFlowRunEnded
 	if errors.As(err, &ended) {
-		return Refused(&model.Error{Code: db.CodeFlowRunEnded, Message: err.Error()}), nil
+		return Refused(&model.Error{Code: model.CodeFlowRunEnded, Message: err.Error()}), nil
 	}
 	if err != nil {
 		return nil, err

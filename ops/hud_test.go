@@ -117,7 +117,7 @@ next: flowdeck flow review token-store --decision approved|needs_fix|blocked
 		t.Fatalf("json = %+v (%v)", j, err)
 	}
 	// A flow's pending decision comes first.
-	if _, _, err := s.st.CreateDecision(&db.Decision{Kind: db.DecisionChoice, Prompt: "Use a fake SMTP server?"}, "flow", s.now); err != nil {
+	if _, _, err := s.st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: "Use a fake SMTP server?"}, "flow", s.now); err != nil {
 		t.Fatal(err)
 	}
 	if out := s.hud("text"); !strings.Contains(out, "status: blocked, plan approved, 1/3 features completed\nwaits: decision d1: Use a fake SMTP server?\nwaits: blocked mailer") {

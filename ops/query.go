@@ -91,9 +91,9 @@ func Diagram(st *db.Store, format string) (Result, error) {
 
 // RecallResult is the best matching lines of stored output.
 type RecallResult struct {
-	OK      bool     `json:"ok"`
-	Hits    []db.Hit `json:"hits"`
-	Message string   `json:"message,omitempty"` // NoResults when there are none
+	OK      bool        `json:"ok"`
+	Hits    []model.Hit `json:"hits"`
+	Message string      `json:"message,omitempty"` // NoResults when there are none
 }
 
 // NoResults is what recall says when nothing matches (exit 0, as oo).
@@ -104,7 +104,7 @@ func (*RecallResult) Refusal() *model.Error { return nil }
 // Recall fuzzy-searches the indexed output.
 // A nil st is a project without a database: nothing stored.
 func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
-	var hits []db.Hit
+	var hits []model.Hit
 	if st != nil {
 		var err error
 		if hits, err = st.Recall(q); err != nil {
@@ -120,8 +120,8 @@ func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
 
 // RunsResult lists run records, newest first.
 type RunsResult struct {
-	OK   bool           `json:"ok"`
-	Runs []db.RunRecord `json:"runs"`
+	OK   bool              `json:"ok"`
+	Runs []model.RunRecord `json:"runs"`
 }
 
 func (*RunsResult) Refusal() *model.Error { return nil }
@@ -130,7 +130,7 @@ func (*RunsResult) Refusal() *model.Error { return nil }
 // A nil st is a project without a database: no runs.
 func Runs(st *db.Store, limit int) (*RunsResult, error) {
 	if st == nil {
-		return &RunsResult{OK: true, Runs: []db.RunRecord{}}, nil
+		return &RunsResult{OK: true, Runs: []model.RunRecord{}}, nil
 	}
 	runs, err := st.Runs(limit)
 	if err != nil {

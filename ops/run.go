@@ -225,7 +225,7 @@ type RunResult struct {
 	Evidence *EvidenceView `json:"evidence,omitempty"`
 
 	// For Go callers: the record, the classification and the headline.
-	Run           db.RunRecord    `json:"-"`
+	Run           model.RunRecord `json:"-"`
 	Class         patterns.Result `json:"-"`
 	Headline      string          `json:"-"`
 	EvidenceError *model.Error    `json:"-"`

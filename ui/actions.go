@@ -139,7 +139,7 @@ func (m *Model) featureKey(a keys.Action) tea.Cmd {
 // waitFor finds the review (or final review) wait of feature f.
 func (m *Model) waitFor(f string, final bool) (wait, bool) {
 	for _, w := range m.waits {
-		if (final && w.kind == "final") || (!final && w.kind == "review" && w.feature == f) {
+		if (final && w.kind == waitFinal) || (!final && w.kind == waitReview && w.feature == f) {
 			return w, true
 		}
 	}

@@ -238,7 +238,7 @@ func benchFirstFrame(b *testing.B, st *db.Store, n int) {
 // bigRun stores a finished run of n lines (coloured every tenth line).
 func bigRun(tb testing.TB, st *db.Store, n int) string {
 	tb.Helper()
-	w, err := st.StartRun(db.RunRecord{Argv: []string{"make", "build"}, Actor: "bench", Start: t0})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"make", "build"}, Actor: "bench", Start: t0})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func bigRun(tb testing.TB, st *db.Store, n int) string {
 	if _, err := w.Write(buf); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := w.Finish(db.RunRecord{Argv: []string{"make", "build"}, Outcome: "exited"}, 0); err != nil {
+	if _, err := w.Finish(model.RunRecord{Argv: []string{"make", "build"}, Outcome: "exited"}, 0); err != nil {
 		tb.Fatal(err)
 	}
 	return w.ID()
@@ -304,7 +304,7 @@ func BenchmarkViewRun100kLines(b *testing.B) {
 func BenchmarkKeyLatencyUnderFlood(b *testing.B) {
 	st := newStore(b)
 	scenario(b, st, "running")
-	w, err := st.StartRun(db.RunRecord{Argv: []string{"flood"}, Actor: "bench", Start: t0.Add(time.Hour)})
+	w, err := st.StartRun(model.RunRecord{Argv: []string{"flood"}, Actor: "bench", Start: t0.Add(time.Hour)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -349,7 +349,7 @@ func BenchmarkKeyLatencyUnderFlood(b *testing.B) {
 	runtime.ReadMemStats(&gcAfter)
 	p.Quit()
 	<-done
-	_, _ = w.Finish(db.RunRecord{Argv: []string{"flood"}, Outcome: "exited"}, 0)
+	_, _ = w.Finish(model.RunRecord{Argv: []string{"flood"}, Outcome: "exited"}, 0)
 
 	lm.mu.Lock()
 	defer lm.mu.Unlock()

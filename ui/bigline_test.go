@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // TestFiftyMBLineCockpit stores a run whose output is one 50 MB line, then
@@ -36,7 +37,7 @@ func TestFiftyMBLineCockpit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := db.RunRecord{Argv: []string{"cat", "big.min.js"}, Actor: "seed", Start: t0}
+	rec := model.RunRecord{Argv: []string{"cat", "big.min.js"}, Actor: "seed", Start: t0}
 	w, err := st.StartRun(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -48,7 +49,7 @@ func TestFiftyMBLineCockpit(t *testing.T) {
 		}
 	}
 	w.Write([]byte("\n\x1b]0;" + strings.Repeat("A", 70000))) // and an unterminated OSC
-	if _, err := w.Finish(db.RunRecord{Argv: rec.Argv, Outcome: "exited"}, 0); err != nil {
+	if _, err := w.Finish(model.RunRecord{Argv: rec.Argv, Outcome: "exited"}, 0); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBigLineChild$", "-test.v")

@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/flows/answer"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
@@ -28,7 +27,7 @@ const focusOptions = -1
 
 // decForm is the state of an open decision prompt.
 type decForm struct {
-	d      db.Decision
+	d      model.Decision
 	fields []formField
 	// note holds the optional note when the decision has options, and the
 	// answer itself when it has none (and no fields).
@@ -42,7 +41,7 @@ type decForm struct {
 }
 
 type formField struct {
-	f       db.DecisionField
+	f       model.DecisionField
 	in      textinput.Model
 	choices []string // enum values, or true/false: ←/→ cycle
 	choice  int      // -1: none chosen yet
@@ -70,7 +69,7 @@ func (m *Model) newInput(prompt, placeholder string) textinput.Model {
 
 // openDecisionPrompt shows decision d. auto arms the grace period (it
 // appeared by itself).
-func (m *Model) openDecisionPrompt(d db.Decision, auto bool) tea.Cmd {
+func (m *Model) openDecisionPrompt(d model.Decision, auto bool) tea.Cmd {
 	f := &decForm{d: d}
 	labelW := 0
 	for _, fd := range d.Fields {
@@ -117,7 +116,7 @@ func (m *Model) openDecisionPrompt(d db.Decision, auto bool) tea.Cmd {
 	return cmd
 }
 
-func fieldPlaceholder(fd db.DecisionField) string {
+func fieldPlaceholder(fd model.DecisionField) string {
 	switch fd.Type {
 	case "number":
 		return "a number"
@@ -410,7 +409,7 @@ func firstBad(cur, i int) int {
 // resolveCmd stores the answer. When no process executes the decision's
 // run (the cockpit started after it stopped, or it was run with --no-wait)
 // the message says so and the cockpit resumes it.
-func (m *Model) resolveCmd(d db.Decision, a flows.Answer) tea.Cmd {
+func (m *Model) resolveCmd(d model.Decision, a flows.Answer) tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	m.answering[d.ID] = true
 	return func() tea.Msg {
@@ -420,7 +419,7 @@ func (m *Model) resolveCmd(d db.Decision, a flows.Answer) tea.Cmd {
 		// lock only after the run ended, so a free lock and a live run mean
 		// nobody will continue it.
 		if err == nil && d.FlowRun != "" && !flows.Executing(st, d.FlowRun) {
-			if r, err := st.FlowRun(d.FlowRun); err == nil && !db.FlowEnded(r.Status) {
+			if r, err := st.FlowRun(d.FlowRun); err == nil && !model.FlowEnded(r.Status) {
 				msg.resume = r.ID
 			}
 		}
@@ -437,7 +436,7 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 		refused := false
 		if e, ok := model.AsError(msg.err); ok {
 			lines = refusalNote(e).lines
-			refused = e.Code == db.CodeDecisionNotPending || e.Code == db.CodeUnknownDecision
+			refused = e.Code == model.CodeDecisionNotPending || e.Code == model.CodeUnknownDecision
 		}
 		if mine {
 			p.f.sending, p.f.refused, p.f.errs = false, refused, lines
@@ -465,7 +464,7 @@ func (m *Model) onDecided(msg decidedMsg) tea.Cmd {
 // openDecisionFromPane is enter in the flow pane: the shown run's pending
 // decision, else the first one pending.
 func (m *Model) openDecisionFromPane() tea.Cmd {
-	var d *db.Decision
+	var d *model.Decision
 	if v := m.flowView; v != nil && v.Decision != nil {
 		for i := range m.decisions {
 			if m.decisions[i].ID == v.Decision.ID {
@@ -487,14 +486,14 @@ func (m *Model) openDecisionFromPane() tea.Cmd {
 func decisionWaitKey(id string) string { return "decision:" + id }
 
 // decisionTitle names the prompt: what kind of question, of which run.
-func decisionTitle(d db.Decision) string {
+func decisionTitle(d model.Decision) string {
 	what := "Decision"
 	switch d.Kind {
-	case db.DecisionInterrupted:
+	case model.DecisionInterrupted:
 		what = "Interrupted"
-	case db.DecisionForm:
+	case model.DecisionForm:
 		what = "Form"
-	case db.DecisionTask:
+	case model.DecisionTask:
 		what = "Task"
 	}
 	if d.FlowRun == "" {
@@ -583,7 +582,7 @@ func (m *Model) decisionText(f *decForm) []string {
 // decisionPromptLines is how many rows the prompt text may take in the box.
 func (m *Model) decisionPromptLines() int { return min(12, max(3, (m.h-16)/2)) }
 
-func typeText(f db.DecisionField) string {
+func typeText(f model.DecisionField) string {
 	return flowfile.Var{Name: f.Name, Type: f.Type, Enum: f.Enum}.TypeText()
 }
 

@@ -41,7 +41,7 @@ func storeState(t *testing.T, st *db.Store) string {
 		t.Fatal(err)
 	}
 	for _, d := range ds {
-		s += d.ID + ":" + d.Status + " "
+		s += d.ID + ":" + string(d.Status) + " "
 	}
 	return s
 }
@@ -49,9 +49,9 @@ func storeState(t *testing.T, st *db.Store) string {
 // pendingDecisions adds a choice and a form that wait for the person.
 func pendingDecisions(t *testing.T, st *db.Store) {
 	t.Helper()
-	for _, d := range []*db.Decision{
-		{Kind: db.DecisionChoice, Prompt: "Ship it?", Options: []db.DecisionOption{{ID: "yes"}, {ID: "no"}}},
-		{Kind: db.DecisionForm, Prompt: "Name the release", Fields: []db.DecisionField{{Name: "name", Type: "string"}}},
+	for _, d := range []*model.Decision{
+		{Kind: model.DecisionChoice, Prompt: "Ship it?", Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}},
+		{Kind: model.DecisionForm, Prompt: "Name the release", Fields: []model.DecisionField{{Name: "name", Type: "string"}}},
 	} {
 		if _, _, err := st.CreateDecision(d, "agent", t0); err != nil {
 			t.Fatal(err)

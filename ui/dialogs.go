@@ -88,7 +88,7 @@ func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 // grace period (the review started waiting by itself). The end of the
 // evidence run's output is read in a command.
 func (m *Model) openReviewPrompt(w wait, auto bool) tea.Cmd {
-	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.key}, feature: w.feature, final: w.kind == "final"}
+	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.key}, feature: w.feature, final: w.kind == waitFinal}
 	m.push(d, auto)
 	return m.tailCmd(d)
 }

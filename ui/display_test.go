@@ -50,7 +50,7 @@ func TestNotesExpire(t *testing.T) {
 // addInternalRun stores a finished run tagged as a flow's plumbing.
 func addInternalRun(t *testing.T, st *db.Store, at time.Time, argv []string, out string) string {
 	t.Helper()
-	rec := db.RunRecord{Argv: argv, Actor: "flow", Cwd: "/project", Start: at, Internal: true}
+	rec := model.RunRecord{Argv: argv, Actor: "flow", Cwd: "/project", Start: at, Internal: true}
 	w, err := st.StartRun(rec)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // testFlow is the absolute path of a flow file in testdata/flows.
@@ -50,7 +51,7 @@ func (h *harness) waitScreen(what string, parts ...string) {
 	})
 }
 
-func flowRun(t *testing.T, st *db.Store, id string) *db.FlowRun {
+func flowRun(t *testing.T, st *db.Store, id string) *model.FlowRun {
 	t.Helper()
 	r, err := st.FlowRun(id)
 	if err != nil {
@@ -59,7 +60,7 @@ func flowRun(t *testing.T, st *db.Store, id string) *db.FlowRun {
 	return r
 }
 
-func decisionsOf(t *testing.T, st *db.Store) []db.Decision {
+func decisionsOf(t *testing.T, st *db.Store) []model.Decision {
 	t.Helper()
 	ds, err := st.Decisions(false)
 	if err != nil {
@@ -69,7 +70,7 @@ func decisionsOf(t *testing.T, st *db.Store) []db.Decision {
 }
 
 // countEvents counts a run's events of one type.
-func countEvents(t *testing.T, st *db.Store, id, typ string) int {
+func countEvents(t *testing.T, st *db.Store, id string, typ model.FlowEventType) int {
 	t.Helper()
 	evs, err := st.FlowEvents(id, 1, 0)
 	if err != nil {
@@ -105,7 +106,7 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 
 	// A key in flight when the prompt appeared is ignored.
 	h.key("1")
-	if d := decisionsOf(t, st); len(d) != 1 || d[0].Status != db.DecisionPending {
+	if d := decisionsOf(t, st); len(d) != 1 || d[0].Status != model.DecisionPending {
 		t.Fatalf("a key inside the grace period answered: %+v", d)
 	}
 	h.clk.Add(time.Second)
@@ -113,14 +114,14 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
 
 	ds := decisionsOf(t, st)
-	if len(ds) != 1 || ds[0].Status != db.DecisionResolved || ds[0].Resolution.Option != "hold" || ds[0].Resolution.Actor != "human" {
+	if len(ds) != 1 || ds[0].Status != model.DecisionResolved || ds[0].Resolution.Option != "hold" || ds[0].Resolution.Actor != "human" {
 		t.Fatalf("decisions = %+v", ds)
 	}
 	r := flowRun(t, st, "ship-1")
-	if r.Status != db.FlowCompleted || r.Step != "held" || r.Vars["what"] != "v1.2" {
+	if r.Status != model.FlowCompleted || r.Step != "held" || r.Vars["what"] != "v1.2" {
 		t.Fatalf("run = %s at %s, vars %v", r.Status, r.Step, r.Vars)
 	}
-	if n := countEvents(t, st, "ship-1", db.FlowEvDecisionResolved); n != 1 {
+	if n := countEvents(t, st, "ship-1", model.FlowEvDecisionResolved); n != 1 {
 		t.Fatalf("%d decision_resolved events", n)
 	}
 	h.waitScreen("the completed run", "ship-1 · completed", "flow run ship-1 completed")
@@ -139,7 +140,7 @@ func TestFlowFormDecision(t *testing.T) {
 	h.typeText("a few")
 	h.key("enter")
 	h.mustSee("✗ want a number", "✗ choose one with ←/→")
-	if d := decisionsOf(t, st); d[0].Status != db.DecisionPending {
+	if d := decisionsOf(t, st); d[0].Status != model.DecisionPending {
 		t.Fatalf("an invalid form was stored: %+v", d[0])
 	}
 
@@ -154,11 +155,11 @@ func TestFlowFormDecision(t *testing.T) {
 	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
 
 	d := decisionsOf(t, st)[0]
-	if d.Status != db.DecisionResolved || d.Kind != db.DecisionForm {
+	if d.Status != model.DecisionResolved || d.Kind != model.DecisionForm {
 		t.Fatalf("decision = %+v", d)
 	}
 	r := flowRun(t, st, "form-1")
-	if r.Status != db.FlowCompleted || r.Vars["count"] != 3.0 || r.Vars["size"] != "large" {
+	if r.Status != model.FlowCompleted || r.Vars["count"] != 3.0 || r.Vars["size"] != "large" {
 		t.Fatalf("run = %s, vars %v", r.Status, r.Vars)
 	}
 }
@@ -181,7 +182,7 @@ func TestFlowDecisionRefusedSecondResolution(t *testing.T) {
 	if d.Resolution.Option != "ship" || d.Resolution.Actor != "bob" {
 		t.Fatalf("the refused answer changed the decision: %+v", d.Resolution)
 	}
-	if n := countEvents(t, st, "ship-1", db.FlowEvDecisionResolved); n != 1 {
+	if n := countEvents(t, st, "ship-1", model.FlowEvDecisionResolved); n != 1 {
 		t.Fatalf("%d decision_resolved events", n)
 	}
 	// Loads do not take the refusal away; esc does.
@@ -189,7 +190,7 @@ func TestFlowDecisionRefusedSecondResolution(t *testing.T) {
 	h.mustSee("refused (decision_not_pending)")
 	h.key("esc")
 	h.mustNotSee("Decision · ship-1")
-	if r := flowRun(t, st, "ship-1"); r.Step != "shipped" || r.Status != db.FlowCompleted {
+	if r := flowRun(t, st, "ship-1"); r.Step != "shipped" || r.Status != model.FlowCompleted {
 		t.Fatalf("run = %s at %s", r.Status, r.Step)
 	}
 }
@@ -220,7 +221,7 @@ func interruptRun(t *testing.T, st *db.Store) string {
 	if err := <-done; err == nil {
 		t.Fatal("the cancelled run finished")
 	}
-	if r := flowRun(t, st, "slow-1"); r.Status != db.FlowRunning || r.InFlight == nil {
+	if r := flowRun(t, st, "slow-1"); r.Status != model.FlowRunning || r.InFlight == nil {
 		t.Fatalf("run = %s, in flight %v", r.Status, r.InFlight)
 	}
 	return "slow-1"
@@ -233,12 +234,12 @@ func TestFlowInterruptedRunShowsAtStart(t *testing.T) {
 	id := interruptRun(t, st)
 	h := newHarness(t, st, 80, 24, zeroConfig())
 	h.mustSee("Interrupted · slow-1 · step wait", "1 retry", "2 skip", "3 cancel", "interrupted slow-1")
-	if r := flowRun(t, st, id); r.Status != db.FlowInterrupted || r.Decision == "" {
+	if r := flowRun(t, st, id); r.Status != model.FlowInterrupted || r.Decision == "" {
 		t.Fatalf("run = %s, decision %q", r.Status, r.Decision)
 	}
 	h.keyAsync("2")
 	h.pump(10*time.Second, "the resumed run to finish", func() bool {
-		return h.m.FlowJobs() == 0 && flowRun(t, st, id).Status == db.FlowCompleted
+		return h.m.FlowJobs() == 0 && flowRun(t, st, id).Status == model.FlowCompleted
 	})
 	r := flowRun(t, st, id)
 	if r.Step != "after" || len(r.History) != 2 || r.History[0].Outcome != "done" {
@@ -271,11 +272,11 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.pump(10*time.Second, "the pause", func() bool { return h.m.FlowJobs() == 0 })
 	// The answer is in; the run stops before it routes on.
 	h.waitScreen("the paused run", "ship-1 · paused", "paused at step ask")
-	if r := flowRun(t, st, "ship-1"); r.Status != db.FlowInterrupted || !r.PauseRequested {
+	if r := flowRun(t, st, "ship-1"); r.Status != model.FlowInterrupted || !r.PauseRequested {
 		t.Fatalf("run = %s at %s", r.Status, r.Step)
 	}
 	h.keyAsync("u")
-	h.pump(10*time.Second, "the resumed run", func() bool { return flowRun(t, st, "ship-1").Status == db.FlowCompleted })
+	h.pump(10*time.Second, "the resumed run", func() bool { return flowRun(t, st, "ship-1").Status == model.FlowCompleted })
 	h.pump(10*time.Second, "the engine to return", func() bool { return h.m.FlowJobs() == 0 })
 
 	h.clk.Add(time.Second) // the second run sorts after the first
@@ -288,7 +289,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.pump(10*time.Second, "the cancelled run's engine", func() bool { return h.m.FlowJobs() == 0 })
 	r := flowRun(t, st, "ship-2")
 	d := decisionsOf(t, st)
-	if r.Status != db.FlowCancelled || d[len(d)-1].Status != db.DecisionCancelled {
+	if r.Status != model.FlowCancelled || d[len(d)-1].Status != model.DecisionCancelled {
 		t.Fatalf("run %s, decision %+v", r.Status, d[len(d)-1])
 	}
 	h.waitScreen("the cancelled run", "ship-2 · cancelled")
@@ -358,7 +359,7 @@ func TestCommandLinePlanStart(t *testing.T) {
 	}
 	h.mustSee("Add dark mode", "[planning]", "⚑ 1 waiting: decision plan-1 draft")
 	r := flowRun(t, st, "plan-1")
-	if r.Flow != "plan" || r.Source != "builtin:plan" || strings.Join(r.Args, " ") != "Add dark mode" || r.Status != db.FlowWaiting {
+	if r.Flow != "plan" || r.Source != "builtin:plan" || strings.Join(r.Args, " ") != "Add dark mode" || r.Status != model.FlowWaiting {
 		t.Fatalf("run = %+v", r)
 	}
 	// History keeps the line.
@@ -399,11 +400,11 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 	t.Cleanup(func() { lf.Close() })
 
 	at := t0.Add(-4 * time.Minute)
-	if _, err := st.CreateFlowRun(&db.FlowRun{ID: id, Flow: "release", Source: ".flow/flows/release.md", Hash: f.Hash, Text: f.Source,
+	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "release", Source: ".flow/flows/release.md", Hash: f.Hash, Text: f.Source,
 		Args: []string{"1.4.0"}, MaxSteps: 1000}, "test", map[string]any{"ARGUMENTS": "1.4.0", "version": "1.4.0"}, "human", at); err != nil {
 		t.Fatal(err)
 	}
-	ev := func(when time.Time, evs ...db.FlowEvent) {
+	ev := func(when time.Time, evs ...model.FlowEvent) {
 		t.Helper()
 		if _, err := st.AppendFlowEvents(id, "human", when, evs...); err != nil {
 			t.Fatal(err)
@@ -413,12 +414,12 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 	str := func(s string) *string { return &s }
 	testOut := "ok  \texample.com/app\t0.41s\nok  \texample.com/app/store\t0.12s\n"
 	testRun := flowCapture(t, st, "20260314-092253.000-aaaaaa", at, []string{"sh", "-c", "go test ./..."}, testOut, false)
-	ev(at, db.FlowEvent{Type: db.FlowEvActionStarted, Step: "test", Kind: "exec", Label: "exec block 1 (sh, line 14)"})
-	ev(at.Add(2*time.Second), db.FlowEvent{Type: db.FlowEvActionFinished, Step: "test", Kind: "exec", RunID: testRun, Exit: one(0),
+	ev(at, model.FlowEvent{Type: model.FlowEvActionStarted, Step: "test", Kind: "exec", Label: "exec block 1 (sh, line 14)"})
+	ev(at.Add(2*time.Second), model.FlowEvent{Type: model.FlowEvActionFinished, Step: "test", Kind: "exec", RunID: testRun, Exit: one(0),
 		Summary: "ok", Output: str(strings.TrimSpace(testOut)),
 		Vars: map[string]any{"exec": map[string]any{"output": strings.TrimSpace(testOut), "exit": 0.0, "summary": "ok", "run": testRun}}},
-		db.FlowEvent{Type: db.FlowEvPrompt, Step: "test", Prompt: "Run the whole test suite before building.\n\n" + strings.TrimSpace(testOut)},
-		db.FlowEvent{Type: db.FlowEvStepFinished, Step: "test", Outcome: "done", Next: one(1), NextStep: "build"})
+		model.FlowEvent{Type: model.FlowEvPrompt, Step: "test", Prompt: "Run the whole test suite before building.\n\n" + strings.TrimSpace(testOut)},
+		model.FlowEvent{Type: model.FlowEvStepFinished, Step: "test", Outcome: "done", Next: one(1), NextStep: "build"})
 	build := at.Add(time.Minute)
 	buildOut := "building 1.4.0\nGOOS=linux GOARCH=amd64 → dist/app-linux-amd64\nGOOS=darwin GOARCH=arm64 → dist/app-darwin-arm64\n"
 	running := state == "running"
@@ -426,19 +427,19 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 		buildOut += "GOOS=windows GOARCH=amd64 → dist/app-windows-amd64.exe\nsha256 3f2a…e91c  dist/app-linux-amd64\n"
 	}
 	buildRun := flowCapture(t, st, "20260314-092353.000-bbbbbb", build, []string{"sh", "-c", "make release VERSION=1.4.0"}, buildOut, running)
-	ev(build, db.FlowEvent{Type: db.FlowEvActionStarted, Step: "build", StepIndex: 1, Kind: "exec", Label: "exec block 1 (sh, line 27)"})
+	ev(build, model.FlowEvent{Type: model.FlowEvActionStarted, Step: "build", StepIndex: 1, Kind: "exec", Label: "exec block 1 (sh, line 27)"})
 	if running {
 		return
 	}
-	ev(build.Add(time.Minute), db.FlowEvent{Type: db.FlowEvActionFinished, Step: "build", StepIndex: 1, Kind: "exec", RunID: buildRun, Exit: one(0),
+	ev(build.Add(time.Minute), model.FlowEvent{Type: model.FlowEvActionFinished, Step: "build", StepIndex: 1, Kind: "exec", RunID: buildRun, Exit: one(0),
 		Summary: "ok", Output: str(strings.TrimSpace(buildOut)),
 		Vars: map[string]any{"exec": map[string]any{"output": strings.TrimSpace(buildOut), "exit": 0.0, "summary": "ok", "run": buildRun}}},
-		db.FlowEvent{Type: db.FlowEvPrompt, Step: "build", StepIndex: 1, Prompt: "Building 1.4.0 for every platform.\n\n" + strings.TrimSpace(buildOut)},
-		db.FlowEvent{Type: db.FlowEvStepFinished, Step: "build", StepIndex: 1, Outcome: "done", Next: one(2), NextStep: "approve"},
-		db.FlowEvent{Type: db.FlowEvPrompt, Step: "approve", StepIndex: 2, Prompt: "The build printed its checksums above."})
-	d := &db.Decision{FlowRun: id, Flow: "release", Step: "approve", Kind: db.DecisionChoice, Action: 1,
+		model.FlowEvent{Type: model.FlowEvPrompt, Step: "build", StepIndex: 1, Prompt: "Building 1.4.0 for every platform.\n\n" + strings.TrimSpace(buildOut)},
+		model.FlowEvent{Type: model.FlowEvStepFinished, Step: "build", StepIndex: 1, Outcome: "done", Next: one(2), NextStep: "approve"},
+		model.FlowEvent{Type: model.FlowEvPrompt, Step: "approve", StepIndex: 2, Prompt: "The build printed its checksums above."})
+	d := &model.Decision{FlowRun: id, Flow: "release", Step: "approve", Kind: model.DecisionChoice, Action: 1,
 		Prompt:  "The build printed its checksums above.\n\nPublish 1.4.0?",
-		Options: []db.DecisionOption{{ID: "publish", Description: "push the tag and upload the archives"}, {ID: "hold", Description: "keep it as a draft"}}}
+		Options: []model.DecisionOption{{ID: "publish", Description: "push the tag and upload the archives"}, {ID: "hold", Description: "keep it as a draft"}}}
 	if _, _, err := st.CreateDecision(d, "human", build.Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +448,7 @@ func releaseRun(t *testing.T, st *db.Store, state string) {
 // flowCapture stores a capture run with a fixed id (addRun's way).
 func flowCapture(t *testing.T, st *db.Store, id string, at time.Time, argv []string, out string, running bool) string {
 	t.Helper()
-	rec := db.RunRecord{ID: id, Argv: argv, Actor: "human", Cwd: "/project", Start: at}
+	rec := model.RunRecord{ID: id, Argv: argv, Actor: "human", Cwd: "/project", Start: at}
 	w, err := st.StartRun(rec)
 	if err != nil {
 		t.Fatal(err)
@@ -519,7 +520,7 @@ func TestQuitStopsFlows(t *testing.T) {
 	if flows.Executing(st, "ship-1") {
 		t.Fatal("the run is still executed after quitting")
 	}
-	if r := flowRun(t, st, "ship-1"); r.Status != db.FlowWaiting {
+	if r := flowRun(t, st, "ship-1"); r.Status != model.FlowWaiting {
 		t.Fatalf("run = %s", r.Status)
 	}
 }

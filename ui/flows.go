@@ -43,7 +43,7 @@ type flowJob struct {
 // flowDoneMsg reports an engine goroutine that returned.
 type flowDoneMsg struct {
 	job *flowJob
-	run *db.FlowRun
+	run *model.FlowRun
 	err error
 	// final is the text of the step a completed run stopped at: a flow
 	// that ends at a refusal says so there (✗ …, ■ …).
@@ -53,13 +53,13 @@ type flowDoneMsg struct {
 // flowActMsg reports pause or cancel.
 type flowActMsg struct {
 	label string
-	run   *db.FlowRun
+	run   *model.FlowRun
 	err   error
 }
 
 // recoveredMsg reports the runs flows.Recover found without their process.
 type recoveredMsg struct {
-	runs []db.FlowRun
+	runs []model.FlowRun
 	err  error
 }
 
@@ -68,10 +68,10 @@ type flowNamesMsg struct{ names []string }
 
 // flowLoad is the flow part of a load.
 type flowLoad struct {
-	runs      []db.FlowRun
+	runs      []model.FlowRun
 	view      *flows.RunView
-	out       *db.RunRecord // the run whose output the flow pane shows
-	decisions []db.Decision // pending
+	out       *model.RunRecord // the run whose output the flow pane shows
+	decisions []model.Decision // pending
 	err       error
 }
 
@@ -114,7 +114,7 @@ func readFlows(st *db.Store, snap *db.Snapshot, pin, prefer string, prev *flows.
 }
 
 // seqOf is a run's event sequence (0: not listed).
-func seqOf(runs []db.FlowRun, id string) uint64 {
+func seqOf(runs []model.FlowRun, id string) uint64 {
 	for _, r := range runs {
 		if r.ID == id {
 			return r.Seq
@@ -123,12 +123,12 @@ func seqOf(runs []db.FlowRun, id string) uint64 {
 	return 0
 }
 
-func pickFlow(runs []db.FlowRun, pin string) string {
+func pickFlow(runs []model.FlowRun, pin string) string {
 	if pin != "" {
 		return pin
 	}
 	for _, r := range runs {
-		if !db.FlowEnded(r.Status) {
+		if !model.FlowEnded(r.Status) {
 			return r.ID
 		}
 	}
@@ -142,14 +142,14 @@ func pickFlow(runs []db.FlowRun, pin string) string {
 // action is in flight, the newest run started since (a running one first);
 // else the last run of the current step, else of the latest step that ran
 // one.
-func flowOutputRun(v *flows.RunView, runs []db.RunRecord) string {
-	if in := v.Run.InFlight; in != nil && !db.FlowEnded(v.Run.Status) {
+func flowOutputRun(v *flows.RunView, runs []model.RunRecord) string {
+	if in := v.Run.InFlight; in != nil && !model.FlowEnded(v.Run.Status) {
 		found := ""
 		for _, r := range runs { // newest first
 			if r.Start.Before(in.Started) {
 				continue
 			}
-			if r.Outcome == db.RunRunning {
+			if r.Outcome == model.RunRunning {
 				return r.ID
 			}
 			if found == "" {
@@ -204,7 +204,7 @@ func (m *Model) syncFlowPane() {
 		d.Notice, d.NoticeKind = m.flowNotice(v)
 		if rec := m.flowOutRec; rec != nil {
 			d.OutLabel = model.ShellJoin(rec.Argv)
-			if rec.Outcome == db.RunRunning {
+			if rec.Outcome == model.RunRunning {
 				d.OutLabel = "⟳ " + d.OutLabel
 			} else if rec.Outcome == string(runner.Exited) {
 				d.OutLabel += fmt.Sprintf(" · exit %d", rec.ExitCode)
@@ -220,14 +220,14 @@ func (m *Model) syncFlowPane() {
 func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 	r := v.Run
 	switch st := flowpane.Status(v); {
-	case v.Decision != nil && v.Decision.Status == db.DecisionPending:
+	case v.Decision != nil && v.Decision.Status == model.DecisionPending:
 		what := "a decision"
 		switch v.Decision.Kind {
-		case db.DecisionInterrupted:
+		case model.DecisionInterrupted:
 			what = "retry, skip or cancel"
-		case db.DecisionForm:
+		case model.DecisionForm:
 			what = "a form"
-		case db.DecisionTask:
+		case model.DecisionTask:
 			what = "a task"
 		}
 		n := "⚑ waits for you: " + what + " (" + v.Decision.ID + ") · " + m.keyName(keys.Open) + " answers"
@@ -235,13 +235,13 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 			n += " and resumes it"
 		}
 		return n, flowpane.NoticeAttention
-	case st == db.FlowFailed:
+	case st == model.FlowStateFailed:
 		return "✗ " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
-	case st == "paused":
+	case st == model.FlowStatePaused:
 		return "‖ paused at step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
-	case st == "pausing":
+	case st == model.FlowStatePausing:
 		return "pausing after this step · " + m.keyName(keys.ResumeFlow) + " resumes it later", flowpane.NoticeInfo
-	case st == db.FlowInterrupted:
+	case st == model.FlowStateInterrupted:
 		return "‖ no process executes it · " + m.keyName(keys.ResumeFlow) + " resumes it here · " + m.keyName(keys.CancelFlow) + " cancels", flowpane.NoticeInfo
 	}
 	return "", 0
@@ -348,7 +348,7 @@ func (m *Model) startFlow(ref string, args []string) tea.Cmd {
 	label := strings.TrimSpace("flow " + ref + " " + strings.Join(args, " "))
 	m.flowPin = "" // the new run is the newest: the pane follows it
 	ec := m.engineConfig()
-	return m.flowJob(label, func(ctx context.Context) (*db.FlowRun, error) {
+	return m.flowJob(label, func(ctx context.Context) (*model.FlowRun, error) {
 		path := ref
 		// A relative path names a file in the project, whatever the
 		// cockpit's working directory.
@@ -378,7 +378,7 @@ func fileExists(p string) bool {
 func (m *Model) resumeFlow(id string) tea.Cmd {
 	ec := m.engineConfig()
 	m.flowPin = id
-	return m.flowJob("resume "+id, func(ctx context.Context) (*db.FlowRun, error) {
+	return m.flowJob("resume "+id, func(ctx context.Context) (*model.FlowRun, error) {
 		eng, err := ec.engine()
 		if err != nil {
 			return nil, err
@@ -387,7 +387,7 @@ func (m *Model) resumeFlow(id string) tea.Cmd {
 	})
 }
 
-func (m *Model) flowJob(label string, body func(context.Context) (*db.FlowRun, error)) tea.Cmd {
+func (m *Model) flowJob(label string, body func(context.Context) (*model.FlowRun, error)) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	j := &flowJob{label: label, cancel: cancel, done: make(chan struct{})}
 	m.flowJobs = append(m.flowJobs, j)
@@ -399,7 +399,7 @@ func (m *Model) flowJob(label string, body func(context.Context) (*db.FlowRun, e
 		defer cancel()
 		run, err := body(ctx)
 		msg := flowDoneMsg{job: j, run: run, err: err}
-		if err == nil && run != nil && run.Status == db.FlowCompleted {
+		if err == nil && run != nil && run.Status == model.FlowCompleted {
 			if v, verr := flows.View(st, run.ID); verr == nil && v.PromptStep == run.Step {
 				msg.final = v.Prompt
 			}
@@ -443,7 +443,7 @@ func flowDoneNote(msg flowDoneMsg) note {
 		return errNote(msg.job.label + ": " + msg.err.Error())
 	case r == nil:
 		return infoNote(msg.job.label + ": done")
-	case r.Status == db.FlowCompleted:
+	case r.Status == model.FlowCompleted:
 		// A flow ends at a stop step whose text starts with its verdict.
 		last, _, _ := strings.Cut(strings.TrimSpace(msg.final), "\n")
 		switch {
@@ -453,12 +453,12 @@ func flowDoneNote(msg flowDoneMsg) note {
 			return infoNote("■ flow run " + r.ID + " stopped: " + strings.TrimSpace(strings.TrimPrefix(last, "■")))
 		}
 		return okNote(fmt.Sprintf("flow run %s completed (%d steps)", r.ID, r.StepsRun))
-	case r.Status == db.FlowFailed:
+	case r.Status == model.FlowFailed:
 		return errNote("flow run " + r.ID + " failed: " + r.Error)
-	case r.Status == db.FlowCancelled:
+	case r.Status == model.FlowCancelled:
 		return infoNote("■ flow run " + r.ID + " cancelled")
 	}
-	return infoNote("flow run " + r.ID + ": " + r.Status)
+	return infoNote("flow run " + r.ID + ": " + string(r.Status))
 }
 
 // flowTarget is the run the flow keys act on: the one the pane shows.
@@ -479,17 +479,17 @@ func (m *Model) pauseFlow() tea.Cmd {
 	}
 	id := v.Run.ID
 	switch st := flowpane.Status(v); {
-	case db.FlowEnded(st):
-		m.note = errNote(id + " is " + st + ": nothing to pause")
+	case st.Ended():
+		m.note = errNote(id + " is " + string(st) + ": nothing to pause")
 		return nil
-	case st == "paused" || st == "pausing":
-		m.note = infoNote(id + " is already " + st)
+	case st == model.FlowStatePaused || st == model.FlowStatePausing:
+		m.note = infoNote(id + " is already " + string(st))
 		return nil
 	case !v.Executing:
 		m.note = errNote("no process executes " + id + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it)")
 		return nil
 	}
-	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*db.FlowRun, error) {
+	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
 		return flows.PauseRun(st, id, actor, now)
 	})
 }
@@ -502,13 +502,13 @@ func (m *Model) resumeShownFlow() tea.Cmd {
 	}
 	id := v.Run.ID
 	switch st := flowpane.Status(v); {
-	case db.FlowEnded(st):
-		m.note = errNote(id + " is " + st + ": nothing to resume")
+	case st.Ended():
+		m.note = errNote(id + " is " + string(st) + ": nothing to resume")
 		return nil
-	case v.Executing && st != "paused" && st != db.FlowInterrupted:
+	case v.Executing && st != model.FlowStatePaused && st != model.FlowStateInterrupted:
 		// A paused run's process may still be letting go of it: the
 		// engine waits a moment for the lock, and says so if it stays.
-		m.note = errNote(id + " is " + st + " already (in this cockpit or another process)")
+		m.note = errNote(id + " is " + string(st) + " already (in this cockpit or another process)")
 		return nil
 	}
 	return m.resumeFlow(id)
@@ -521,23 +521,23 @@ func (m *Model) cancelFlow() tea.Cmd {
 		return nil
 	}
 	id := v.Run.ID
-	if st := flowpane.Status(v); db.FlowEnded(st) {
-		m.note = errNote(id + " is " + st + ": nothing to cancel")
+	if st := flowpane.Status(v); st.Ended() {
+		m.note = errNote(id + " is " + string(st) + ": nothing to cancel")
 		return nil
 	}
 	body := []string{"Stops its current command (whichever process executes it); the run is kept as cancelled."}
-	if v.Decision != nil && v.Decision.Status == db.DecisionPending {
+	if v.Decision != nil && v.Decision.Status == model.DecisionPending {
 		body = append(body, "Its pending decision "+v.Decision.ID+" is cancelled too.")
 	}
 	m.openConfirmFunc("Cancel flow run "+id+"?", body, func() tea.Cmd {
-		return m.flowAct("cancel "+id, func(st *db.Store, actor string, now time.Time) (*db.FlowRun, error) {
+		return m.flowAct("cancel "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
 			return flows.CancelRun(st, id, actor, now)
 		})
 	})
 	return nil
 }
 
-func (m *Model) flowAct(label string, fn func(*db.Store, string, time.Time) (*db.FlowRun, error)) tea.Cmd {
+func (m *Model) flowAct(label string, fn func(*db.Store, string, time.Time) (*model.FlowRun, error)) tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
@@ -547,7 +547,7 @@ func (m *Model) flowAct(label string, fn func(*db.Store, string, time.Time) (*db
 }
 
 func (m *Model) onFlowAct(msg flowActMsg) tea.Cmd {
-	var ended db.ErrFlowRunEnded
+	var ended model.ErrFlowRunEnded
 	switch {
 	case errors.As(msg.err, &ended):
 		m.note = errNote(msg.label + ": " + ended.Error())

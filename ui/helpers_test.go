@@ -338,7 +338,7 @@ func click(x, y int) tea.MouseClickMsg {
 // is still printing; output is written raw and indexed line by line.
 func addRun(tb testing.TB, st *db.Store, at time.Time, argv []string, feature, out string, exit int, running bool) string {
 	tb.Helper()
-	rec := db.RunRecord{Argv: argv, Feature: feature, Actor: "agent", Cwd: "/project", Start: at}
+	rec := model.RunRecord{Argv: argv, Feature: feature, Actor: "agent", Cwd: "/project", Start: at}
 	w, err := st.StartRun(rec)
 	if err != nil {
 		tb.Fatal(err)

@@ -58,16 +58,16 @@ func hostileSeed(t *testing.T, st *db.Store) {
 	syscall.Flock(int(lf.Fd()), syscall.LOCK_EX)
 	t.Cleanup(func() { lf.Close() })
 	at := t0.Add(-time.Minute)
-	if _, err := st.CreateFlowRun(&db.FlowRun{ID: id, Flow: "evil", Source: ".flow/flows/evil.md", Hash: f.Hash, Text: f.Source,
+	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "evil", Source: ".flow/flows/evil.md", Hash: f.Hash, Text: f.Source,
 		Args: []string{c}, MaxSteps: 100}, "test", map[string]any{"x": c}, "human", at); err != nil {
 		t.Fatal(err)
 	}
 	stepName := f.Steps[0].Name
-	if _, err := st.AppendFlowEvents(id, "human", at, db.FlowEvent{Type: db.FlowEvPrompt, Step: stepName, Prompt: c}); err != nil {
+	if _, err := st.AppendFlowEvents(id, "human", at, model.FlowEvent{Type: model.FlowEvPrompt, Step: stepName, Prompt: c}); err != nil {
 		t.Fatal(err)
 	}
-	d := &db.Decision{FlowRun: id, Flow: "evil", Step: stepName, Kind: db.DecisionChoice, Prompt: c,
-		Options: []db.DecisionOption{{ID: "go", Description: c}}}
+	d := &model.Decision{FlowRun: id, Flow: "evil", Step: stepName, Kind: model.DecisionChoice, Prompt: c,
+		Options: []model.DecisionOption{{ID: "go", Description: c}}}
 	if _, _, err := st.CreateDecision(d, "human", at); err != nil {
 		t.Fatal(err)
 	}

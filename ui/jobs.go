@@ -308,7 +308,7 @@ func jobNote(msg jobMsg) note {
 // in the runs pane, else the newest.
 func (m *Model) startStop() tea.Cmd {
 	if len(m.jobs) == 0 {
-		if rec := m.runList.SelectedRecord(); rec != nil && rec.Outcome == db.RunRunning {
+		if rec := m.runList.SelectedRecord(); rec != nil && rec.Outcome == model.RunRunning {
 			m.note = errNote(fmt.Sprintf("%s was started by %s in another process: stop it there (Ctrl-C in its terminal)",
 				model.ShellJoin(rec.Argv), rec.Actor))
 			return nil

@@ -157,7 +157,7 @@ func TestStopRunningJob(t *testing.T) {
 	pid := pidOf(t, pidFile)
 	h.pump(5*time.Second, "the run in the runs pane", func() bool {
 		r := h.m.runList.SelectedRecord()
-		return r != nil && r.Outcome == db.RunRunning
+		return r != nil && r.Outcome == model.RunRunning
 	})
 	h.key("K")
 	h.mustSee("Stop sh -c", "process group")

@@ -21,12 +21,12 @@ type loadedMsg struct {
 	stamp    string
 	sess     *model.Session
 	sessions []db.SessionInfo
-	runs     []db.RunRecord
+	runs     []model.RunRecord
 	agents   []db.AgentEvent
 	flows    flowLoad
 	// gone is the decision the open prompt answers, read when it is no
 	// longer pending, so the prompt can say who resolved it.
-	gone *db.Decision
+	gone *model.Decision
 	err  error
 }
 
@@ -75,7 +75,7 @@ func (m *Model) loadCmd() tea.Cmd {
 	}
 }
 
-func pendingIn(ds []db.Decision, id string) bool {
+func pendingIn(ds []model.Decision, id string) bool {
 	for _, d := range ds {
 		if d.ID == id {
 			return true

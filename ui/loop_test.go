@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -92,7 +91,7 @@ func TestFlowRunSaysWhyNot(t *testing.T) {
 // A flow that stops at a refusal is reported as refused, not completed.
 func TestRefusedFlowIsReportedRefused(t *testing.T) {
 	done := func(final string) note {
-		return flowDoneNote(flowDoneMsg{job: &flowJob{label: "flow plan"}, run: &db.FlowRun{ID: "plan-3", Status: db.FlowCompleted, StepsRun: 2}, final: final})
+		return flowDoneNote(flowDoneMsg{job: &flowJob{label: "flow plan"}, run: &model.FlowRun{ID: "plan-3", Status: model.FlowCompleted, StepsRun: 2}, final: final})
 	}
 	if n := done("✗ The plan could not be approved: no plan\n\nmore"); n.kind != noteErr || n.lines[0] != "✗ flow run plan-3 refused: The plan could not be approved: no plan" {
 		t.Fatalf("refused flow: %+v", n)
@@ -128,8 +127,8 @@ func TestFlowdeckBinaryIsOurOwn(t *testing.T) {
 func TestReviewAskedOnce(t *testing.T) {
 	st := newStore(t)
 	scenario(t, st, "review")
-	d := &db.Decision{Kind: db.DecisionChoice, Prompt: "Your review of reset-api?",
-		Options: []db.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
+	d := &model.Decision{Kind: model.DecisionChoice, Prompt: "Your review of reset-api?",
+		Options: []model.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
 	if _, _, err := st.CreateDecision(d, "agent", t0); err != nil {
 		t.Fatal(err)
 	}

@@ -115,19 +115,19 @@ type Model struct {
 	// whose output it shows, the pending decisions.
 	flowPane   *flowpane.Model
 	flowFeed   *feed
-	flowRuns   []db.FlowRun
+	flowRuns   []model.FlowRun
 	flowView   *flows.RunView
-	flowOutRec *db.RunRecord
+	flowOutRec *model.RunRecord
 	flowPin    string
 	flowNames  []string
-	decisions  []db.Decision
+	decisions  []model.Decision
 	// answering: decisions whose answer is being stored, so a load that
 	// still lists them does not open their prompt again.
 	answering map[string]bool
-	gone      *db.Decision // see loadedMsg.gone
+	gone      *model.Decision // see loadedMsg.gone
 
 	// allRuns is the runs list as loaded; the pane shows shownRuns.
-	allRuns []db.RunRecord
+	allRuns []model.RunRecord
 
 	// How the output pane reads the selected run.
 	out     *feed

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The output pane shows a plain log with its colours, the last state of a
@@ -123,6 +124,6 @@ func waitStored(t *testing.T, st *db.Store, id string, n int64) {
 
 func itoa(i int) string { return strconv.Itoa(i) }
 
-func dbRun(argv []string) db.RunRecord {
-	return db.RunRecord{Argv: argv, Actor: "agent", Start: t0}
+func dbRun(argv []string) model.RunRecord {
+	return model.RunRecord{Argv: argv, Actor: "agent", Start: t0}
 }

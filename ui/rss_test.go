@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // rssLine is a plausible line of build or test output (about 50 bytes).
@@ -49,7 +50,7 @@ func seedLines(tb testing.TB, st *db.Store, runs []int) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for r, n := range runs {
 		argv := []string{"go", "test", "./...", "-run", fmt.Sprint(r)}
-		w, err := st.StartRun(db.RunRecord{Argv: argv, Actor: "seed", Start: t0.Add(time.Duration(r) * time.Minute)})
+		w, err := st.StartRun(model.RunRecord{Argv: argv, Actor: "seed", Start: t0.Add(time.Duration(r) * time.Minute)})
 		if err != nil {
 			tb.Fatal(err)
 		}
@@ -66,7 +67,7 @@ func seedLines(tb testing.TB, st *db.Store, runs []int) {
 				raw, text, lines = raw[:0], text[:0], 0
 			}
 		}
-		if _, err := w.Finish(db.RunRecord{Argv: argv, Outcome: "exited", Summary: fmt.Sprintf("%d lines", n)}, 0); err != nil {
+		if _, err := w.Finish(model.RunRecord{Argv: argv, Outcome: "exited", Summary: fmt.Sprintf("%d lines", n)}, 0); err != nil {
 			tb.Fatal(err)
 		}
 	}

@@ -60,13 +60,13 @@ type screenMsg struct {
 // recallMsg carries the hits of one query.
 type recallMsg struct {
 	query string
-	hits  []db.Hit
+	hits  []model.Hit
 	err   error
 }
 
 // setRuns takes a fresh runs list and keeps the output pane on the selected
 // run, reading what it printed since the last read.
-func (m *Model) setRuns(recs []db.RunRecord) tea.Cmd {
+func (m *Model) setRuns(recs []model.RunRecord) tea.Cmd {
 	m.allRuns = recs
 	m.runList.SetRuns(m.shownRuns())
 	return m.syncOutput()
@@ -74,11 +74,11 @@ func (m *Model) setRuns(recs []db.RunRecord) tea.Cmd {
 
 // shownRuns are the runs the runs pane lists: without the flows' own
 // plumbing unless the person asked for it.
-func (m *Model) shownRuns() []db.RunRecord {
+func (m *Model) shownRuns() []model.RunRecord {
 	if m.showInternal {
 		return m.allRuns
 	}
-	out := make([]db.RunRecord, 0, len(m.allRuns))
+	out := make([]model.RunRecord, 0, len(m.allRuns))
 	for _, r := range m.allRuns {
 		if !r.Internal {
 			out = append(out, r)
@@ -88,7 +88,7 @@ func (m *Model) shownRuns() []db.RunRecord {
 }
 
 // shownHits drops recall hits in the flows' plumbing runs, unless shown.
-func (m *Model) shownHits(hits []db.Hit) []db.Hit {
+func (m *Model) shownHits(hits []model.Hit) []model.Hit {
 	if m.showInternal {
 		return hits
 	}
@@ -118,7 +118,7 @@ func (m *Model) syncOutput() tea.Cmd {
 
 // syncFeed points a feed at rec and reads more of it when the run grew. At
 // most one read per feed is in flight.
-func (m *Model) syncFeed(f *feed, rec *db.RunRecord, none string) tea.Cmd {
+func (m *Model) syncFeed(f *feed, rec *model.RunRecord, none string) tea.Cmd {
 	if rec == nil {
 		if f.view.Run() != "" || f.view.Len() == 0 {
 			f.reset("", "", none)

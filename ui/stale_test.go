@@ -3,7 +3,6 @@ package ui
 import (
 	"testing"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -81,7 +80,7 @@ func TestDecisionPromptClosesWhenAnsweredElsewhere(t *testing.T) {
 	}
 	h.tick()
 	h.mustSee("decision d1 closed: no by bob")
-	if d, _ := st.Decision("d1"); d.Status != db.DecisionResolved || d.Resolution.Actor != "bob" {
+	if d, _ := st.Decision("d1"); d.Status != model.DecisionResolved || d.Resolution.Actor != "bob" {
 		t.Fatalf("d1 = %+v", d)
 	}
 }

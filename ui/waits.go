@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/termtext"
 )
@@ -15,29 +14,40 @@ import (
 // wait is something that waits for the person: a feature review, the final
 // review, a blocked session, or a flow's pending decision.
 type wait struct {
-	kind    string // "plan", "review", "final", "blocked", "decision"
+	kind    waitKind
 	feature string
 	reason  string // blocked: why
 	// key names this occurrence: a new validation after needs_fix is a new
 	// review request, so the evidence sequence is part of it.
 	key      string
-	decision *db.Decision
+	decision *model.Decision
 }
+
+// waitKind says what a wait asks of the person.
+type waitKind string
+
+const (
+	waitPlan     waitKind = "plan"   // approve the plan
+	waitReview   waitKind = "review" // review a feature
+	waitFinal    waitKind = "final"  // the final review
+	waitBlocked  waitKind = "blocked"
+	waitDecision waitKind = "decision" // a flow's pending decision
+)
 
 func (w wait) String() string {
 	switch w.kind {
-	case "review":
+	case waitReview:
 		return "review " + w.feature
-	case "final":
+	case waitFinal:
 		return "final review"
-	case "plan":
+	case waitPlan:
 		return "plan approval"
-	case "decision":
+	case waitDecision:
 		d := w.decision
 		switch {
 		case d.FlowRun == "":
 			return "decision " + d.ID
-		case d.Kind == db.DecisionInterrupted:
+		case d.Kind == model.DecisionInterrupted:
 			return "interrupted " + d.FlowRun
 		}
 		return "decision " + d.FlowRun + " " + d.Step
@@ -59,7 +69,7 @@ func waitsOf(s *model.Session) []wait {
 	}
 	var out []wait
 	if s.Status != model.StatusCompleted && s.Approval != model.ApprovalApproved {
-		out = append(out, wait{kind: "plan", key: fmt.Sprintf("plan:%s@%d", s.ID, planSince(s))})
+		out = append(out, wait{kind: waitPlan, key: fmt.Sprintf("plan:%s@%d", s.ID, planSince(s))})
 	}
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
@@ -68,11 +78,11 @@ func waitsOf(s *model.Session) []wait {
 			if ev := model.LatestEvidence(f); ev != nil {
 				seq = ev.Seq
 			}
-			out = append(out, wait{kind: "review", feature: f.ID, key: fmt.Sprintf("review:%s:%s@%d", s.ID, f.ID, seq)})
+			out = append(out, wait{kind: waitReview, feature: f.ID, key: fmt.Sprintf("review:%s:%s@%d", s.ID, f.ID, seq)})
 		}
 	}
 	if model.AwaitingFinalReview(s) {
-		out = append(out, wait{kind: "final", feature: s.Execution.ActiveFeature, key: fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
+		out = append(out, wait{kind: waitFinal, feature: s.Execution.ActiveFeature, key: fmt.Sprintf("final:%s@%d", s.ID, lastBroadSeq(s))})
 	}
 	if s.Status == model.StatusBlocked {
 		var ids, reasons []string
@@ -84,7 +94,7 @@ func waitsOf(s *model.Session) []wait {
 				}
 			}
 		}
-		out = append(out, wait{kind: "blocked", feature: strings.Join(ids, ", "), reason: strings.Join(reasons, "; "),
+		out = append(out, wait{kind: waitBlocked, feature: strings.Join(ids, ", "), reason: strings.Join(reasons, "; "),
 			key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
 	}
 	return out
@@ -130,7 +140,7 @@ func (m *Model) sessionWaits() []wait {
 	}
 	out := ws[:0]
 	for _, w := range ws {
-		if w.kind != "review" && w.kind != "final" {
+		if w.kind != waitReview && w.kind != waitFinal {
 			out = append(out, w)
 		}
 	}
@@ -147,14 +157,14 @@ func (m *Model) flowReviews() bool {
 		}
 	}
 	for _, r := range m.flowRuns {
-		if !db.FlowEnded(r.Status) && r.Status != db.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
+		if !model.FlowEnded(r.Status) && r.Status != model.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") {
 			return true
 		}
 	}
 	return false
 }
 
-func isReviewDecision(d db.Decision) bool {
+func isReviewDecision(d model.Decision) bool {
 	has := map[string]bool{}
 	for _, o := range d.Options {
 		has[o.ID] = true
@@ -163,10 +173,10 @@ func isReviewDecision(d db.Decision) bool {
 }
 
 // decisionWaits are the pending decisions, oldest first.
-func decisionWaits(ds []db.Decision) []wait {
+func decisionWaits(ds []model.Decision) []wait {
 	out := make([]wait, 0, len(ds))
 	for i := range ds {
-		out = append(out, wait{kind: "decision", key: decisionWaitKey(ds[i].ID), decision: &ds[i]})
+		out = append(out, wait{kind: waitDecision, key: decisionWaitKey(ds[i].ID), decision: &ds[i]})
 	}
 	return out
 }
@@ -181,7 +191,7 @@ func (m *Model) updateWaits(first bool) tea.Cmd {
 	keys := make(map[string]bool, len(m.waits))
 	var fresh []wait
 	for _, w := range m.waits {
-		if w.kind == "review" && m.verifying(w.feature) {
+		if w.kind == waitReview && m.verifying(w.feature) {
 			// The cockpit is still running this feature's verification:
 			// its review waits for the last command. Left unseen, it rings
 			// and prompts on the reload after the job.
@@ -209,12 +219,12 @@ func (m *Model) openWaiting() tea.Cmd {
 		return nil
 	}
 	for _, w := range m.waits {
-		if (w.kind == "review" || w.kind == "final") && !m.dismissed[w.key] && m.waitKeys[w.key] {
+		if (w.kind == waitReview || w.kind == waitFinal) && !m.dismissed[w.key] && m.waitKeys[w.key] {
 			return m.openReviewPrompt(w, true)
 		}
 	}
 	for _, w := range m.waits {
-		if w.kind == "decision" && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
+		if w.kind == waitDecision && !m.dismissed[w.key] && !m.answering[w.decision.ID] {
 			return m.openDecisionPrompt(*w.decision, true)
 		}
 	}
@@ -285,7 +295,7 @@ func (m *Model) resolvedBy(feature string, final bool, seq uint64) string {
 }
 
 // goneText says how a decision stopped waiting, from its stored record.
-func goneText(id string, d *db.Decision) string {
+func goneText(id string, d *model.Decision) string {
 	switch {
 	case d == nil || d.ID != id:
 		return "decision " + id + " no longer waits: it was answered elsewhere, expired or its run ended"
@@ -298,7 +308,7 @@ func goneText(id string, d *db.Decision) string {
 		}
 		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, d.Resolution.Actor, d.Resolution.At.UTC().Format("15:04:05"))
 	}
-	return "decision " + id + " closed: " + d.Status
+	return "decision " + id + " closed: " + string(d.Status)
 }
 
 // bell notifies once, the way the config says.

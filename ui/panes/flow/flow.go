@@ -13,8 +13,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	"github.com/flowdeck/flowdeck/ui/panes/output"
 	"github.com/flowdeck/flowdeck/ui/styles"
@@ -99,35 +99,23 @@ func (m *Model) SetSize(w, h int) {
 	m.fit()
 }
 
-// Status is how a run reads: running, pausing, waiting, interrupted,
-// paused, completed, failed or cancelled. A run that says running while no
-// process executes it lost its process: it reads interrupted.
-func Status(v *flows.RunView) string {
-	r := v.Run
-	switch {
-	case r.Status == db.FlowInterrupted && r.PauseRequested:
-		return "paused"
-	case r.Status == db.FlowRunning && !v.Executing:
-		return db.FlowInterrupted
-	case r.Status == db.FlowRunning && r.PauseRequested:
-		return "pausing"
-	}
-	return r.Status
-}
+// Status is how a run reads (model.FlowStateOf): running, pausing, waiting,
+// interrupted, paused, completed, refused, failed or cancelled.
+func Status(v *flows.RunView) model.FlowState { return model.FlowStateOf(&v.Run, v.Executing) }
 
-func glyph(status string) string {
-	switch status {
-	case db.FlowRunning, "pausing":
+func glyph(state model.FlowState) string {
+	switch state {
+	case model.FlowStateRunning, model.FlowStatePausing:
 		return "⟳"
-	case db.FlowWaiting:
+	case model.FlowStateWaiting:
 		return "⚑"
-	case db.FlowInterrupted, "paused":
+	case model.FlowStateInterrupted, model.FlowStatePaused:
 		return "‖"
-	case db.FlowCompleted:
+	case model.FlowStateCompleted:
 		return "✓"
-	case db.FlowFailed:
+	case model.FlowStateFailed:
 		return "✗"
-	case db.FlowCancelled:
+	case model.FlowStateCancelled:
 		return "■"
 	}
 	return "·"
@@ -139,7 +127,7 @@ func (m *Model) hasOutput() bool { return m.out.Run() != "" }
 // output of the step before.
 func (m *Model) asking() bool {
 	v := m.d.View
-	return v != nil && v.Decision != nil && v.Decision.Status == db.DecisionPending
+	return v != nil && v.Decision != nil && v.Decision.Status == model.DecisionPending
 }
 
 // fit wraps the prompt and shares the rows between the sections: the
@@ -321,8 +309,8 @@ func (m *Model) stepGlyph(s flows.StepView) string {
 	switch {
 	case s.Current:
 		return "▸"
-	case !isCurrentKnown(v) && s.Name == v.Run.Step && v.Run.Status != db.FlowCompleted:
-		return glyph(v.Run.Status)
+	case !isCurrentKnown(v) && s.Name == v.Run.Step && v.Run.Status != model.FlowCompleted:
+		return glyph(model.FlowState(v.Run.Status))
 	case s.Visits > 0:
 		return "✓"
 	}
@@ -473,7 +461,7 @@ func (m *Model) Title() string {
 	if v == nil {
 		return ""
 	}
-	return v.Run.ID + " · " + Status(v)
+	return v.Run.ID + " · " + string(Status(v))
 }
 
 // View returns exactly h lines of width w.
@@ -553,16 +541,16 @@ func (m *Model) header(w int) string {
 	st := Status(v)
 	p := m.th.Accent
 	switch st {
-	case db.FlowCompleted:
+	case model.FlowStateCompleted:
 		p = m.th.Ok
-	case db.FlowFailed:
+	case model.FlowStateFailed:
 		p = m.th.Err
-	case db.FlowWaiting:
+	case model.FlowStateWaiting:
 		p = m.th.Attention
-	case db.FlowInterrupted, "paused", db.FlowCancelled:
+	case model.FlowStateInterrupted, model.FlowStatePaused, model.FlowStateCancelled:
 		p = m.th.Warn
 	}
-	text := " " + p.Render(glyph(st)+" "+st) + "  " + m.th.Bold.Render(v.Run.ID)
+	text := " " + p.Render(glyph(st)+" "+string(st)) + "  " + m.th.Bold.Render(v.Run.ID)
 	if v.Run.Flow != "" && !strings.HasPrefix(v.Run.ID, v.Run.Flow+"-") {
 		text += m.th.Dim.Render(" (" + v.Run.Flow + ")")
 	}

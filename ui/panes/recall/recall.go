@@ -11,7 +11,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	"github.com/flowdeck/flowdeck/ui/panes/scroll"
@@ -24,7 +23,7 @@ type Model struct {
 	input   textinput.Model
 	editing bool
 	query   string // the query the hits answer
-	hits    []db.Hit
+	hits    []model.Hit
 	err     string
 	sc      scroll.State
 	w, h    int
@@ -74,7 +73,7 @@ func (m *Model) Paste(msg tea.PasteMsg) (string, tea.Cmd) {
 func (m *Model) Value() string { return m.input.Value() }
 
 // SetHits shows the answer to query (ignored when the query moved on).
-func (m *Model) SetHits(query string, hits []db.Hit, err error) {
+func (m *Model) SetHits(query string, hits []model.Hit, err error) {
 	if query != m.input.Value() {
 		return
 	}
@@ -87,7 +86,7 @@ func (m *Model) SetHits(query string, hits []db.Hit, err error) {
 }
 
 // Selected is the hit under the cursor, or nil.
-func (m *Model) Selected() *db.Hit {
+func (m *Model) Selected() *model.Hit {
 	if m.sc.Cursor < 0 || m.sc.Cursor >= len(m.hits) {
 		return nil
 	}
@@ -134,7 +133,7 @@ func (m *Model) View(focused bool) []string {
 	return layout.PadLines(out, m.w, m.h)
 }
 
-func (m *Model) row(h *db.Hit, selected, focused bool) string {
+func (m *Model) row(h *model.Hit, selected, focused bool) string {
 	// The line number must survive the cut: it is where enter goes.
 	suffix := fmt.Sprintf(":%d", h.Line)
 	argv := model.ShellJoin(h.Argv)

@@ -10,7 +10,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	"github.com/flowdeck/flowdeck/ui/panes/scroll"
@@ -20,7 +19,7 @@ import (
 // Model is the runs pane.
 type Model struct {
 	th   *styles.Styles
-	recs []db.RunRecord
+	recs []model.RunRecord
 	sc   scroll.State
 	w, h int
 	// seenTop is the newest run when the person was last at the top; the
@@ -37,7 +36,7 @@ func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
 // SetRuns replaces the list, keeping the selected run. When the newest run
 // was selected, a newer one takes its place: the pane follows new runs
 // unless the person picked an older one.
-func (m *Model) SetRuns(recs []db.RunRecord) {
+func (m *Model) SetRuns(recs []model.RunRecord) {
 	sel := m.Selected()
 	onNewest := m.sc.Cursor == 0
 	m.recs = recs
@@ -80,7 +79,7 @@ func (m *Model) Selected() string {
 }
 
 // SelectedRecord is the selected run, or nil.
-func (m *Model) SelectedRecord() *db.RunRecord {
+func (m *Model) SelectedRecord() *model.RunRecord {
 	if m.sc.Cursor < 0 || m.sc.Cursor >= len(m.recs) {
 		return nil
 	}
@@ -88,7 +87,7 @@ func (m *Model) SelectedRecord() *db.RunRecord {
 }
 
 // Record finds a run by id.
-func (m *Model) Record(id string) *db.RunRecord {
+func (m *Model) Record(id string) *model.RunRecord {
 	for i := range m.recs {
 		if m.recs[i].ID == id {
 			return &m.recs[i]
@@ -109,10 +108,10 @@ func (m *Model) Select(id string) bool {
 }
 
 // Running lists the runs still in progress, newest first.
-func (m *Model) Running() []*db.RunRecord {
-	var out []*db.RunRecord
+func (m *Model) Running() []*model.RunRecord {
+	var out []*model.RunRecord
 	for i := range m.recs {
-		if m.recs[i].Outcome == db.RunRunning {
+		if m.recs[i].Outcome == model.RunRunning {
 			out = append(out, &m.recs[i])
 		}
 	}
@@ -182,7 +181,7 @@ func (m *Model) View(focused bool) []string {
 	return layout.PadLines(out, m.w, m.h)
 }
 
-func (m *Model) row(r *db.RunRecord, cmdW int, selected, focused bool) string {
+func (m *Model) row(r *model.RunRecord, cmdW int, selected, focused bool) string {
 	glyph, paint := m.outcome(r)
 	marker := " "
 	if selected {
@@ -202,7 +201,7 @@ func (m *Model) row(r *db.RunRecord, cmdW int, selected, focused bool) string {
 	if rest > 4 {
 		summary := r.Summary
 		switch {
-		case r.Outcome == db.RunRunning:
+		case r.Outcome == model.RunRunning:
 			summary = fmt.Sprintf("%d lines so far", r.Lines)
 			if r.Lines == 1 {
 				summary = "1 line so far"
@@ -242,9 +241,9 @@ func (m *Model) row(r *db.RunRecord, cmdW int, selected, focused bool) string {
 }
 
 // outcome is a run's glyph and paint: running, passed, failed, killed.
-func (m *Model) outcome(r *db.RunRecord) (string, styles.Style) {
+func (m *Model) outcome(r *model.RunRecord) (string, styles.Style) {
 	switch r.Outcome {
-	case db.RunRunning:
+	case model.RunRunning:
 		return "⟳", m.th.State(model.StateInProgress)
 	case "exited":
 		if r.ExitCode == 0 {
@@ -266,9 +265,9 @@ func (m *Model) outcome(r *db.RunRecord) (string, styles.Style) {
 	return "·", m.th.Dim
 }
 
-func duration(r *db.RunRecord) string {
+func duration(r *model.RunRecord) string {
 	d := r.Duration
-	if r.Outcome == db.RunRunning {
+	if r.Outcome == model.RunRunning {
 		return "running"
 	}
 	switch {
