@@ -237,6 +237,8 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 		return n, flowpane.NoticeAttention
 	case st == model.FlowStateFailed:
 		return "✗ " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
+	case st == model.FlowStateRefused:
+		return "✗ refused: " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
 	case st == model.FlowStatePaused:
 		return "‖ paused at step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
 	case st == model.FlowStatePausing:
@@ -455,6 +457,8 @@ func flowDoneNote(msg flowDoneMsg) note {
 		return okNote(fmt.Sprintf("flow run %s completed (%d steps)", r.ID, r.StepsRun))
 	case r.Status == model.FlowFailed:
 		return errNote("flow run " + r.ID + " failed: " + r.Error)
+	case r.Status == model.FlowRefused:
+		return errNote("flow run " + r.ID + " refused: " + r.Error)
 	case r.Status == model.FlowCancelled:
 		return infoNote("■ flow run " + r.ID + " cancelled")
 	}

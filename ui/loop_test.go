@@ -102,6 +102,12 @@ func TestRefusedFlowIsReportedRefused(t *testing.T) {
 	if n := done("✓ The plan is approved."); n.kind != noteOK {
 		t.Fatalf("completed flow: %+v", n)
 	}
+	// A run that ended at a stop: refused step carries its reason.
+	refused := &model.FlowRun{ID: "run-2", Status: model.FlowRefused, Error: "feature_already_active: login-page is active"}
+	if n := flowDoneNote(flowDoneMsg{job: &flowJob{label: "flow run"}, run: refused}); n.kind != noteErr ||
+		n.lines[0] != "✗ flow run run-2 refused: feature_already_active: login-page is active" {
+		t.Fatalf("refused run: %+v", n)
+	}
 }
 
 // `flowdeck` in /run is the cockpit's own flowdeck, not whatever PATH holds.

@@ -113,7 +113,7 @@ func glyph(state model.FlowState) string {
 		return "‖"
 	case model.FlowStateCompleted:
 		return "✓"
-	case model.FlowStateFailed:
+	case model.FlowStateFailed, model.FlowStateRefused:
 		return "✗"
 	case model.FlowStateCancelled:
 		return "■"
@@ -543,7 +543,7 @@ func (m *Model) header(w int) string {
 	switch st {
 	case model.FlowStateCompleted:
 		p = m.th.Ok
-	case model.FlowStateFailed:
+	case model.FlowStateFailed, model.FlowStateRefused:
 		p = m.th.Err
 	case model.FlowStateWaiting:
 		p = m.th.Attention
