@@ -223,6 +223,9 @@ type RunResult struct {
 	DurationMS int64        `json:"duration_ms"`
 	Classification
 	Evidence *EvidenceView `json:"evidence,omitempty"`
+	// NextCommand is, for a run made for a feature, what the session needs
+	// next now that the run is recorded (as every action result says).
+	NextCommand string `json:"next_command,omitempty"`
 
 	// For Go callers: the record, the classification and the headline.
 	Run           model.RunRecord `json:"-"`
@@ -304,8 +307,17 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error
 		// why, not by the exit status its kill left behind.
 		class.Summary = rec.Summary
 	}
+	next := ""
+	if opts.Feature != "" {
+		// Read after the evidence is stored; a failure to read only leaves
+		// the hint out.
+		if sess, err := st.Active(); err == nil && sess != nil {
+			next = model.NextCommand(sess)
+		}
+	}
 	return &RunResult{
-		OK: rec.ExitCode == 0 && res.EvidenceError == nil, Error: res.EvidenceError,
+		NextCommand: next,
+		OK:          rec.ExitCode == 0 && res.EvidenceError == nil, Error: res.EvidenceError,
 		RunID: rec.ID, Command: rec.Argv, ExitCode: rec.ExitCode, Signal: rec.Signal, Outcome: rec.Outcome,
 		DurationMS: rec.Duration.Milliseconds(), Classification: class,
 		Evidence: viewEvidence(res.Evidence, true),
