@@ -235,8 +235,8 @@ func (m *Model) sessionBar() []string {
 	l1 = layout.Fit(layout.Cut(l1, max(0, gap-1)), max(0, gap)) + right
 
 	var parts []string
-	if a := s.Execution.ActiveFeature; a != "" {
-		parts = append(parts, th.Dim.Render("active ")+th.Bold.Render(a))
+	if active := activeText(s); active != "" {
+		parts = append(parts, th.Dim.Render("active ")+th.Bold.Render(active))
 	}
 	if w := m.waitingPart(); w != "" {
 		parts = append(parts, w)
@@ -472,4 +472,21 @@ func wrapNote(lines []string, w, n int) []string {
 		out = out[:n]
 	}
 	return out
+}
+
+// activeText names the active feature, or, when several are (max_parallel
+// above 1), each with the agent that claimed it: "a (w1), b (w2)".
+func activeText(s *model.Session) string {
+	claims := model.ActiveClaims(s)
+	if len(claims) <= 1 {
+		return s.Execution.ActiveFeature
+	}
+	parts := make([]string, len(claims))
+	for i, c := range claims {
+		parts[i] = c.Feature
+		if c.Agent != "" {
+			parts[i] += " (" + c.Agent + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
 }

@@ -357,7 +357,7 @@ func (m *Model) title() string {
 	if s.Plan != nil {
 		t += fmt.Sprintf(" %d/%d", s.Plan.CompletedCount(), s.Plan.Required())
 	}
-	if a := s.Execution.ActiveFeature; a != "" {
+	if a := activeText(s); a != "" {
 		t += " · " + a
 	}
 	return t
