@@ -196,7 +196,7 @@ func (h *HUD) Render(format string) (string, error) {
 // counted in the last item).
 func (h *HUD) clipped(n, next int) *HUD {
 	c := *h
-	c.Goal, c.Status, c.LastValidation, c.NextCommand = clip(h.Goal, n), clip(h.Status, n), clip(h.LastValidation, n), clip(h.NextCommand, next)
+	c.Goal, c.Status, c.LastValidation, c.NextCommand = clip(h.Goal, n), clip(h.Status, n), clip(h.LastValidation, n), clipCommand(h.NextCommand, next)
 	c.Waits = clipList(h.Waits, n)
 	if h.Active != nil {
 		a := *h.Active
@@ -211,7 +211,7 @@ func (h *HUD) clipped(n, next int) *HUD {
 			c.ClaimsMore = h.ClaimsMore + len(h.Claims) - i
 			break
 		}
-		c.Claims = append(c.Claims, HUDClaim{ID: clip(a.ID, n), Agent: clip(a.Agent, n), State: clip(a.State, n), Next: clip(a.Next, next)})
+		c.Claims = append(c.Claims, HUDClaim{ID: clip(a.ID, n), Agent: clip(a.Agent, n), State: clip(a.State, n), Next: clipCommand(a.Next, next)})
 	}
 	c.Agents = latestAgents(h.Agents, n)
 	return &c
@@ -283,6 +283,16 @@ func clip(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// clipCommand keeps a command whole or not at all: cut short it would no
+// longer run, so one that does not fit becomes the status command, which
+// shows it whole.
+func clipCommand(s string, n int) string {
+	if c := clip(s, n); c == termtext.Line(s) {
+		return c
+	}
+	return "flowdeck flow status"
 }
 
 func hudText(h *HUD) string {

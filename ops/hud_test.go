@@ -256,3 +256,24 @@ func TestHUDPlanApprovalWaitsAfterReplan(t *testing.T) {
 		t.Fatalf("blocked session awaiting re-approval:\n%s", out)
 	}
 }
+
+// A next command too long for the HUD is never cut into something that would
+// not run: the HUD points at flow status, which shows it whole.
+func TestHUDNeverCutsTheNextCommand(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: "long verification"})
+	verify := "go test " + strings.Repeat("./pkg/very/long/path/", 60)
+	s.do(model.PlanApply{Plan: model.Plan{Summary: "s", Features: []model.Feature{{ID: "a", Title: "A", Verification: []string{verify}}}}})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{})
+	for _, format := range []string{"text", "markdown", "json"} {
+		out := s.hud(format)
+		checkLimits(t, format, out)
+		if strings.Contains(out, "--scope targeted -- go test") && !strings.Contains(out, verify) {
+			t.Errorf("%s holds a cut next command:\n%s", format, out)
+		}
+		if !strings.Contains(out, "flowdeck flow status") {
+			t.Errorf("%s does not point at flow status:\n%s", format, out)
+		}
+	}
+}
