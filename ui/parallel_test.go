@@ -21,5 +21,5 @@ func TestBarNamesEveryActiveFeatureWithItsAgent(t *testing.T) {
 		}
 	}
 	h := newHarness(t, st, 160, 40, zeroConfig())
-	h.mustSee("active store (w1), api (w2)")
+	h.mustSee("active store (agent w1), api (agent w2)")
 }

@@ -475,18 +475,10 @@ func wrapNote(lines []string, w, n int) []string {
 }
 
 // activeText names the active feature, or, when several are (max_parallel
-// above 1), each with the agent that claimed it: "a (w1), b (w2)".
+// above 1), each with the agent that claimed it.
 func activeText(s *model.Session) string {
-	claims := model.ActiveClaims(s)
-	if len(claims) <= 1 {
+	if len(model.ActiveClaims(s)) <= 1 {
 		return s.Execution.ActiveFeature
 	}
-	parts := make([]string, len(claims))
-	for i, c := range claims {
-		parts[i] = c.Feature
-		if c.Agent != "" {
-			parts[i] += " (" + c.Agent + ")"
-		}
-	}
-	return strings.Join(parts, ", ")
+	return model.ClaimsText(s)
 }
