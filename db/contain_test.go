@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -206,4 +207,17 @@ func TestStaleDocCleanupRemovesOnlyWhatItWrote(t *testing.T) {
 			t.Fatalf("%s: %v", keep, err)
 		}
 	}
+}
+
+func TestRunLockDirSymlinkOutRefusesTheRun(t *testing.T) {
+	project, out := t.TempDir(), newOutside(t)
+	st, err := Open(filepath.Join(project, DBFile), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(st.Dir(), "runs")
+	symlink(t, out.dir, link)
+	_, err = st.StartRun(model.RunRecord{ID: NewRunID(time.Now()), Argv: []string{"true"}, Start: time.Now(), Actor: "test"})
+	wantEscape(t, err, link)
+	out.check(t)
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -41,15 +42,7 @@ func (s *Store) lockRun(id string) (*runLock, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(s.Dir())
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	if err := root.MkdirAll(runLockDir, 0o755); err != nil {
-		return nil, fmt.Errorf("run %s: liveness lock: %w", id, err)
-	}
-	f, err := root.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := s.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("run %s: liveness lock: %w", id, err)
 	}
@@ -65,10 +58,7 @@ func (s *Store) lockRun(id string) (*runLock, error) {
 // record already final.
 func (s *Store) releaseRun(id string, l *runLock) {
 	if name, err := runLockName(id); err == nil {
-		if root, err := os.OpenRoot(s.Dir()); err == nil {
-			root.Remove(name)
-			root.Close()
-		}
+		s.Remove(filepath.Join(s.Dir(), name))
 	}
 	l.f.Close() // closing drops the flock
 }
@@ -81,17 +71,12 @@ func (s *Store) probeRun(id string) (l *runLock, remains []byte, dead bool) {
 	if err != nil {
 		return nil, nil, true
 	}
-	root, err := os.OpenRoot(s.Dir())
-	if err != nil {
-		return nil, nil, false // cannot tell: say alive, nothing is lost
-	}
-	defer root.Close()
-	f, err := root.Open(name) // read-only: flock needs no write access
+	f, err := s.OpenFile(name, os.O_RDONLY, 0) // flock needs no write access
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, true
 	}
 	if err != nil {
-		return nil, nil, false
+		return nil, nil, false // cannot tell: say alive, nothing is lost
 	}
 	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
 		f.Close()
