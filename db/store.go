@@ -126,10 +126,6 @@ func (s *Store) Path() string { return s.path }
 // Dir is the .flow directory that holds the database and the docs.
 func (s *Store) Dir() string { return filepath.Dir(s.path) }
 
-// Project is the directory that holds .flow: the root beneath which every
-// file flowdeck writes must stay.
-func (s *Store) Project() string { return s.project }
-
 // prepare checks the schema with a shared lock and only takes the write lock
 // when the file is new or older than this code.
 func (s *Store) prepare(existing bool) error {
