@@ -52,6 +52,11 @@ Run output, flow runs and decisions are not exported.`,
 			if target == "-" {
 				report = e.stderr // stdout holds the export
 			} else {
+				// The export is for a damaged database: truncating that very
+				// file (a slip of the argument) would lose what it holds.
+				if sameFile(target, st.Path()) {
+					return usageErr("export %s: that is the database itself; write the export to another file", target)
+				}
 				f, err := os.Create(target)
 				if err != nil {
 					return internalErr(err)
@@ -71,6 +76,16 @@ Run output, flow runs and decisions are not exported.`,
 			return e.reportExport(report, rep, target)
 		},
 	}
+}
+
+// sameFile reports whether paths a and b both exist and are one file.
+func sameFile(a, b string) bool {
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 func (e *env) reportExport(w io.Writer, rep *db.ExportReport, target string) error {

@@ -123,6 +123,15 @@ func TestExportImportVerifyThroughTheBinary(t *testing.T) {
 	if out, errs, code := flowdeck(t, dir, "export", export); code != 0 || !strings.Contains(out, "exported 1 sessions") {
 		t.Fatalf("export: exit %d %s %s", code, out, errs)
 	}
+	// Exporting over the database itself is refused, and the file is kept.
+	dbFile := filepath.Join(dir, db.DBFile)
+	before, _ := os.ReadFile(dbFile)
+	if _, errs, code := flowdeck(t, dir, "export", dbFile); code != ExitUsage || !strings.Contains(errs, "the database itself") {
+		t.Fatalf("export over the database: exit %d %s", code, errs)
+	}
+	if after, _ := os.ReadFile(dbFile); len(before) == 0 || string(after) != string(before) {
+		t.Fatalf("the database changed: %d bytes, was %d", len(after), len(before))
+	}
 	stdout, _, code := flowdeck(t, dir, "export")
 	if file, _ := os.ReadFile(export); code != 0 || stdout != string(file) {
 		t.Fatalf("export to stdout differs from the file (exit %d)", code)
