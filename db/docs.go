@@ -43,21 +43,14 @@ type docsJob struct {
 
 // refreshDocs renders the docs an action changed. They are derived, never
 // read back as state, so a failure is reported on stderr and does not fail
-// the action. When the index is missing (a first write, or someone deleted
-// the docs) every doc is rendered again.
+// the action.
 func (s *Store) refreshDocs(job docsJob) {
 	sess := job.session
 	ids, all := model.DocsToRefresh(job.before, sess, job.events)
-	if _, err := os.Stat(filepath.Join(s.DocsDir(sess.ID), "index.md")); err != nil {
-		all = true
-	}
-	var err error
 	if all {
-		err = s.WriteDocs(sess)
-	} else {
-		err = s.writeDocs(sess, ids, false)
+		ids = model.DocFeatureIDs(sess)
 	}
-	if err != nil {
+	if err := s.writeDocs(sess, ids, all); err != nil {
 		fmt.Fprintf(os.Stderr, "flowdeck: refresh docs of %s: %v\n", sess.ID, err)
 	}
 }
@@ -101,6 +94,11 @@ func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 	dir := s.docsRel(sess.ID)
 	if err := r.MkdirAll(filepath.Join(dir, "features"), 0o755); err != nil {
 		return contain.Fault(s.project, err)
+	}
+	if _, err := r.Lstat(filepath.Join(dir, "index.md")); err != nil && !prune {
+		// No index: a first write, or someone deleted the docs. Render
+		// every doc, not only those the action touched.
+		ids, prune = model.DocFeatureIDs(sess), true
 	}
 	// A root on the features directory (opened beneath the project) resolves
 	// each doc's name in one step instead of six.
