@@ -116,3 +116,16 @@ func TestTrimmedHistoryRefreshesItsFeatureDoc(t *testing.T) {
 	}
 	checkDocsMatchFullRender(t, st, 2*model.MaxHistory, model.Validate{})
 }
+
+// Docs someone deleted come back whole at the next action, even one (a note)
+// that touches no feature.
+func TestDeletedDocsAreRenderedAgain(t *testing.T) {
+	st := newStore(t)
+	sess := mustDo(t, st, model.PlanStart{Goal: "docs come back"}).Session
+	mustDo(t, st, model.PlanApply{Plan: diamondPlan()})
+	if err := os.RemoveAll(st.DocsDir(sess.ID)); err != nil {
+		t.Fatal(err)
+	}
+	mustDo(t, st, model.AddNote{Text: "hi"})
+	checkDocsMatchFullRender(t, st, 0, model.AddNote{})
+}
