@@ -116,7 +116,7 @@ func clientProject(t *testing.T, agent string) (project, sub string, env []strin
 // last, answered with text).
 func runClaude(t *testing.T, claude, dir string, env []string, script []fakemodel.Step) []*fakemodel.Request {
 	t.Helper()
-	model, err := fakemodel.NewAnthropic(script)
+	model, err := fakemodel.New(script)
 	if err != nil {
 		t.Fatal(err)
 	}
