@@ -168,9 +168,6 @@ func errorObject(code int, err error) any {
 	}
 	e := &model.Error{Code: model.CodeInvalidArgument, Message: err.Error(),
 		Recovery: model.Recovery{Hint: "See 'flowdeck help' for the commands, their arguments and flags.", NextCommand: "flowdeck help"}}
-	if code != ExitUsage {
-		e = &model.Error{Code: "internal", Message: err.Error()}
-	}
 	return ops.Refused(e)
 }
 

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // Bell modes: how the cockpit tells the person that something waits.
@@ -180,28 +182,13 @@ func Load(path string) (Config, []error) {
 			*sz.val = ""
 		}
 	}
-	if err := checkRedact(parsed.Run.Redact); err != nil {
+	// The redactor's own check, so that config and runs agree on what works.
+	if _, err := patterns.NewRedactor(parsed.Run.Redact); err != nil {
 		parsed.Run.RedactErr = fmt.Errorf("%s:%d: run.redact: %v; runs are refused until it is fixed", path, LineOf(data, "redact"), err)
 		errs = append(errs, parsed.Run.RedactErr)
 	}
 	errs = append(errs, checkAgents(&parsed, path, data)...)
 	return parsed, errs
-}
-
-// checkRedact finds the first redaction rule that cannot work: one that
-// does not compile, or one that matches the empty string (it would match
-// everywhere, or nothing useful).
-func checkRedact(rules []string) error {
-	for _, expr := range rules {
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return fmt.Errorf("%q is not a valid regex: %v", expr, err)
-		}
-		if re.MatchString("") {
-			return fmt.Errorf("%q matches the empty string", expr)
-		}
-	}
-	return nil
 }
 
 // ParseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.

@@ -116,25 +116,33 @@ func clientProject(t *testing.T, agent string) (project, sub string, env []strin
 // last, answered with text).
 func runClaude(t *testing.T, claude, dir string, env []string, script []fakemodel.Step) []*fakemodel.Request {
 	t.Helper()
-	model, err := fakemodel.NewAnthropic(script)
+	model, err := fakemodel.New(script)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer model.Close()
+	return runClient(t, model, len(script), dir, append(env, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1"),
+		claude, "-p", "Work the flowdeck session.", "--output-format", "json",
+		"--allowedTools", "mcp__flowdeck", "--model", "claude-sonnet-4-5")
+}
+
+// runClient runs an agent client's argv in dir with env against model and
+// returns the requests of its main loop: one per step of the script, and
+// the last, answered with text.
+func runClient(t *testing.T, model *fakemodel.Server, steps int, dir string, env []string, argv ...string) []*fakemodel.Request {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, claude, "-p", "Work the flowdeck session.", "--output-format", "json",
-		"--allowedTools", "mcp__flowdeck", "--model", "claude-sonnet-4-5")
-	cmd.Dir = dir
-	cmd.Env = append(env, "ANTHROPIC_BASE_URL="+model.URL, "ANTHROPIC_API_KEY=sk-ant-fake",
-		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1")
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	main := model.Main()
-	if err != nil || len(main) != len(script)+1 {
-		t.Fatalf("claude: %v: %d requests, %d of the main loop for %d steps\nstdout: %s\nstderr: %s",
-			err, len(model.Requests()), len(main), len(script), stdout.String(), stderr.String())
+	if err != nil || len(main) != steps+1 {
+		t.Fatalf("%s: %v: %d requests, %d of the main loop for %d steps\nstdout: %s\nstderr: %s",
+			filepath.Base(argv[0]), err, len(model.Requests()), len(main), steps, stdout.String(), stderr.String())
 	}
 	return main
 }

@@ -1,16 +1,12 @@
 package mcp_test
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/flowdeck/flowdeck/internal/fakemodel"
 )
@@ -52,19 +48,8 @@ func runOpencode(t *testing.T, opencode, api, dir string, env []string, script [
 	os.WriteFile(filepath.Join(cfg, "opencode.json"), []byte(`{
   "autoupdate": false, "share": "disabled",
   `+fmt.Sprintf(ocProviders[api], model.URL)+"\n}\n"), 0o644)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, opencode, "run", "Work the flowdeck session.")
 	// opencode takes its directory from $PWD.
-	cmd.Dir, cmd.Env = dir, append(env, "PWD="+dir)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	main := model.Main()
-	if err != nil || len(main) != len(script)+1 {
-		t.Fatalf("opencode: %v: %d requests, %d of the main loop for %d steps\nstdout: %s\nstderr: %s",
-			err, len(model.Requests()), len(main), len(script), stdout.String(), stderr.String())
-	}
+	main := runClient(t, model, len(script), dir, append(env, "PWD="+dir), opencode, "run", "Work the flowdeck session.")
 	// Streamed: the fake's server-sent events are what opencode parsed.
 	for _, r := range main {
 		if r.API != api || !r.Stream {

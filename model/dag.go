@@ -246,12 +246,6 @@ func Downstream(features []Feature, id string) []string {
 	return closure(features, id, dependents)
 }
 
-// Dependents returns, in plan order, the features that name id in depends_on
-// or blocked_by: the direct half of Downstream.
-func Dependents(p *Plan, id string) []string {
-	return DependentsIndex(p)[id]
-}
-
 // DependentsIndex maps every feature id to its direct dependents, in plan
 // order, in one pass over the plan.
 func DependentsIndex(p *Plan) map[string][]string {

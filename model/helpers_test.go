@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,27 @@ import (
 // baseTime is the fixed clock every test starts from; testRig advances it by
 // one minute per action.
 var baseTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// randomDAG is one feature per id, each depending on earlier ones only (so
+// acyclic): an edge with chance 1/edge, a blocked_by one for 1/blocked of
+// those, else depends_on. The property walks share it.
+func randomDAG(rng *rand.Rand, ids []string, edge, blocked int) []model.Feature {
+	out := make([]model.Feature, 0, len(ids))
+	for i, id := range ids {
+		f := mkFeature(id)
+		for _, d := range ids[:i] {
+			if rng.IntN(edge) == 0 {
+				if rng.IntN(blocked) == 0 {
+					f.BlockedBy = append(f.BlockedBy, d)
+				} else {
+					f.DependsOn = append(f.DependsOn, d)
+				}
+			}
+		}
+		out = append(out, f)
+	}
+	return out
+}
 
 // mkFeature builds a feature whose depends_on is deps.
 func mkFeature(id string, deps ...string) model.Feature {

@@ -142,16 +142,9 @@ func (h *hintWalk) state() string {
 func (h *hintWalk) randomPlan() model.Plan {
 	n := 1 + h.rng.IntN(5)
 	p := model.Plan{Summary: "random", MaxParallel: 1 + h.rng.IntN(3)}
-	for i := range n {
-		f := mkFeature(hintIDs[i])
-		for j := range i {
-			switch h.rng.IntN(6) {
-			case 0:
-				f.BlockedBy = append(f.BlockedBy, hintIDs[j])
-			case 1, 2:
-				f.DependsOn = append(f.DependsOn, hintIDs[j])
-			}
-		}
+	p.Features = randomDAG(h.rng, hintIDs[:n], 2, 3)
+	for i := range p.Features {
+		f := &p.Features[i]
 		switch h.rng.IntN(4) {
 		case 1:
 			f.Verification = []string{"go test ./" + f.ID}
@@ -160,7 +153,6 @@ func (h *hintWalk) randomPlan() model.Plan {
 		case 3:
 			f.Verification = []string{"go test\t-run 'T\u202e' ./" + f.ID} // written as $'…'
 		}
-		p.Features = append(p.Features, f)
 	}
 	if h.rng.IntN(4) == 0 {
 		p.Completion.MinCompletedFeatures = h.rng.IntN(n + 1)

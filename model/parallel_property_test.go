@@ -62,19 +62,11 @@ var parallelAgents = []string{"", "w1", "w2", "w3", "w4"}
 func (p *parallelWalk) start() {
 	n := 2 + p.rng.IntN(7)
 	plan := model.Plan{Summary: "random DAG", MaxParallel: 1 + p.rng.IntN(4)}
-	for i := range n {
-		f := mkFeature(fmt.Sprintf("f%d", i))
-		for j := range i {
-			if p.rng.IntN(4) == 0 {
-				if p.rng.IntN(4) == 0 {
-					f.BlockedBy = append(f.BlockedBy, fmt.Sprintf("f%d", j))
-				} else {
-					f.DependsOn = append(f.DependsOn, fmt.Sprintf("f%d", j))
-				}
-			}
-		}
-		plan.Features = append(plan.Features, f)
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("f%d", i)
 	}
+	plan.Features = randomDAG(p.rng, ids, 4, 4)
 	if p.rng.IntN(5) == 0 {
 		plan.Completion.MinCompletedFeatures = 1 + p.rng.IntN(n)
 	}

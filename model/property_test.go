@@ -89,20 +89,7 @@ func (w *walker) featureID() string {
 // randomPlan is usually a valid DAG over some of a..e, sometimes broken.
 func (w *walker) randomPlan() model.Plan {
 	n := 1 + w.rng.IntN(5)
-	p := model.Plan{Summary: "random"}
-	for i := range n {
-		f := mkFeature(walkIDs[i])
-		for j := range i {
-			if w.rng.IntN(3) == 0 {
-				if w.rng.IntN(3) == 0 {
-					f.BlockedBy = append(f.BlockedBy, walkIDs[j])
-				} else {
-					f.DependsOn = append(f.DependsOn, walkIDs[j])
-				}
-			}
-		}
-		p.Features = append(p.Features, f)
-	}
+	p := model.Plan{Summary: "random", Features: randomDAG(w.rng, walkIDs[:n], 3, 3)}
 	if w.rng.IntN(4) == 0 {
 		p.Completion.MinCompletedFeatures = w.rng.IntN(n + 1)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-func post(t *testing.T, a *Anthropic, body string) *http.Response {
+func post(t *testing.T, a *Server, body string) *http.Response {
 	t.Helper()
 	res, err := http.Post(a.URL+"/v1/messages", "application/json", strings.NewReader(body))
 	if err != nil {
@@ -21,7 +21,7 @@ func post(t *testing.T, a *Anthropic, body string) *http.Response {
 // The main loop gets the script step by step, counted by the tool calls in
 // its history, as the Messages API's events; side requests get text.
 func TestScriptAsEvents(t *testing.T) {
-	a, err := NewAnthropic([]Step{{Tool: "look", Input: map[string]any{"deep": true}}})
+	a, err := New([]Step{{Tool: "look", Input: map[string]any{"deep": true}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,12 +37,6 @@ type Server struct {
 	requests []*Request
 }
 
-// Anthropic is the name Server had when it spoke only the Messages API.
-type Anthropic = Server
-
-// NewAnthropic is New, kept for callers of the Messages API.
-func NewAnthropic(script []Step) (*Server, error) { return New(script) }
-
 // New serves script on a free port of 127.0.0.1 until Close, over both
 // APIs.
 func New(script []Step) (*Server, error) {
