@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi/parser"
+
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // Line returns line with its secrets replaced by [REDACTED]. The line must
@@ -50,7 +52,7 @@ func plain(text []byte) bool {
 		case c == '\r' && (i+1 == len(text) || text[i+1] == '\n'):
 		case c >= 0x80:
 			r, n := utf8.DecodeRune(text[i:])
-			if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
+			if r == utf8.RuneError && n <= 1 || termtext.IsC1(r) {
 				return false
 			}
 			i += n - 1
@@ -177,7 +179,7 @@ func scanText(dst, line []byte, screen bool) []byte {
 				if screen {
 					dst = append(dst, "\uFFFD"...)
 				}
-			case r >= 0x80 && r <= 0x9f:
+			case termtext.IsC1(r):
 			default:
 				dst = append(dst, line[i:i+n]...)
 			}
