@@ -38,7 +38,22 @@ func (r *Redactor) Line(line []byte) []byte {
 			return red
 		}
 	}
+	for _, v := range shownViews(line) {
+		if red := r.rules.stateless(v); !bytes.Equal(red, v) {
+			return red
+		}
+	}
 	return r.rules.stateless(line)
+}
+
+// shownViews are the texts flowdeck's own renderers make of a line that is
+// not plain: termtext.Bytes (the CLI's human output) and StripANSI (show,
+// the recall index, a failure's detail). Their parsers read malformed
+// sequences otherwise than scanText (a tab executed inside ESC, a raw C1
+// introducer before a UTF-8 character), so they can join a secret that
+// flatText and screenText see apart.
+func shownViews(line []byte) [2][]byte {
+	return [2][]byte{termtext.Bytes(line), StripANSI(line)}
 }
 
 // plain reports whether text is shown exactly as its bytes: no escape
