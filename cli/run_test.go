@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func TestRunExitStatusJSONAndShow(t *testing.T) {
@@ -88,5 +90,29 @@ func TestRunFeatureEvidenceThroughCLI(t *testing.T) {
 	status, _, _ := flowdeck(t, dir, "flow", "status")
 	if !strings.Contains(status, "[observed passed]") {
 		t.Fatalf("status does not show the evidence kind:\n%s", status)
+	}
+}
+
+// show --json writes JSON on the raw stream, C1 and bidi characters escaped
+// as JSON: an argv holding a C1 OSC introducer (U+009D) stays valid JSON
+// and round-trips, instead of going through the human sanitiser, whose
+// `\e]…` rendering is no JSON escape.
+func TestShowJSONKeepsHostileArgv(t *testing.T) {
+	dir := t.TempDir()
+	arg := "\u009d0;title\u0007 \u202eevil"
+	r := runJSONIn(t, dir, nil, "echo", arg)
+	out, errs, code := flowdeck(t, dir, "--json", "show", r.ID)
+	var res struct {
+		OK  bool            `json:"ok"`
+		Run model.RunRecord `json:"run"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+		t.Fatalf("exit %d, not JSON: %v\n%q\n%s", code, err, out, errs)
+	}
+	if len(res.Run.Argv) != 2 || res.Run.Argv[1] != arg {
+		t.Fatalf("argv %q, want [echo %q]", res.Run.Argv, arg)
+	}
+	if strings.ContainsAny(out, "\u009d\u202e") {
+		t.Fatalf("raw C1 or bidi character in the JSON: %q", out)
 	}
 }

@@ -172,12 +172,15 @@ const maxCarry = 1 << 20
 // huge output never sits in memory. With --json it writes the object
 // {"ok", "run", "output"}, the output string streamed the same way.
 func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
+	// JSON goes out raw with C1 and bidi characters escaped, as writeJSON's:
+	// the human sanitiser would render an argv's U+009D as `\e]…`, no JSON.
+	jout := jsonSafe{e.rawOut}
 	if e.json {
 		head, err := json.MarshalIndent(rec, "  ", "  ")
 		if err != nil {
 			return internalErr(err)
 		}
-		fmt.Fprintf(e.stdout, "{\n  \"ok\": true,\n  \"run\": %s,\n  \"output\": \"", head)
+		fmt.Fprintf(jout, "{\n  \"ok\": true,\n  \"run\": %s,\n  \"output\": \"", head)
 	}
 	emit := func(b []byte) error {
 		text := sanitize(string(patterns.StripANSI(b)))
@@ -189,7 +192,7 @@ func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
 		enc := json.NewEncoder(&q)
 		enc.SetEscapeHTML(false)
 		enc.Encode(text)
-		_, err := e.stdout.Write(bytes.TrimSuffix(q.Bytes()[1:], []byte("\"\n")))
+		_, err := jout.Write(bytes.TrimSuffix(q.Bytes()[1:], []byte("\"\n")))
 		return err
 	}
 	var pending []byte
@@ -220,7 +223,7 @@ func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
 		emit(pending)
 	}
 	if e.json {
-		io.WriteString(e.stdout, "\"\n}\n")
+		io.WriteString(jout, "\"\n}\n")
 	}
 	return nil
 }

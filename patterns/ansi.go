@@ -119,7 +119,7 @@ func (s *splitter) handleRune(r rune, enc []byte) {
 	switch {
 	case r == utf8.RuneError && len(enc) == 1:
 		s.text([]byte(replacement))
-	case r >= 0x80 && r <= 0x9f:
+	case termtext.IsC1(r):
 		// C1 controls in their UTF-8 form: CSI, OSC and the string
 		// introducers start sequences; the rest are dropped.
 		switch r {

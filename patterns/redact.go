@@ -103,6 +103,11 @@ func (r *Redactor) Clean(text []byte) bool {
 		if flat = flatText(flat[:0], line); !noTrigger(flat) {
 			return false
 		}
+		for _, v := range shownViews(line) {
+			if !noTrigger(v) {
+				return false
+			}
+		}
 	}
 	return true
 }

@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi/parser"
+
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // Line returns line with its secrets replaced by [REDACTED]. The line must
@@ -36,7 +38,22 @@ func (r *Redactor) Line(line []byte) []byte {
 			return red
 		}
 	}
+	for _, v := range shownViews(line) {
+		if red := r.rules.stateless(v); !bytes.Equal(red, v) {
+			return red
+		}
+	}
 	return r.rules.stateless(line)
+}
+
+// shownViews are the texts flowdeck's own renderers make of a line that is
+// not plain: termtext.Bytes (the CLI's human output) and StripANSI (show,
+// the recall index, a failure's detail). Their parsers read malformed
+// sequences otherwise than scanText (a tab executed inside ESC, a raw C1
+// introducer before a UTF-8 character), so they can join a secret that
+// flatText and screenText see apart.
+func shownViews(line []byte) [2][]byte {
+	return [2][]byte{termtext.Bytes(line), StripANSI(line)}
 }
 
 // plain reports whether text is shown exactly as its bytes: no escape
@@ -50,7 +67,7 @@ func plain(text []byte) bool {
 		case c == '\r' && (i+1 == len(text) || text[i+1] == '\n'):
 		case c >= 0x80:
 			r, n := utf8.DecodeRune(text[i:])
-			if r == utf8.RuneError && n <= 1 || r >= 0x80 && r <= 0x9f {
+			if r == utf8.RuneError && n <= 1 || termtext.IsC1(r) {
 				return false
 			}
 			i += n - 1
@@ -177,7 +194,7 @@ func scanText(dst, line []byte, screen bool) []byte {
 				if screen {
 					dst = append(dst, "\uFFFD"...)
 				}
-			case r >= 0x80 && r <= 0x9f:
+			case termtext.IsC1(r):
 			default:
 				dst = append(dst, line[i:i+n]...)
 			}

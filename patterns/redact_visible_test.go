@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // secretFamilies holds one sample of every built-in family (fake values).
@@ -88,6 +90,33 @@ func TestRedactScreenOverwrite(t *testing.T) {
 	got := string(r.Line([]byte(in)))
 	if got == in || strings.Contains(string(screenText([]byte(got))), "ghp_abcdef") {
 		t.Errorf("Line(%q) = %q", in, got)
+	}
+}
+
+// Malformed sequences that flowdeck's own renderers (termtext for the CLI,
+// StripANSI for show and recall) read otherwise than flatText: each joins
+// the key there, so Line must redact it and Clean must not pass it.
+func TestRedactWhatRenderersShow(t *testing.T) {
+	const key = "AKIAIOSFODNN7EXAMPLE"
+	r, err := NewRedactor(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		"id AKIAIOSFOD\x1b\t1NN7EXAMPLE end",                    // a tab executed inside ESC
+		"id AKIAIOSF\x9d\u201cODNN7EXAMPLE end",                 // raw OSC ended by the ST inside a UTF-8 character
+		"id AK\u009d\xc3\u009cIAIOSFODNN7EXAMPLE end",           // OSC in UTF-8 form swallowing a cut character
+		"id A\a\bKIAIOSFO\x18DN\x18N7EXAMP\u009b\t\x1b\\LE end", // C1 CSI, a tab, then ST
+	} {
+		got := r.Line([]byte(line))
+		for name, shown := range map[string]string{"termtext": termtext.String(string(got)), "StripANSI": string(StripANSI(got))} {
+			if strings.Contains(shown, key) {
+				t.Errorf("%q: %s shows the key: %q", line, name, shown)
+			}
+		}
+		if r.Clean([]byte(line)) {
+			t.Errorf("%q: Clean passed it", line)
+		}
 	}
 }
 
