@@ -3,11 +3,13 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
@@ -31,9 +33,26 @@ func (m *Model) doSeen(label string, a model.Action, seen uint64) tea.Cmd {
 	st, actor, now := m.st, m.actor, m.now()
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		out, err := st.DoSeen(a, seen, actor, now)
+		out, err := storeAction(st, a, seen, actor, now)
 		return actionMsg{label: label, out: out, err: err}
 	}
+}
+
+// storeAction stores a through ops, which redacts it first as the CLI and
+// MCP paths do, and hands back the outcome and refusal in the store's shape.
+func storeAction(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, error) {
+	res, err := ops.DoSeen(st, a, seen, actor, now, true)
+	if err != nil {
+		return nil, err
+	}
+	var out *db.Outcome
+	if res.State != nil || res.Raw != nil {
+		out = &db.Outcome{Session: res.State, Events: res.Raw}
+	}
+	if res.Error != nil {
+		return out, res.Error
+	}
+	return out, nil
 }
 
 // onAction shows the result and swaps in the new session at once (no wait

@@ -161,3 +161,20 @@ func TestFinalReview(t *testing.T) {
 		t.Fatalf("final reviews = %+v", fr)
 	}
 }
+
+// /flow-validate from the command line stores its command redacted, as the
+// CLI and MCP paths do: the cockpit stores actions through ops.
+func TestValidateCommandIsRedacted(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key(":")
+	h.typeText("/flow-validate reset-api passed targeted curl -H token=ghp_abcdefghijklmnopqrstuvwxyz0123456789 localhost")
+	h.key("enter")
+	h.mustSee("✓ ")
+	f := active(t, st).Plan.Feature("reset-api")
+	v := f.Validations[len(f.Validations)-1]
+	if strings.Contains(v.Command, "ghp_abcdefghijklmnopqrstuvwxyz0123456789") || !strings.Contains(v.Command, "curl") {
+		t.Fatalf("stored command = %q", v.Command)
+	}
+}

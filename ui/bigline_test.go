@@ -105,20 +105,7 @@ func TestBigLineChild(t *testing.T) {
 	m := New(st, Options{Config: darkConfig(), NoColor: true})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48), teatest.WithProgramOptions(tea.WithFilter(filter)))
 	go func() { _, _ = io.Copy(io.Discard, tm.Output()) }()
-	wait := func(what string, cond func() bool) {
-		for deadline := time.Now().Add(2 * time.Minute); ; {
-			mu.Lock()
-			ok := cond()
-			mu.Unlock()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("waited two minutes for %s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { waitLocked(t, &mu, 2*time.Minute, what, cond) }
 	wait("the first load", func() bool { return loaded })
 	tm.Send(keyMsg("4"))
 	tm.Send(keyMsg("enter"))

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -125,5 +126,21 @@ func TestHostileCorpusNeverReachesTheCockpitFrame(t *testing.T) {
 		if err := hostile.Check([]byte(body), false); err != nil {
 			t.Errorf("notification %q: %v", raw, err)
 		}
+	}
+}
+
+// A note quoting foreign text (a run's error) stays one line per note line:
+// a newline or an escape in it cannot push the frame out of shape.
+func TestNoteQuotingForeignTextKeepsFrame(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	h := newHarness(t, st, 100, 30, zeroConfig())
+	h.send(jobMsg{job: &job{label: "make"}, err: errors.New("boom\n\x1b[41mred\x1b[0m\ttail")})
+	lines := strings.Split(strings.TrimSuffix(h.frame(), "\n"), "\n")
+	if len(lines) != 30 {
+		t.Fatalf("frame has %d lines, want 30:\n%s", len(lines), h.screen())
+	}
+	if f := h.frame(); strings.Contains(f, "\x1b[41m") || !strings.Contains(h.screen(), "make failed: boom") {
+		t.Fatalf("note drew the foreign SGR or lost the text:\n%q", f)
 	}
 }

@@ -35,7 +35,7 @@ func (m *Model) applyPlanFile(name string) tea.Cmd {
 		if err != nil {
 			return actionMsg{label: label, err: fmt.Errorf("plan %s: %w", name, err)}
 		}
-		out, err := st.DoSeen(model.PlanApply{Plan: *p}, seen, actor, now)
+		out, err := storeAction(st, model.PlanApply{Plan: *p}, seen, actor, now)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }

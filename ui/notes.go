@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 type noteKind int
@@ -34,10 +35,24 @@ const (
 )
 
 // stampNote notes when the status line changed, so it can expire.
+// A note quotes foreign text (run headlines, errors, refusals), so its lines
+// are cleaned here, once per new note, not in View.
 func (m *Model) stampNote() {
-	if k := strings.Join(m.note.lines, "\n"); k != m.noteKey {
-		m.noteKey, m.noteAt = k, m.now()
+	k := strings.Join(m.note.lines, "\n")
+	if k == m.noteKey {
+		return
 	}
+	if !termtext.Safe(k) {
+		lines := make([]string, len(m.note.lines))
+		for i, l := range m.note.lines {
+			lines[i] = termtext.String(l)
+		}
+		m.note.lines, k = lines, strings.Join(lines, "\n")
+		if k == m.noteKey {
+			return
+		}
+	}
+	m.noteKey, m.noteAt = k, m.now()
 }
 
 // expireNote clears a note that has been shown long enough (checked on

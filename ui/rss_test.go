@@ -187,22 +187,7 @@ func TestRSSChild(t *testing.T) {
 	m := New(st, Options{Config: darkConfig(), NoColor: true})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48), teatest.WithProgramOptions(tea.WithFilter(filter)))
 	go func() { _, _ = io.Copy(io.Discard, tm.Output()) }()
-	wait := func(what string, cond func() bool) {
-		t.Helper()
-		deadline := time.Now().Add(60 * time.Second)
-		for {
-			mu.Lock()
-			ok := cond()
-			mu.Unlock()
-			if ok {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("waited a minute for %s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	wait := func(what string, cond func() bool) { waitLocked(t, &mu, time.Minute, what, cond) }
 	wait("the first load", func() bool { return loaded })
 	press := func(k tea.KeyPressMsg) { tm.Send(k); time.Sleep(40 * time.Millisecond) }
 	typeText := func(s string) {
@@ -247,6 +232,25 @@ func TestRSSChild(t *testing.T) {
 	mu.Unlock()
 	status, _ := os.ReadFile("/proc/self/status")
 	fmt.Printf("RSS %d %d\n", statusKB(string(status), "VmHWM:"), statusKB(string(status), "VmRSS:"))
+}
+
+// waitLocked polls cond, under mu, until it holds; after limit the test
+// fails naming what it waited for. The headless children of the RSS and
+// big-line tests wait on what their message filters saw.
+func waitLocked(t *testing.T, mu *sync.Mutex, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); ; {
+		mu.Lock()
+		ok := cond()
+		mu.Unlock()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", limit, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // statusKB reads a "Name:  123 kB" field of /proc/self/status.

@@ -420,9 +420,6 @@ func textKeys(bs []key.Binding) []key.Binding {
 	return out
 }
 
-// hints renders "key desc" pairs that fit the screen width.
-func (m *Model) hints(acts ...keys.Action) string { return m.hintsIn(m.w-4, acts...) }
-
 // hintsIn renders as many "key desc" pairs as fit in w cells.
 func (m *Model) hintsIn(w int, acts ...keys.Action) string {
 	return m.bindingHints(w, m.keys.Bindings(acts...)...)
@@ -454,8 +451,6 @@ func (m *Model) bindingHints(w int, bs ...key.Binding) string {
 	}
 	return ""
 }
-
-func (m *Model) hintItems(acts ...keys.Action) string { return m.hintsIn(m.w, acts...) }
 
 // wrapNote wraps long note lines at the width (paths and hints run long),
 // the continuations indented, keeping at most n lines.
