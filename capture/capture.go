@@ -83,6 +83,9 @@ type Result struct {
 	Headline       string          `json:"headline"`
 	Evidence       *model.Evidence `json:"evidence,omitempty"`
 	EvidenceError  *model.Error    `json:"evidence_error,omitempty"`
+	// NextCommand is what the session needs once the evidence is recorded
+	// (set for a run made for a feature).
+	NextCommand string `json:"next_command,omitempty"`
 }
 
 // Precheck refuses early, before a long command runs, when its result could
@@ -211,12 +214,16 @@ func recordEvidence(st *db.Store, o Options, argvShown []string, out *Result) er
 	outcome, err := st.Do(ev, o.Actor, o.Now())
 	if refusal, ok := model.AsError(err); ok {
 		out.EvidenceError = refusal
+		out.NextCommand = refusal.Recovery.NextCommand
 		return nil
 	} else if err != nil {
 		return err
 	}
 	if outcome != nil && len(outcome.Events) > 0 {
 		out.Evidence = outcome.Events[0].Evidence
+	}
+	if outcome != nil && outcome.Session != nil {
+		out.NextCommand = model.NextCommand(outcome.Session)
 	}
 	return nil
 }

@@ -307,16 +307,8 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error
 		// why, not by the exit status its kill left behind.
 		class.Summary = rec.Summary
 	}
-	next := ""
-	if opts.Feature != "" {
-		// Read after the evidence is stored; a failure to read only leaves
-		// the hint out.
-		if sess, err := st.Active(); err == nil && sess != nil {
-			next = model.NextCommand(sess)
-		}
-	}
 	return &RunResult{
-		NextCommand: next,
+		NextCommand: res.NextCommand,
 		OK:          rec.ExitCode == 0 && res.EvidenceError == nil, Error: res.EvidenceError,
 		RunID: rec.ID, Command: rec.Argv, ExitCode: rec.ExitCode, Signal: rec.Signal, Outcome: rec.Outcome,
 		DurationMS: rec.Duration.Milliseconds(), Classification: class,
