@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Limits on one inbound message, enforced before the SDK sees it: the SDK's
@@ -92,9 +94,9 @@ func checkFrame(line []byte, tooLong bool, maxLine, maxDepth int) (reply []byte,
 	if len(line) == 0 {
 		return nil, false
 	}
-	if d := depth(line); d > maxDepth {
+	if model.NestingBeyond(line, maxDepth) >= 0 {
 		return errorReply(scanID(line), jsonrpc.CodeInvalidRequest,
-			fmt.Sprintf("message nests %d levels deep: the limit is %d", d, maxDepth)), false
+			fmt.Sprintf("message nests more than %d levels deep: the limit is %d", maxDepth, maxDepth)), false
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(line, &fields); err != nil {
@@ -181,29 +183,6 @@ func kind(raw json.RawMessage) byte {
 	default:
 		return c
 	}
-}
-
-// depth is the deepest nesting of objects and arrays in data, strings
-// skipped; it reads data once and needs no valid JSON.
-func depth(data []byte) int {
-	d, deepest, inString, escaped := 0, 0, false, false
-	for _, c := range data {
-		switch {
-		case escaped:
-			escaped = false
-		case inString && c == '\\':
-			escaped = true
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			d++
-			deepest = max(deepest, d)
-		case c == '}' || c == ']':
-			d--
-		}
-	}
-	return deepest
 }
 
 // scanID finds the top-level "id" of a message that could not be decoded

@@ -104,6 +104,17 @@ func checkPlanDocument(data []byte) error {
 			"Split the work into several sessions, or shorten the plan's texts.", "flowdeck flow plan apply FILE",
 			"the plan is over %d bytes (the limit)", MaxPlanBytes)
 	}
+	if i := NestingBeyond(data, MaxJSONDepth); i >= 0 {
+		line, col := position(data, i)
+		return fmt.Errorf("line %d, column %d: nested deeper than %d levels", line, col, MaxJSONDepth)
+	}
+	return nil
+}
+
+// NestingBeyond returns the offset of the first '{' or '[' of data nested
+// deeper than limit, or -1. Strings are skipped; data need not be valid
+// JSON, so it can guard a decoder against hostile nesting.
+func NestingBeyond(data []byte, limit int) int {
 	depth, inString, escaped := 0, false, false
 	for i, c := range data {
 		switch {
@@ -119,15 +130,14 @@ func checkPlanDocument(data []byte) error {
 		case c == '"':
 			inString = true
 		case c == '{' || c == '[':
-			if depth++; depth > MaxJSONDepth {
-				line, col := position(data, i)
-				return fmt.Errorf("line %d, column %d: nested deeper than %d levels", line, col, MaxJSONDepth)
+			if depth++; depth > limit {
+				return i
 			}
 		case c == '}' || c == ']':
 			depth--
 		}
 	}
-	return nil
+	return -1
 }
 
 // TooLarge says whether err is one of the size limits above, so a front-end
