@@ -121,7 +121,7 @@ func TestSecretsAreRedactedBeforeStorageAndIndex(t *testing.T) {
 		if strings.Contains(stored, secret) {
 			t.Errorf("stored output holds %q:\n%s", secret, stored)
 		}
-		if hits, _ := st.Recall(db.RecallQuery{Query: secret}); len(hits) > 0 && strings.Contains(hits[0].Text, secret) {
+		if hits, _ := st.Recall(model.RecallQuery{Query: secret}); len(hits) > 0 && strings.Contains(hits[0].Text, secret) {
 			t.Errorf("index holds %q", secret)
 		}
 		if strings.Contains(res.Classification.Detail+res.Headline, secret) {
@@ -148,7 +148,7 @@ func TestHostileEscapesStoredRawButIndexedClean(t *testing.T) {
 	if !bytes.Contains(raw, []byte("\x1b]52;c;")) {
 		t.Fatalf("raw output must keep the bytes as written: %q", raw)
 	}
-	hits, err := st.Recall(db.RecallQuery{Query: "cursor"})
+	hits, err := st.Recall(model.RecallQuery{Query: "cursor"})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("recall = %+v, %v", hits, err)
 	}
@@ -268,7 +268,7 @@ func TestFastAndSlowPathsAgree(t *testing.T) {
 		line  int
 		text  string
 	}{{"line 17001", 17001, "line 17001 of a plain build log with colour"}, {"line 12345", 12345, "line 12345 sets password=[REDACTED] here"}} {
-		hits, _ := st.Recall(db.RecallQuery{Query: q.query, Limit: 1})
+		hits, _ := st.Recall(model.RecallQuery{Query: q.query, Limit: 1})
 		if len(hits) != 1 || hits[0].Line != q.line || hits[0].Text != q.text {
 			t.Fatalf("recall %q = %+v", q.query, hits)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Real tools colour what they print in a pty: jq -C and grep --color cut
@@ -43,7 +43,7 @@ func TestColouringToolsDoNotLeakSecrets(t *testing.T) {
 			if strings.Contains(stored, s[:6]) && strings.Contains(stored, s[6:]) {
 				t.Errorf("%v: stored output holds the pieces of %q: %q", c.argv, s, stored)
 			}
-			if hits, _ := st.Recall(db.RecallQuery{Query: s}); len(hits) > 0 {
+			if hits, _ := st.Recall(model.RecallQuery{Query: s}); len(hits) > 0 {
 				t.Errorf("%v: recall %q finds %q", c.argv, s, hits[0].Text)
 			}
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/agentinit"
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.
@@ -245,7 +246,7 @@ func (e *env) agentEventCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			ev := db.AgentEvent{Agent: agent, Event: args[0], At: e.now()}
+			ev := model.AgentEvent{Agent: agent, Event: args[0], At: e.now()}
 			if err := st.RecordAgentEvent(ev); err != nil {
 				return e.fail(err)
 			}

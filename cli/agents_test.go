@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 func TestHUDCommand(t *testing.T) {
@@ -116,7 +117,7 @@ func TestClaudeHooks(t *testing.T) {
 		t.Fatalf("agents:\n%s", out)
 	}
 	var agents struct {
-		Agents []db.AgentEvent `json:"agents"`
+		Agents []model.AgentEvent `json:"agents"`
 	}
 	for _, args := range [][]string{{"--json", "agents"}, {"--json", "hud"}} {
 		out, _, _ = flowdeck(t, root, args...)

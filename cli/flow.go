@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
@@ -325,7 +324,7 @@ func (e *env) historyCommand() *cobra.Command {
 	}
 }
 
-func printSessions(w io.Writer, list []db.SessionInfo) {
+func printSessions(w io.Writer, list []model.SessionInfo) {
 	if len(list) == 0 {
 		fmt.Fprintln(w, "No sessions yet. Start one: flowdeck flow plan start GOAL")
 	}

@@ -400,7 +400,7 @@ func (e *env) flowsRunsCmd() *cobra.Command {
 // flowRunErr is the exit for an error about a run named on the command
 // line: an unknown id is the caller's mistake, anything else is ours.
 func flowRunErr(err error) error {
-	var none db.ErrNoFlowRun
+	var none model.ErrNoFlowRun
 	if errors.As(err, &none) {
 		return usageErr("%v (flowdeck flows runs lists them)", err)
 	}
@@ -460,7 +460,7 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 			ctx, stop := flowsContext()
 			defer stop()
 			run, err := eng.Resume(ctx, args[0])
-			if errors.As(err, new(db.ErrNoFlowRun)) {
+			if errors.As(err, new(model.ErrNoFlowRun)) {
 				return flowRunErr(err)
 			}
 			return e.flowRunResult(st, run, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // The recovery path for a damaged database: export what can be read,
@@ -88,7 +89,7 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(fa, fb)
 }
 
-func (e *env) reportExport(w io.Writer, rep *db.ExportReport, target string) error {
+func (e *env) reportExport(w io.Writer, rep *model.ExportReport, target string) error {
 	if e.json {
 		writeJSONTo(w, map[string]any{"ok": len(rep.Problems) == 0, "report": rep, "file": target})
 	} else {
@@ -169,7 +170,7 @@ flowdeck.db.replaced-TIME (it is never deleted).`,
 }
 
 // doctorDatabase checks the project's database; nil when there is none.
-func (e *env) doctorDatabase() (*db.DoctorReport, error) {
+func (e *env) doctorDatabase() (*model.DoctorReport, error) {
 	path, err := e.dbPath()
 	if err != nil {
 		return nil, err
@@ -184,7 +185,7 @@ func (e *env) doctorDatabase() (*db.DoctorReport, error) {
 	return rep, nil
 }
 
-func (e *env) printDoctorDatabase(rep *db.DoctorReport) {
+func (e *env) printDoctorDatabase(rep *model.DoctorReport) {
 	if rep == nil {
 		fmt.Fprintln(e.stdout, "Database: none in this project yet")
 		return

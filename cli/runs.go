@@ -33,7 +33,7 @@ func (e *env) recallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := ops.Recall(st, db.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
+			res, err := ops.Recall(st, model.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -246,7 +246,7 @@ func (e *env) forgetCmd() *cobra.Command {
 		Short: "Delete stored output and its index (records and evidence stay)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q := db.ForgetQuery{RunID: run, All: all}
+			q := model.ForgetQuery{RunID: run, All: all}
 			set := 0
 			for _, on := range []bool{run != "", before != "", all} {
 				if on {

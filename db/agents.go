@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // agentKeyPrefix keys an agent's last lifecycle event in the meta bucket.
@@ -15,17 +16,9 @@ import (
 // per turn would flood the history.
 var agentKeyPrefix = []byte("agent/")
 
-// AgentEvent is the last thing an agent's harness reported about it, such
-// as "idle" (opencode's session.idle).
-type AgentEvent struct {
-	Agent string    `json:"agent"`
-	Event string    `json:"event"`
-	At    time.Time `json:"at"`
-}
-
 // RecordAgentEvent keeps ev as its agent's latest event. The change counter
 // moves, so an open cockpit sees it.
-func (s *Store) RecordAgentEvent(ev AgentEvent) error {
+func (s *Store) RecordAgentEvent(ev model.AgentEvent) error {
 	if ev.Agent == "" || ev.Event == "" {
 		return fmt.Errorf("an agent event needs an agent and an event")
 	}
@@ -39,8 +32,8 @@ func (s *Store) RecordAgentEvent(ev AgentEvent) error {
 }
 
 // AgentEvents returns every agent's latest event, by agent name.
-func (s *Store) AgentEvents() ([]AgentEvent, error) {
-	var out []AgentEvent
+func (s *Store) AgentEvents() ([]model.AgentEvent, error) {
+	var out []model.AgentEvent
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		out, err = agentEventsTx(tx)
 		return err
@@ -48,11 +41,11 @@ func (s *Store) AgentEvents() ([]AgentEvent, error) {
 	return out, err
 }
 
-func agentEventsTx(tx *bolt.Tx) ([]AgentEvent, error) {
-	var out []AgentEvent
+func agentEventsTx(tx *bolt.Tx) ([]model.AgentEvent, error) {
+	var out []model.AgentEvent
 	c := tx.Bucket(bucketMeta).Cursor()
 	for k, v := c.Seek(agentKeyPrefix); k != nil && bytes.HasPrefix(k, agentKeyPrefix); k, v = c.Next() {
-		var ev AgentEvent
+		var ev model.AgentEvent
 		if err := json.Unmarshal(v, &ev); err != nil {
 			return nil, fmt.Errorf("agent event %s: decode: %w", k, err)
 		}

@@ -1,6 +1,8 @@
 package db
 
 import (
+	"github.com/flowdeck/flowdeck/model"
+
 	"testing"
 	"time"
 )
@@ -10,7 +12,7 @@ import (
 func TestAgentEventsKeepTheLatestPerAgent(t *testing.T) {
 	st := newStore(t)
 	before, _ := st.Changes()
-	for i, ev := range []AgentEvent{{"opencode", "busy", t0}, {"opencode", "idle", t0.Add(time.Second)}, {"claude", "idle", t0}} {
+	for i, ev := range []model.AgentEvent{{Agent: "opencode", Event: "busy", At: t0}, {Agent: "opencode", Event: "idle", At: t0.Add(time.Second)}, {Agent: "claude", Event: "idle", At: t0}} {
 		if err := st.RecordAgentEvent(ev); err != nil {
 			t.Fatalf("event %d: %v", i, err)
 		}
@@ -22,7 +24,7 @@ func TestAgentEventsKeepTheLatestPerAgent(t *testing.T) {
 	if after, _ := st.Changes(); after != before+3 {
 		t.Fatalf("change counter %d -> %d", before, after)
 	}
-	if err := st.RecordAgentEvent(AgentEvent{Agent: "x"}); err == nil {
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "x"}); err == nil {
 		t.Fatal("an event without a name was stored")
 	}
 }

@@ -10,25 +10,13 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// DoctorReport is the health of a project's database.
-type DoctorReport struct {
-	Path string `json:"path"`
-	OK   bool   `json:"ok"`
-	// Fault is why the file could not be opened or read at all.
-	Fault *model.Fault `json:"fault,omitempty"`
-	// Integrity lists what bbolt's page check found: pages that are
-	// unreachable, freed twice or out of bounds.
-	Integrity []string      `json:"integrity"`
-	Verify    *VerifyReport `json:"verify,omitempty"`
-}
-
 // Doctor checks the database at path without changing it: it opens only an
 // existing file, checks every page (bbolt's Tx.Check) and replays every
 // session's log against the stored state (Verify).
-func Doctor(path string, opts Options) (*DoctorReport, error) {
+func Doctor(path string, opts Options) (*model.DoctorReport, error) {
 	opts.Existing = true
 	abs, _ := filepath.Abs(path)
-	rep := &DoctorReport{Path: abs, Integrity: []string{}}
+	rep := &model.DoctorReport{Path: abs, Integrity: []string{}}
 	s, err := Open(path, opts)
 	if err == nil {
 		rep.Integrity, err = s.integrity()

@@ -8,6 +8,8 @@ import (
 	"io"
 
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // ExportFormat names the export's layout: a header line, then every event
@@ -22,19 +24,12 @@ type ExportHeader struct {
 	Sessions []string `json:"sessions"`
 }
 
-// ExportReport says what an export wrote and what it could not read.
-type ExportReport struct {
-	Sessions int      `json:"sessions"`
-	Events   int      `json:"events"`
-	Problems []string `json:"problems"`
-}
-
 // Export writes every session's event log to w as JSONL: the recovery path
 // for a damaged database (import replays it into a new one). Each session
 // is read in its own transaction, so damage in one session's pages loses
 // only the rest of that session's log: what was read before the damage is
 // written, and the problem is reported.
-func (s *Store) Export(w io.Writer) (*ExportReport, error) {
+func (s *Store) Export(w io.Writer) (*model.ExportReport, error) {
 	var head ExportHeader
 	err := s.view(func(tx *bolt.Tx) error {
 		head = ExportHeader{Format: ExportFormat, Schema: schemaOf(tx), Active: string(tx.Bucket(bucketMeta).Get(keyActive))}
@@ -49,7 +44,7 @@ func (s *Store) Export(w io.Writer) (*ExportReport, error) {
 	bw := bufio.NewWriter(w)
 	line, _ := json.Marshal(head)
 	bw.Write(append(line, '\n'))
-	rep := &ExportReport{Problems: []string{}}
+	rep := &model.ExportReport{Problems: []string{}}
 	for _, id := range head.Sessions {
 		n, err := s.exportSession(bw, id)
 		rep.Events += n

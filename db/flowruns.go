@@ -98,7 +98,7 @@ func loadFlowRun(tx *bolt.Tx, id string) (*model.FlowRun, error) {
 		raw = b.Get([]byte(id))
 	}
 	if raw == nil {
-		return nil, ErrNoFlowRun{id}
+		return nil, model.ErrNoFlowRun{ID: id}
 	}
 	var r model.FlowRun
 	if err := json.Unmarshal(raw, &r); err != nil {
@@ -106,11 +106,6 @@ func loadFlowRun(tx *bolt.Tx, id string) (*model.FlowRun, error) {
 	}
 	return &r, nil
 }
-
-// ErrNoFlowRun says a flow run id is unknown.
-type ErrNoFlowRun struct{ ID string }
-
-func (e ErrNoFlowRun) Error() string { return "no flow run " + e.ID }
 
 // putFlowEvents numbers, applies and appends events, then stores the run.
 func putFlowEvents(tx *bolt.Tx, r *model.FlowRun, actor string, now time.Time, evs ...model.FlowEvent) error {
@@ -146,7 +141,7 @@ func putFlowEvents(tx *bolt.Tx, r *model.FlowRun, actor string, now time.Time, e
 	return b.Put([]byte(r.ID), raw)
 }
 
-// model.FlowRun returns a stored run.
+// FlowRun returns a stored run.
 func (s *Store) FlowRun(id string) (*model.FlowRun, error) {
 	var r *model.FlowRun
 	err := s.view(func(tx *bolt.Tx) (err error) {
@@ -185,7 +180,7 @@ func flowRunsTx(tx *bolt.Tx) ([]model.FlowRun, error) {
 	return out, err
 }
 
-// model.FlowEvents returns a run's events with seq >= from (at most limit; 0 =
+// FlowEvents returns a run's events with seq >= from (at most limit; 0 =
 // all), oldest first.
 func (s *Store) FlowEvents(id string, from uint64, limit int) ([]model.FlowEvent, error) {
 	var out []model.FlowEvent

@@ -18,15 +18,6 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// ImportReport says what an import rebuilt.
-type ImportReport struct {
-	Path       string `json:"path"`
-	Sessions   int    `json:"sessions"`
-	Events     int    `json:"events"`
-	Active     string `json:"active,omitempty"`
-	MovedAside string `json:"moved_aside,omitempty"`
-}
-
 // BadExport is an export that import refuses to read: not an export, or a
 // line that does not decode or replay. It names the line.
 type BadExport struct{ Err error }
@@ -46,7 +37,7 @@ type imported struct {
 // them. The whole export is checked before anything is written. An existing
 // database is refused (database_exists) unless force, which moves it aside
 // (renamed, never deleted) first.
-func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (*ImportReport, error) {
+func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (*model.ImportReport, error) {
 	head, sessions, err := readExport(r)
 	if err != nil {
 		return nil, &BadExport{err}
@@ -68,7 +59,7 @@ func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (
 		return nil, err
 	}
 	defer l.release()
-	rep := &ImportReport{Path: s.path}
+	rep := &model.ImportReport{Path: s.path}
 	if rep.MovedAside, err = s.moveAside(root, force, now); err != nil {
 		return nil, err
 	}
@@ -120,7 +111,7 @@ func (s *Store) moveAside(r *os.Root, force bool, now time.Time) (string, error)
 	return s.project + string(os.PathSeparator) + aside, nil
 }
 
-func storeImport(tx *bolt.Tx, head ExportHeader, sessions []*imported, rep *ImportReport) error {
+func storeImport(tx *bolt.Tx, head ExportHeader, sessions []*imported, rep *model.ImportReport) error {
 	for _, imp := range sessions {
 		log, err := tx.Bucket(bucketEvents).CreateBucket([]byte(imp.id))
 		if err != nil {

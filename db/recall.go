@@ -18,19 +18,6 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// RecallQuery selects what Recall searches.
-type RecallQuery struct {
-	Query   string
-	RunID   string // only this run
-	Feature string // only runs made for this feature
-	Limit   int    // default 50
-	// LowMemory gives the memory map's pages back as the scan goes, so a
-	// search over a million lines does not add ~100 MB to the resident set
-	// of a long-lived process (the cockpit). It costs the page faults of
-	// reading them again: a one-shot CLI or MCP query leaves it off.
-	LowMemory bool
-}
-
 // Recall fuzzy-searches every indexed line of the selected runs and returns
 // the best Limit hits, ranked exactly as fuzzy.Find would rank all lines in
 // scan order (newest run first, lines in order).
@@ -40,7 +27,7 @@ type RecallQuery struct {
 // match, and finding that costs a few IndexByte calls on the pre-lowercased
 // copy of the index, straight from bbolt's memory map. The survivors are
 // scored by sahilm/fuzzy in parallel and merged.
-func (s *Store) Recall(q RecallQuery) ([]model.Hit, error) {
+func (s *Store) Recall(q model.RecallQuery) ([]model.Hit, error) {
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
@@ -132,7 +119,7 @@ type candidate struct {
 	str   string
 }
 
-func recallRuns(tx *bolt.Tx, q RecallQuery) ([]model.RunRecord, error) {
+func recallRuns(tx *bolt.Tx, q model.RecallQuery) ([]model.RunRecord, error) {
 	var runs []model.RunRecord
 	c := tx.Bucket(bucketRuns).Cursor()
 	for k, v := c.Last(); k != nil; k, v = c.Prev() {
@@ -168,7 +155,7 @@ func needles(query string) []byte {
 	return n
 }
 
-func searchChunks(chunks []recallChunk, runs []model.RunRecord, q RecallQuery, mem mapped) []model.Hit {
+func searchChunks(chunks []recallChunk, runs []model.RunRecord, q model.RecallQuery, mem mapped) []model.Hit {
 	ndl := needles(q.Query)
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(chunks)))
 	results := make([][]scored, workers)

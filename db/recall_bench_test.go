@@ -91,7 +91,7 @@ func BenchmarkRecall1M(b *testing.B) {
 		start := time.Now()
 		want := fuzzy.Find(q, all)
 		base = append(base, time.Since(start))
-		hits, err := st.Recall(RecallQuery{Query: q, Limit: 50})
+		hits, err := st.Recall(model.RecallQuery{Query: q, Limit: 50})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func BenchmarkRecall1M(b *testing.B) {
 	for b.Loop() {
 		for _, q := range recallQueries {
 			start := time.Now()
-			if _, err := st.Recall(RecallQuery{Query: q, Limit: 50}); err != nil {
+			if _, err := st.Recall(model.RecallQuery{Query: q, Limit: 50}); err != nil {
 				b.Fatal(err)
 			}
 			times = append(times, time.Since(start))
@@ -130,7 +130,7 @@ func TestRecallQueriesMatchFuzzyFindOnLogs(t *testing.T) {
 	for i, q := range recallQueries {
 		// Half the queries give pages back as they scan, as the cockpit does:
 		// the results must not depend on it.
-		hits, err := st.Recall(RecallQuery{Query: q, Limit: 50, LowMemory: i%2 == 1})
+		hits, err := st.Recall(model.RecallQuery{Query: q, Limit: 50, LowMemory: i%2 == 1})
 		if err != nil {
 			t.Fatal(err)
 		}

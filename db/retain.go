@@ -4,23 +4,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// ForgetQuery says which runs' output to delete.
-type ForgetQuery struct {
-	RunID  string
-	Before time.Time // runs that started before this; zero = no bound
-	All    bool
-}
-
 // Forget deletes output and index of the selected runs (the records stay,
 // marked forgotten) and returns how many runs it touched.
-func (s *Store) Forget(q ForgetQuery) (int, error) {
+func (s *Store) Forget(q model.ForgetQuery) (int, error) {
 	n := 0
 	err := s.update(func(tx *bolt.Tx) error {
 		n = 0

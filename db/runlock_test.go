@@ -72,7 +72,7 @@ func TestDeadCapturerMeansInterrupted(t *testing.T) {
 		t.Fatalf("output %q, %v", out, err)
 	}
 	// forget --all forgets the interrupted run, not the live one.
-	if n, err := st.Forget(ForgetQuery{All: true}); n != 1 || err != nil {
+	if n, err := st.Forget(model.ForgetQuery{All: true}); n != 1 || err != nil {
 		t.Fatalf("Forget(all) = %d, %v", n, err)
 	}
 	if r, _ := st.Run(alive.ID()); r.Forgotten || r.Outcome != model.RunRunning {
@@ -85,7 +85,7 @@ func TestForgetRunSettlesADeadRun(t *testing.T) {
 	w := startRun(t, st, "dead", "x\n")
 	abandon(t, w)
 	// No listing in between: forget itself sees that the capturer died.
-	if n, err := st.Forget(ForgetQuery{RunID: w.ID()}); n != 1 || err != nil {
+	if n, err := st.Forget(model.ForgetQuery{RunID: w.ID()}); n != 1 || err != nil {
 		t.Fatalf("Forget(run) = %d, %v", n, err)
 	}
 	if r, _ := st.Run(w.ID()); !r.Forgotten || r.Outcome != model.RunInterrupted {

@@ -131,7 +131,7 @@ func TestRecallRanksLikeFuzzyFind(t *testing.T) {
 		all = append(all, runs[r]...)
 	}
 	for _, q := range []string{"fail", "tstlgn", "err", "PANIC", "pkgauth", "é", "gcxy", "zzz"} {
-		hits, err := st.Recall(RecallQuery{Query: q, Limit: 20})
+		hits, err := st.Recall(model.RecallQuery{Query: q, Limit: 20})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,22 +159,22 @@ func TestRecallFiltersAndForget(t *testing.T) {
 	st := newStore(t)
 	a := writeRun(t, st, []string{"go", "test"}, "auth", []string{"--- FAIL: TestLogin", "ok"})
 	writeRun(t, st, []string{"make"}, "ui", []string{"FAIL: build"})
-	hits, _ := st.Recall(RecallQuery{Query: "fail"})
+	hits, _ := st.Recall(model.RecallQuery{Query: "fail"})
 	if len(hits) != 2 {
 		t.Fatalf("hits = %+v", hits)
 	}
-	hits, _ = st.Recall(RecallQuery{Query: "fail", Feature: "auth"})
+	hits, _ = st.Recall(model.RecallQuery{Query: "fail", Feature: "auth"})
 	if len(hits) != 1 || hits[0].RunID != a.ID || hits[0].Line != 1 {
 		t.Fatalf("feature filter: %+v", hits)
 	}
-	hits, _ = st.Recall(RecallQuery{Query: "fail", RunID: a.ID})
+	hits, _ = st.Recall(model.RecallQuery{Query: "fail", RunID: a.ID})
 	if len(hits) != 1 {
 		t.Fatalf("run filter: %+v", hits)
 	}
-	if n, err := st.Forget(ForgetQuery{RunID: a.ID}); n != 1 || err != nil {
+	if n, err := st.Forget(model.ForgetQuery{RunID: a.ID}); n != 1 || err != nil {
 		t.Fatalf("forget = %d, %v", n, err)
 	}
-	if hits, _ = st.Recall(RecallQuery{Query: "fail"}); len(hits) != 1 {
+	if hits, _ = st.Recall(model.RecallQuery{Query: "fail"}); len(hits) != 1 {
 		t.Fatalf("after forget: %+v", hits)
 	}
 	rec, _ := st.Run(a.ID)
@@ -228,10 +228,10 @@ func TestIndexStopsAtItsBudgetOutputDoesNot(t *testing.T) {
 	if !rec.IndexTruncated || rec.IndexedBytes != 96 || rec.Lines != 50 || rec.Bytes != 400 {
 		t.Fatalf("record = %+v", rec)
 	}
-	if hits, _ := st.Recall(RecallQuery{Query: "line 11"}); len(hits) != 1 || hits[0].Line != 12 {
+	if hits, _ := st.Recall(model.RecallQuery{Query: "line 11"}); len(hits) != 1 || hits[0].Line != 12 {
 		t.Fatalf("indexed line not found: %+v", hits)
 	}
-	if hits, _ := st.Recall(RecallQuery{Query: "line 40"}); len(hits) != 0 {
+	if hits, _ := st.Recall(model.RecallQuery{Query: "line 40"}); len(hits) != 0 {
 		t.Fatalf("a line past the budget was indexed: %+v", hits)
 	}
 	if data, _, _ := st.ReadOutput(rec.ID, 392, 100); string(data) != "line 49\n" {

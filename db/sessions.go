@@ -258,24 +258,9 @@ func (s *Store) Session(id string) (*model.Session, error) {
 	return sess, err
 }
 
-// SessionInfo summarizes a stored session for lists.
-type SessionInfo struct {
-	ID        string              `json:"id"`
-	Goal      string              `json:"goal"`
-	Status    model.SessionStatus `json:"status"`
-	Approval  model.Approval      `json:"approval"`
-	Active    bool                `json:"active"`
-	Archived  bool                `json:"archived"`
-	Completed int                 `json:"completed"`
-	Features  int                 `json:"features"`
-	Events    uint64              `json:"events"`
-	Created   time.Time           `json:"created"`
-	Updated   time.Time           `json:"updated"`
-}
-
 // Sessions lists every stored session, newest first.
-func (s *Store) Sessions() ([]SessionInfo, error) {
-	var out []SessionInfo
+func (s *Store) Sessions() ([]model.SessionInfo, error) {
+	var out []model.SessionInfo
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		out, err = sessionsTx(tx)
 		return err
@@ -283,8 +268,8 @@ func (s *Store) Sessions() ([]SessionInfo, error) {
 	return out, err
 }
 
-func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
-	var out []SessionInfo
+func sessionsTx(tx *bolt.Tx) ([]model.SessionInfo, error) {
+	var out []model.SessionInfo
 	active := string(tx.Bucket(bucketMeta).Get(keyActive))
 	err := tx.Bucket(bucketSessions).ForEach(func(k, v []byte) error {
 		// Only what the list shows: decoding whole sessions (evidence,
@@ -306,7 +291,7 @@ func sessionsTx(tx *bolt.Tx) ([]SessionInfo, error) {
 		if err := json.Unmarshal(v, &sess); err != nil {
 			return fmt.Errorf("session %s: decode: %w", k, err)
 		}
-		info := SessionInfo{
+		info := model.SessionInfo{
 			ID: sess.ID, Goal: sess.Goal, Status: sess.Status, Approval: sess.Approval,
 			Active: sess.ID == active, Archived: sess.Archived, Events: sess.Seq,
 			Created: sess.Timestamps.Created, Updated: sess.Timestamps.Updated,

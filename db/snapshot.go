@@ -6,22 +6,12 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// Snapshot is everything a watcher (the cockpit) redraws from.
-type Snapshot struct {
-	Active    *model.Session
-	Sessions  []SessionInfo
-	Runs      []model.RunRecord // newest first
-	Agents    []AgentEvent
-	FlowRuns  []model.FlowRun
-	Decisions []model.Decision // pending only
-}
-
 // Snapshot reads the active session, the session list, the newest runs
 // (at most runs of them), the agents' events, the flow runs and the pending
 // decisions in one read transaction: one open and one shared lock instead of
 // one per list, and the lists agree with each other.
-func (s *Store) Snapshot(runs int) (*Snapshot, error) {
-	snap := &Snapshot{}
+func (s *Store) Snapshot(runs int) (*model.Snapshot, error) {
+	snap := &model.Snapshot{}
 	err := s.view(func(tx *bolt.Tx) (err error) {
 		if snap.Active, err = loadActive(tx); err != nil {
 			return err

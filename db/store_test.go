@@ -302,7 +302,7 @@ func TestSnapshotMatchesSeparateReads(t *testing.T) {
 	mustDo(t, st, model.PlanApply{Plan: twoFeaturePlan()})
 	writeRun(t, st, []string{"a"}, "", []string{"one"})
 	writeRun(t, st, []string{"b"}, "", []string{"two"})
-	if err := st.RecordAgentEvent(AgentEvent{Agent: "opencode", Event: "idle", At: t0}); err != nil {
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "opencode", Event: "idle", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := st.Snapshot(1)

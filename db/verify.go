@@ -10,30 +10,10 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// VerifyReport is the outcome of replaying every session's log.
-type VerifyReport struct {
-	Sessions int               `json:"sessions"`
-	Events   int               `json:"events"`
-	Problems []VerifyProblem   `json:"problems"`
-	Checked  map[string]uint64 `json:"checked"`
-}
-
-// VerifyProblem names a session whose replayed state differs from the stored
-// one, and the first event where they part.
-type VerifyProblem struct {
-	Session string `json:"session"`
-	Seq     uint64 `json:"seq"`
-	Message string `json:"message"`
-}
-
-func (p VerifyProblem) String() string {
-	return fmt.Sprintf("session %s, event %d: %s", p.Session, p.Seq, p.Message)
-}
-
 // Verify replays every session's events through model.Apply, the same code
 // that executed them, and compares the result with the materialized session.
-func (s *Store) Verify() (*VerifyReport, error) {
-	rep := &VerifyReport{Checked: map[string]uint64{}, Problems: []VerifyProblem{}}
+func (s *Store) Verify() (*model.VerifyReport, error) {
+	rep := &model.VerifyReport{Checked: map[string]uint64{}, Problems: []model.VerifyProblem{}}
 	err := s.view(func(tx *bolt.Tx) error {
 		return tx.Bucket(bucketSessions).ForEach(func(k, stored []byte) error {
 			rep.Sessions++
@@ -50,10 +30,10 @@ func (s *Store) Verify() (*VerifyReport, error) {
 	return rep, err
 }
 
-func verifySession(tx *bolt.Tx, id string, stored []byte) (int, *VerifyProblem) {
+func verifySession(tx *bolt.Tx, id string, stored []byte) (int, *model.VerifyProblem) {
 	log := tx.Bucket(bucketEvents).Bucket([]byte(id))
 	if log == nil {
-		return 0, &VerifyProblem{Session: id, Message: "no event log"}
+		return 0, &model.VerifyProblem{Session: id, Message: "no event log"}
 	}
 	sess := &model.Session{}
 	var hashes []hashPoint
@@ -64,14 +44,14 @@ func verifySession(tx *bolt.Tx, id string, stored []byte) (int, *VerifyProblem) 
 		seq := getU64(k)
 		var rec storedEvent
 		if err := json.Unmarshal(v, &rec); err != nil {
-			return n, &VerifyProblem{Session: id, Seq: seq, Message: "undecodable event: " + err.Error()}
+			return n, &model.VerifyProblem{Session: id, Seq: seq, Message: "undecodable event: " + err.Error()}
 		}
 		if seq != expect || rec.Seq != seq {
-			return n, &VerifyProblem{Session: id, Seq: seq, Message: fmt.Sprintf("expected event %d here", expect)}
+			return n, &model.VerifyProblem{Session: id, Seq: seq, Message: fmt.Sprintf("expected event %d here", expect)}
 		}
 		expect++
 		if err := model.Apply(sess, rec.Event); err != nil {
-			return n, &VerifyProblem{Session: id, Seq: seq, Message: err.Error()}
+			return n, &model.VerifyProblem{Session: id, Seq: seq, Message: err.Error()}
 		}
 		n++
 		if rec.StateHash != "" {
@@ -80,12 +60,12 @@ func verifySession(tx *bolt.Tx, id string, stored []byte) (int, *VerifyProblem) 
 	}
 	replayed, err := json.Marshal(sess)
 	if err != nil {
-		return n, &VerifyProblem{Session: id, Message: err.Error()}
+		return n, &model.VerifyProblem{Session: id, Message: err.Error()}
 	}
 	if bytes.Equal(replayed, stored) {
 		return n, nil
 	}
-	return n, &VerifyProblem{Session: id, Seq: firstDivergence(log, hashes, sess.Seq),
+	return n, &model.VerifyProblem{Session: id, Seq: firstDivergence(log, hashes, sess.Seq),
 		Message: "replayed state differs from the stored session: " + firstFieldDiff(replayed, stored)}
 }
 

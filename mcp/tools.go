@@ -387,7 +387,7 @@ func (s *server) addTools() {
 		s.run)
 	addTool(s, "recall", "Fuzzy-search every line of output that flowdeck has stored, newest run first.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in recallArgs) (ops.Result, error) {
-			return asResult(ops.Recall(s.st, db.RecallQuery{Query: in.Query, RunID: in.RunID, Feature: in.FeatureID, Limit: in.Limit}))
+			return asResult(ops.Recall(s.st, model.RecallQuery{Query: in.Query, RunID: in.RunID, Feature: in.FeatureID, Limit: in.Limit}))
 		})
 	addTool(s, "diagram", "Draw the active plan's dependency graph.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in diagramArgs) (ops.Result, error) {

@@ -44,7 +44,7 @@ type HUD struct {
 	NextCommand    string     `json:"next_command"`
 	// Agents are each agent's last lifecycle event (e.g. idle) and when:
 	// JSON only, the latest hudMaxItems.
-	Agents []db.AgentEvent `json:"agents,omitempty"`
+	Agents []model.AgentEvent `json:"agents,omitempty"`
 }
 
 // HUDFeature is the active feature and how to verify it.
@@ -218,9 +218,9 @@ func (h *HUD) clipped(n, next int) *HUD {
 }
 
 // latestAgents keeps the hudMaxItems agents heard from last, names clipped.
-func latestAgents(evs []db.AgentEvent, n int) []db.AgentEvent {
+func latestAgents(evs []model.AgentEvent, n int) []model.AgentEvent {
 	out := slices.Clone(evs)
-	slices.SortStableFunc(out, func(a, b db.AgentEvent) int { return b.At.Compare(a.At) })
+	slices.SortStableFunc(out, func(a, b model.AgentEvent) int { return b.At.Compare(a.At) })
 	if len(out) > hudMaxItems {
 		out = out[:hudMaxItems]
 	}

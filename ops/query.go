@@ -9,7 +9,7 @@ import (
 // SessionsResult lists the stored sessions, newest first.
 type SessionsResult struct {
 	OK       bool             `json:"ok"`
-	Sessions []db.SessionInfo `json:"sessions"`
+	Sessions []model.SessionInfo `json:"sessions"`
 }
 
 func (*SessionsResult) Refusal() *model.Error { return nil }
@@ -28,7 +28,7 @@ func (*HistoryResult) Refusal() *model.Error { return nil }
 // A nil st is a project without a database: no sessions.
 func History(st *db.Store, sessionID string) (Result, error) {
 	if st == nil && sessionID == "" {
-		return &SessionsResult{OK: true, Sessions: []db.SessionInfo{}}, nil
+		return &SessionsResult{OK: true, Sessions: []model.SessionInfo{}}, nil
 	} else if st == nil {
 		return Refused(&model.Error{Code: model.CodeUnknownSession, Message: "no session " + sessionID,
 			Recovery: model.Recovery{Hint: "flowdeck flow history lists the stored sessions.", NextCommand: "flowdeck flow history"}}), nil
@@ -103,7 +103,7 @@ func (*RecallResult) Refusal() *model.Error { return nil }
 
 // Recall fuzzy-searches the indexed output.
 // A nil st is a project without a database: nothing stored.
-func Recall(st *db.Store, q db.RecallQuery) (*RecallResult, error) {
+func Recall(st *db.Store, q model.RecallQuery) (*RecallResult, error) {
 	var hits []model.Hit
 	if st != nil {
 		var err error

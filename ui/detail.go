@@ -8,7 +8,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/render"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -201,7 +200,7 @@ func dropRelativeLinks(md string) string {
 	return relLink.ReplaceAllString(md, "$1")
 }
 
-func welcomeMarkdown(sessions []db.SessionInfo) string {
+func welcomeMarkdown(sessions []model.SessionInfo) string {
 	var b strings.Builder
 	b.WriteString("# No active session\n\nStart one from the command line: press `:` and type `/flow-plan GOAL`.\n\n")
 	if len(sessions) > 0 {
@@ -211,7 +210,7 @@ func welcomeMarkdown(sessions []db.SessionInfo) string {
 	return b.String()
 }
 
-func historyMarkdown(s *model.Session, sessions []db.SessionInfo) string {
+func historyMarkdown(s *model.Session, sessions []model.SessionInfo) string {
 	var b strings.Builder
 	b.WriteString("# History\n\n## Sessions\n\n")
 	if len(sessions) == 0 {
@@ -232,7 +231,7 @@ func historyMarkdown(s *model.Session, sessions []db.SessionInfo) string {
 	return b.String()
 }
 
-func writeSessions(b *strings.Builder, sessions []db.SessionInfo) {
+func writeSessions(b *strings.Builder, sessions []model.SessionInfo) {
 	for _, si := range sessions {
 		mark := ""
 		if si.Active {

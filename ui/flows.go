@@ -81,7 +81,7 @@ type flowLoad struct {
 // the view shown now: while its run has no new event it is reused (a long
 // run has thousands of events and output makes loads frequent), with
 // whether a process executes it read again.
-func readFlows(st *db.Store, snap *db.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
+func readFlows(st *db.Store, snap *model.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
 	fl.runs, fl.decisions = snap.FlowRuns, snap.Decisions
 	runs := snap.Runs
 	if pin == "" {

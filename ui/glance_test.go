@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -61,7 +60,7 @@ func TestSessionBarShowsIdleAgent(t *testing.T) {
 	cfg := zeroConfig()
 	h := newHarness(t, st, 160, 48, cfg)
 	h.m.now = clk.Now
-	if err := st.RecordAgentEvent(db.AgentEvent{Agent: "opencode", Event: "idle", At: t0.Add(50 * time.Minute)}); err != nil {
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "opencode", Event: "idle", At: t0.Add(50 * time.Minute)}); err != nil {
 		t.Fatal(err)
 	}
 	h.tick()

@@ -5,7 +5,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -20,9 +19,9 @@ type loadedMsg struct {
 	seq      int
 	stamp    string
 	sess     *model.Session
-	sessions []db.SessionInfo
+	sessions []model.SessionInfo
 	runs     []model.RunRecord
-	agents   []db.AgentEvent
+	agents   []model.AgentEvent
 	flows    flowLoad
 	// gone is the decision the open prompt answers, read when it is no
 	// longer pending, so the prompt can say who resolved it.

@@ -87,8 +87,8 @@ type Model struct {
 
 	// State from the store, replaced wholesale on every load.
 	sess     *model.Session
-	sessions []db.SessionInfo
-	agents   []db.AgentEvent // each agent's last lifecycle event (e.g. idle)
+	sessions []model.SessionInfo
+	agents   []model.AgentEvent // each agent's last lifecycle event (e.g. idle)
 	loaded   bool
 	stamp    string
 	loading  bool

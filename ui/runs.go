@@ -3,7 +3,6 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -266,7 +265,7 @@ func (m *Model) recallCmd(q string) tea.Cmd {
 	m.recallBusy, m.recallNext = true, ""
 	st := m.st
 	return func() tea.Msg {
-		hits, err := st.Recall(db.RecallQuery{Query: q, Limit: 200, LowMemory: true})
+		hits, err := st.Recall(model.RecallQuery{Query: q, Limit: 200, LowMemory: true})
 		return recallMsg{query: q, hits: hits, err: err}
 	}
 }
