@@ -8,7 +8,7 @@ import (
 
 // SessionsResult lists the stored sessions, newest first.
 type SessionsResult struct {
-	OK       bool             `json:"ok"`
+	OK       bool                `json:"ok"`
 	Sessions []model.SessionInfo `json:"sessions"`
 }
 
