@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowdeck/flowdeck/agentinit"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // agentCommands are the commands that plug coding agents into flowdeck.
@@ -27,7 +27,7 @@ func (e *env) agentCommands() []*cobra.Command {
 // binary that links the MCP SDK, sets it; in the lean flowdeck it is nil and
 // `flowdeck mcp` becomes flowdeck-mcp, so that agents' many other CLI calls
 // do not load the SDK (its package init and a binary twice the size).
-var MCPServer func(ctx context.Context, st *db.Store, actor string, stdin io.Reader, stdout, stderr io.Writer) error
+var MCPServer func(ctx context.Context, p *project.Project, actor string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // MCPBinary is the companion binary that holds the MCP server.
 const MCPBinary = "flowdeck-mcp"
@@ -46,21 +46,24 @@ Events are recorded as the tool call's agent_id, else --actor, else the
 MCP client's name from the initialize handshake.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
-			if err != nil {
-				return err
-			}
 			// Only an explicit --actor overrides the client's name: a
 			// $FLOWDECK_ACTOR in the person's shell names the person.
 			actor := e.actor
+			p, err := e.openProject(actor, e.stderr)
+			if err != nil {
+				return err
+			}
+			if err := p.Create(); err != nil {
+				return e.fail(err)
+			}
 			if MCPServer == nil {
-				return e.execMCP(st, actor)
+				return e.execMCP(p.Root(), actor)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// Clients show tool results to people, often in a terminal: the
 			// JSON-RPC lines carry C1 and bidi characters escaped too.
-			if err := MCPServer(ctx, st, actor, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
+			if err := MCPServer(ctx, p, actor, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
 				return internalErr(fmt.Errorf("mcp: %w", err))
 			}
 			return nil
@@ -70,12 +73,12 @@ MCP client's name from the initialize handshake.`,
 
 // execMCP becomes flowdeck-mcp on the same project; the client's pipes and
 // signals reach it directly.
-func (e *env) execMCP(st *db.Store, actor string) error {
+func (e *env) execMCP(root, actor string) error {
 	bin, err := findCompanion(MCPBinary)
 	if err != nil {
 		return internalErr(err)
 	}
-	args := []string{bin, "--dir", filepath.Dir(st.Dir())}
+	args := []string{bin, "--dir", root}
 	if actor != "" {
 		args = append(args, "--actor", actor)
 	}
@@ -242,12 +245,12 @@ func (e *env) agentEventCmd() *cobra.Command {
 			if err := e.readHookInput(); err != nil {
 				return err
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
 			ev := model.AgentEvent{Agent: agent, Event: args[0], At: e.now()}
-			if err := st.RecordAgentEvent(ev); err != nil {
+			if err := p.RecordAgentEvent(ev); err != nil {
 				return e.fail(err)
 			}
 			if e.json {

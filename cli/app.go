@@ -1,22 +1,21 @@
-// Package cli is flowdeck's command line: it parses arguments, calls db and
-// model, and prints results for people (short text) and agents (--json).
+// Package cli is flowdeck's command line: it parses arguments, acts through
+// a *project.Project, and prints results for people (short text) and
+// agents (--json).
 package cli
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/termtext"
 )
 
@@ -47,6 +46,7 @@ type env struct {
 	full           bool // flow actions and status: the whole session in --json
 	now            func() time.Time
 	cockpitFn      Cockpit
+	proj           *project.Project // opened by project()
 	// expectSeq is --expect-seq of the flow actions: the session sequence
 	// the caller decided on (0: no guard).
 	expectSeq uint64
@@ -199,58 +199,45 @@ func (e *env) rootCommand() *cobra.Command {
 	return root
 }
 
-// readStore opens the project's database for a command that only reads. A
-// project without one has nothing to read: st is nil, and no file or
-// directory is created.
-func (e *env) readStore() (*db.Store, error) {
-	dir, err := e.projectDir()
+// project opens the project for this command (once): --dir, else the
+// nearest directory upward with .git or .flow from the hook's cwd or the
+// working directory. Nothing is created until a command writes.
+func (e *env) project() (*project.Project, error) {
+	if e.proj != nil {
+		return e.proj, nil
+	}
+	p, err := e.openProject(e.actorName(), e.stderr)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(filepath.Join(dir, db.DBFile)); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	return e.store()
+	e.proj = p
+	return p, nil
 }
 
-// store opens the project's database, creating it when needed.
-func (e *env) store() (*db.Store, error) {
-	dir, err := e.projectDir()
-	if err != nil {
-		return nil, err
-	}
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
-	if err != nil {
-		return nil, e.fail(err)
-	}
-	return st, nil
-}
-
-// projectDir is --dir, else the nearest directory upward with .git or
-// .flow (db.FindRoot) from the hook's cwd or the working directory.
-func (e *env) projectDir() (string, error) {
+// openProject opens the project acting as actor ("": the config's actor,
+// else human); the config's and the patterns' problems go to warn.
+func (e *env) openProject(actor string, warn io.Writer) (*project.Project, error) {
+	dir, asRoot := e.startDir, false
 	if e.dir != "" {
-		if fi, err := os.Stat(e.dir); err != nil || !fi.IsDir() {
-			return "", usageErr("--dir %s is not a directory", e.dir)
-		}
-		dir, err := filepath.Abs(e.dir)
-		if err != nil {
-			return "", internalErr(err)
-		}
-		return dir, nil
+		dir, asRoot = e.dir, true
 	}
-	wd := e.startDir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return "", internalErr(err)
-		}
+	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot})
+	var notDir *project.NotDirError
+	if errors.As(err, &notDir) {
+		return nil, usageErr("%v", err)
+	} else if err != nil {
+		return nil, internalErr(err)
 	}
-	root, err := db.FindRoot(wd)
+	return p, nil
+}
+
+// projectDir is the project's root.
+func (e *env) projectDir() (string, error) {
+	p, err := e.project()
 	if err != nil {
-		return "", internalErr(err)
+		return "", err
 	}
-	return root, nil
+	return p.Root(), nil
 }
 
 func (e *env) actorName() string {
@@ -265,11 +252,11 @@ func (e *env) actorName() string {
 
 // do runs one action against the project and prints its result.
 func (e *env) do(a model.Action) error {
-	st, err := e.store()
+	p, err := e.project()
 	if err != nil {
 		return err
 	}
-	res, err := ops.DoSeen(st, a, e.expectSeq, e.actorName(), e.now(), e.full)
+	res, err := p.Do(a, e.expectSeq, e.full)
 	if err != nil {
 		return e.fail(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // Cockpit opens the Bubble Tea cockpit on a project. flowdeck-cockpit passes
@@ -21,7 +21,7 @@ import (
 // flowdeck-cockpit instead (see ExecCockpit), so that agents' CLI calls do
 // not pay the Charm libraries' package initialisation (tens of
 // milliseconds of width tables and lexers) on every call.
-type Cockpit func(st *db.Store, actor string) error
+type Cockpit func(p *project.Project) error
 
 // CockpitBinary is the companion binary that holds the cockpit.
 const CockpitBinary = "flowdeck-cockpit"
@@ -35,19 +35,25 @@ func (e *env) cockpit() error {
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return usageErr("the cockpit needs a terminal; for scripts use the subcommands (flowdeck help)")
 	}
-	st, err := e.store()
+	return e.openCockpit(true)
+}
+
+// openCockpit opens the cockpit on the project (its database created first);
+// with replace, this process becomes flowdeck-cockpit.
+func (e *env) openCockpit(replace bool) error {
+	// No warnings on the terminal the cockpit paints: it shows the
+	// config's and the patterns' problems itself.
+	p, err := e.openProject(e.cockpitActor(), nil)
 	if err != nil {
 		return err
 	}
-	return e.openCockpit(st, true)
-}
-
-func (e *env) openCockpit(st *db.Store, replace bool) error {
-	var err error
+	if err := p.Create(); err != nil {
+		return e.fail(err)
+	}
 	if e.cockpitFn != nil {
-		err = e.cockpitFn(st, e.cockpitActor())
+		err = e.cockpitFn(p)
 	} else {
-		err = e.execCockpit(st, e.cockpitActor(), replace)
+		err = e.execCockpit(p.Root(), e.cockpitActor(), replace)
 	}
 	if err != nil {
 		var s silent
@@ -68,17 +74,16 @@ func (e *env) cockpitActor() string {
 	return os.Getenv("FLOWDECK_ACTOR")
 }
 
-// execCockpit runs flowdeck-cockpit on the store's project with this
+// execCockpit runs flowdeck-cockpit on the project at root with this
 // process's terminal. With replace, this process becomes the cockpit
 // (execve), so signals reach it directly; otherwise it is a child, the
 // termination signals are passed on to it, and execCockpit waits for it.
-func (e *env) execCockpit(st *db.Store, actor string, replace bool) error {
+func (e *env) execCockpit(root, actor string, replace bool) error {
 	bin, err := FindCockpit()
 	if err != nil {
 		return err
 	}
-	project := filepath.Dir(st.Dir()) // the directory that holds .flow
-	args := []string{bin, "--dir", project}
+	args := []string{bin, "--dir", root}
 	if actor != "" {
 		args = append(args, "--actor", actor)
 	}

@@ -19,11 +19,11 @@ func (e *env) decisionsCmd() *cobra.Command {
 		Short: "List the pending decisions of flow runs (--all: resolved ones too)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Decisions(st, all, e.actorName(), e.now())
+			res, err := p.Decisions(all)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -100,11 +100,11 @@ process that waits for it, else with flowdeck flows resume RUN.`,
 				}
 				a.Vars[k] = v
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Resolve(st, args[0], a, e.actorName(), e.now())
+			res, err := p.Resolve(args[0], a)
 			if err != nil {
 				return e.fail(err)
 			}

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 func (e *env) demoCommand() *cobra.Command {
@@ -46,16 +46,16 @@ kept.`,
 			} else {
 				defer os.RemoveAll(dir)
 			}
-			st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+			// The demo project is the project of this command and of the
+			// cockpit it opens.
+			e.dir = dir
+			p, err := e.project()
 			if err != nil {
-				return internalErr(err)
+				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := demo.WriteProject(dir); err != nil {
-				return internalErr(err)
-			}
-			if err := demo.Seed(ctx, st, dir, e.patternSet(st)); err != nil {
+			if err := p.SeedDemo(ctx); err != nil {
 				return internalErr(err)
 			}
 			if !noAgent {
@@ -73,7 +73,7 @@ kept.`,
 				<-ctx.Done()
 				return nil
 			}
-			return e.openCockpit(st, false)
+			return e.openCockpit(false)
 		},
 	}
 	c.Flags().BoolVar(&keep, "keep", false, "keep the demo project for inspection")
@@ -102,27 +102,22 @@ func (e *env) demoDir() (dir string, temp bool, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", false, usageErr("--dir %s: %v", e.dir, err)
 	}
-	path := filepath.Join(dir, db.DBFile)
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	p, err := project.Open(dir, project.Options{AsRoot: true})
+	if err != nil {
+		return "", false, internalErr(err)
+	}
+	if _, err := os.Stat(p.DatabasePath()); errors.Is(err, fs.ErrNotExist) {
 		return dir, false, nil // no project yet
 	} else if err != nil {
 		return "", false, usageErr("--dir %s: %v", e.dir, err)
 	}
-	st, err := db.Open(path, db.Options{})
+	sessions, runs, err := p.Contents()
 	if err != nil {
 		return "", false, internalErr(err)
 	}
-	sessions, err := st.Sessions()
-	if err != nil {
-		return "", false, internalErr(err)
-	}
-	runs, err := st.Runs(1)
-	if err != nil {
-		return "", false, internalErr(err)
-	}
-	if len(sessions) > 0 || len(runs) > 0 {
-		what := fmt.Sprintf("%d session(s)", len(sessions))
-		if len(runs) > 0 {
+	if sessions > 0 || runs {
+		what := fmt.Sprintf("%d session(s)", sessions)
+		if runs {
 			what += " and stored runs"
 		}
 		return "", false, usageErr("%s already holds a flowdeck project (%s): the demo seeds a session of its own; "+

@@ -80,11 +80,11 @@ func (e *env) statusCommand() *cobra.Command {
 		Short: "Show the active session, its features and the next command",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Status(st, e.full)
+			res, err := p.Status(e.full)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -298,7 +298,7 @@ func (e *env) historyCommand() *cobra.Command {
 		Short: "List stored sessions, or one session's history",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
@@ -306,7 +306,7 @@ func (e *env) historyCommand() *cobra.Command {
 			if len(args) == 1 {
 				id = args[0]
 			}
-			res, err := ops.History(st, id)
+			res, err := p.History(id)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -347,11 +347,11 @@ func (e *env) verifyCommand() *cobra.Command {
 		Short: "Replay every session's event log and compare it with the stored state",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			rep, err := st.Verify()
+			rep, err := p.Verify()
 			if err != nil {
 				return internalErr(err)
 			}
@@ -382,11 +382,11 @@ func (e *env) diagramCommand() *cobra.Command {
 		Short: "Draw the active plan's dependency graph",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Diagram(st, format)
+			res, err := p.Diagram(format)
 			if ops.IsArgError(err) {
 				return usageErr("%v", err)
 			} else if err != nil {

@@ -12,15 +12,14 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // flowsCmd is `flowdeck flows ...`: literate flows from the shell.
@@ -157,12 +156,14 @@ func (e *env) flowsCheckCmd() *cobra.Command {
 }
 
 // engine builds the flow engine for this project.
-func (e *env) engine(st *db.Store, root string, wait bool) (*flows.Engine, error) {
-	eng, err := ops.FlowEngine(st, root, e.actorName(), e.config(), e.stderr)
-	if err != nil {
+func (e *env) engine(p *project.Project, wait bool) (*flows.Engine, error) {
+	eng, err := p.Engine()
+	if ops.IsArgError(err) {
 		return nil, usageErr("%v", err) // the config's redaction rules
+	} else if err != nil {
+		return nil, e.fail(err)
 	}
-	eng.Wait, eng.Now = wait, e.now
+	eng.Wait = wait
 	eng.Log, eng.Live = e.stdout, e.stdout
 	if e.json {
 		// stdout carries exactly one JSON object: progress goes to stderr,
@@ -232,11 +233,11 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 				}
 				return usageErr("%v", err)
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			eng, err := e.engine(st, root, !noWait)
+			eng, err := e.engine(p, !noWait)
 			if err != nil {
 				return err
 			}
@@ -244,7 +245,7 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 			ctx, stop := flowsContext()
 			defer stop()
 			run, err := eng.Start(ctx, f, source, args[1:], initial)
-			return e.flowRunResult(st, run, err)
+			return e.flowRunResult(p, run, err)
 		},
 	}
 	fl := c.Flags()
@@ -278,7 +279,7 @@ func jsonOrText(v string) any {
 
 // flowRunResult prints a run's end (or where it waits) and maps it to the
 // exit code.
-func (e *env) flowRunResult(st *db.Store, run *model.FlowRun, err error) error {
+func (e *env) flowRunResult(p *project.Project, run *model.FlowRun, err error) error {
 	waiting := errors.Is(err, flows.ErrWaiting)
 	if errors.Is(err, flows.ErrPaused) {
 		if e.json {
@@ -296,7 +297,7 @@ func (e *env) flowRunResult(st *db.Store, run *model.FlowRun, err error) error {
 	}
 	var pending *model.Decision
 	if run.Decision != "" {
-		pending, _ = st.Decision(run.Decision)
+		pending, _ = p.Decision(run.Decision)
 	}
 	if e.json {
 		out := map[string]any{"ok": run.Status == model.FlowCompleted || waiting, "run": flowRunView(run), "vars": run.Vars}
@@ -351,17 +352,17 @@ func (e *env) flowsRunsCmd() *cobra.Command {
 		Short: "List flow runs (interrupted ones are recognised here), or show one with its steps and events",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			if err := flows.Settle(st, e.actorName(), e.now()); err != nil {
+			if err := p.SettleFlows(); err != nil {
 				return internalErr(err)
 			}
 			if len(args) == 1 {
-				return e.flowsShowRun(st, args[0])
+				return e.flowsShowRun(p, args[0])
 			}
-			runs, err := st.FlowRuns()
+			runs, err := p.FlowRuns()
 			if err != nil {
 				return internalErr(err)
 			}
@@ -407,17 +408,17 @@ func flowRunErr(err error) error {
 	return internalErr(err)
 }
 
-func (e *env) flowsShowRun(st *db.Store, id string) error {
-	run, err := st.FlowRun(id)
+func (e *env) flowsShowRun(p *project.Project, id string) error {
+	run, err := p.FlowRun(id)
 	if err != nil {
 		return flowRunErr(err)
 	}
-	events, err := st.FlowEvents(id, 1, 0)
+	events, err := p.FlowEvents(id, 1, 0)
 	if err != nil {
 		return internalErr(err)
 	}
 	if e.json {
-		return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run), "events": events, "executing": flows.Executing(st, id)})
+		return e.writeJSON(map[string]any{"ok": true, "run": flowRunView(run), "events": events, "executing": p.FlowExecuting(id)})
 	}
 	fmt.Fprintf(e.stdout, "Flow run %s (%s, %s)\n  status: %s at step %s\n", run.ID, run.Flow, run.Source, run.Status, run.Step)
 	if run.Decision != "" {
@@ -445,15 +446,11 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 		Short: "Continue a flow run that waits, was interrupted or lost its process",
 		Args:  exactArgs(1, "a flow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			root, err := e.projectDir()
-			if err != nil {
-				return err
-			}
-			eng, err := e.engine(st, root, !noWait)
+			eng, err := e.engine(p, !noWait)
 			if err != nil {
 				return err
 			}
@@ -463,7 +460,7 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 			if errors.As(err, new(model.ErrNoFlowRun)) {
 				return flowRunErr(err)
 			}
-			return e.flowRunResult(st, run, err)
+			return e.flowRunResult(p, run, err)
 		},
 	}
 	c.Flags().BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision")
@@ -472,28 +469,28 @@ func (e *env) flowsResumeCmd() *cobra.Command {
 
 func (e *env) flowsPauseCmd() *cobra.Command {
 	return e.flowRunActionCmd("pause", "Ask the process executing a flow run to stop after its current step",
-		"paused", "‖ flow run %s pauses after its current step\n", flows.PauseRun)
+		"paused", "‖ flow run %s pauses after its current step\n", (*project.Project).PauseFlowRun)
 }
 
 func (e *env) flowsCancelCmd() *cobra.Command {
 	return e.flowRunActionCmd("cancel", "Cancel a flow run (its running command is stopped; its pending decision is withdrawn)",
-		"cancelled", "■ flow run %s cancelled\n", flows.CancelRun)
+		"cancelled", "■ flow run %s cancelled\n", (*project.Project).CancelFlowRun)
 }
 
 // flowRunActionCmd is `flows VERB ID`: an action that any process may take
 // on a run that has not ended. done is the line printed after it, with the
 // run's id; an ended run is refused as one that cannot be <participle>.
-func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(st *db.Store, id, actor string, now time.Time) (*model.FlowRun, error)) *cobra.Command {
+func (e *env) flowRunActionCmd(verb, short, participle, done string, act func(p *project.Project, id string) (*model.FlowRun, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   verb + " ID",
 		Short: short,
 		Args:  exactArgs(1, "a flow run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			run, err := act(st, args[0], e.actorName(), e.now())
+			run, err := act(p, args[0])
 			if errors.As(err, new(model.ErrFlowRunEnded)) {
 				return e.show(ops.Refused(&model.Error{Code: model.CodeFlowRunEnded, Message: err.Error(),
 					Recovery: model.Recovery{Hint: "Only a running, waiting or interrupted run can be " + participle + ".", NextCommand: "flowdeck flows runs"}}), nil)
@@ -525,22 +522,9 @@ review. Exit 0 when every command passed, 1 otherwise.`,
 			if scope != string(model.ScopeTargeted) && scope != string(model.ScopeBroad) {
 				return usageErr("--scope must be targeted or broad, not %q", scope)
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
-			}
-			root, err := e.projectDir()
-			if err != nil {
-				return err
-			}
-			cfg := e.config()
-			opts, err := ops.CaptureSettings(st, cfg.Run, e.stderr)
-			if err != nil {
-				return usageErr("%v", err)
-			}
-			opts.Actor, opts.NoIsolation = e.actorName(), isolation == "none"
-			if cfg.Run.Timeout != "" {
-				opts.Timeout, _ = time.ParseDuration(cfg.Run.Timeout)
 			}
 			feature := ""
 			if len(args) == 1 {
@@ -548,8 +532,10 @@ review. Exit 0 when every command passed, 1 otherwise.`,
 			}
 			ctx, stop := flowsContext()
 			defer stop()
-			v, err := flows.VerifyFeature(ctx, st, root, feature, model.Scope(scope), opts)
-			if err != nil {
+			v, err := p.VerifyFeature(ctx, feature, model.Scope(scope), isolation == "none")
+			if ops.IsArgError(err) {
+				return usageErr("%v", err) // the config's redaction rules
+			} else if err != nil {
 				return internalErr(err)
 			}
 			if e.json {

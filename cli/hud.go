@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	"github.com/flowdeck/flowdeck/ops"
 )
 
 // Hooks that flowdeck's commands can run as (--hook).
@@ -41,11 +39,11 @@ database gets "no active session", and nothing is created.`,
 			if e.hook != "" {
 				format = "text"
 			}
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			h, err := ops.BuildHUD(st)
+			h, err := p.HUD()
 			if err != nil {
 				return e.fail(err)
 			}
@@ -102,19 +100,12 @@ func (e *env) agentsCmd() *cobra.Command {
 		Short: "Each agent's last lifecycle event (e.g. idle, from its hook or plugin) and when",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
 			res := map[string]any{"ok": true, "agents": []any{}}
-			if st == nil {
-				if e.json {
-					return e.writeJSON(res)
-				}
-				fmt.Fprintln(e.stdout, "No agent has reported yet.")
-				return nil
-			}
-			evs, err := st.AgentEvents()
+			evs, err := p.AgentEvents() // none without a database: nothing is created
 			if err != nil {
 				return e.fail(err)
 			}

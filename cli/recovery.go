@@ -5,26 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // The recovery path for a damaged database: export what can be read,
 // import it into a new file, check the result.
-
-func (e *env) dbPath() (string, error) {
-	dir, err := e.projectDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(dir, db.DBFile), nil
-}
 
 func (e *env) exportCmd() *cobra.Command {
 	return &cobra.Command{
@@ -37,13 +27,9 @@ session's log; what could not be read is reported and the exit code is 3.
 Run output, flow runs and decisions are not exported.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := e.dbPath()
+			p, err := e.project()
 			if err != nil {
 				return err
-			}
-			st, err := db.Open(path, db.Options{Existing: true})
-			if err != nil {
-				return e.fail(err)
 			}
 			out, report := e.stdout, e.stdout
 			target := "-"
@@ -55,7 +41,7 @@ Run output, flow runs and decisions are not exported.`,
 			} else {
 				// The export is for a damaged database: truncating that very
 				// file (a slip of the argument) would lose what it holds.
-				if sameFile(target, st.Path()) {
+				if sameFile(target, p.DatabasePath()) {
 					return usageErr("export %s: that is the database itself; write the export to another file", target)
 				}
 				f, err := os.Create(target)
@@ -65,7 +51,7 @@ Run output, flow runs and decisions are not exported.`,
 				defer f.Close()
 				out = f
 			}
-			rep, err := st.Export(out)
+			rep, err := p.Export(out)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -116,7 +102,7 @@ existing database is refused unless --force, which renames it to
 flowdeck.db.replaced-TIME (it is never deleted).`,
 		Args: exactArgs(1, "an export file, or - for stdin"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path, err := e.dbPath()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
@@ -129,19 +115,11 @@ flowdeck.db.replaced-TIME (it is never deleted).`,
 				defer f.Close()
 				in = f
 			}
-			rep, err := db.Import(path, in, force, e.now(), db.Options{})
-			var bad *db.BadExport
+			rep, v, err := p.Import(in, force)
+			var bad *project.BadExportError
 			if errors.As(err, &bad) {
 				return usageErr("import %s: %v", args[0], err)
 			} else if err != nil {
-				return e.fail(err)
-			}
-			st, err := db.Open(path, db.Options{Existing: true})
-			if err != nil {
-				return e.fail(err)
-			}
-			v, err := st.Verify()
-			if err != nil {
 				return e.fail(err)
 			}
 			ok := len(v.Problems) == 0
@@ -171,14 +149,11 @@ flowdeck.db.replaced-TIME (it is never deleted).`,
 
 // doctorDatabase checks the project's database; nil when there is none.
 func (e *env) doctorDatabase() (*model.DoctorReport, error) {
-	path, err := e.dbPath()
+	p, err := e.project()
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	rep, err := db.Doctor(path, db.Options{})
+	rep, err := p.Doctor()
 	if err != nil {
 		return nil, e.fail(err)
 	}

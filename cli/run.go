@@ -13,11 +13,10 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/termtext"
 )
 
@@ -59,7 +58,11 @@ failure, partial when a timeout or the user cut it short.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := ops.RunDefaults(e.config().Run)
+			p, err := e.project()
+			if err != nil {
+				return err
+			}
+			req := p.RunDefaults()
 			flags := cmd.Flags()
 			if flags.Changed("timeout") {
 				req.Timeout = timeout
@@ -76,17 +79,11 @@ failure, partial when a timeout or the user cut it short.`,
 			if isolation != "auto" && isolation != "none" {
 				return usageErr("--isolation must be auto or none, not %q", isolation)
 			}
-			req.Argv, req.Feature, req.Scope, req.Actor = args, feature, model.Scope(scope), e.actorName()
+			req.Argv, req.Feature, req.Scope = args, feature, model.Scope(scope)
 			req.NoNetwork, req.NoIsolation = noNetwork, isolation == "none"
 			req.Attended = interactive
-			st, err := e.store()
-			if err != nil {
-				return err
-			}
-			opts, err := req.Options(st, e.stderr)
-			if err != nil {
-				return usageErr("%v", err)
-			}
+			// The command runs where flowdeck was called, not at the root.
+			rio := project.RunIO{Dir: "."}
 			// Output streams through in bounded buffers; a soft memory limit
 			// keeps the garbage collector from letting the heap double.
 			debug.SetMemoryLimit(48 << 20)
@@ -94,32 +91,34 @@ failure, partial when a timeout or the user cut it short.`,
 			var live *termtext.Writer
 			if f, ok := e.rawOut.(*os.File); ok && tty {
 				if w, h, err := term.GetSize(int(f.Fd())); err == nil {
-					opts.Cols, opts.Rows = uint16(w), uint16(h)
+					rio.Cols, rio.Rows = uint16(w), uint16(h)
 				}
 				if !quiet && !e.json {
 					// The command's output is foreign: its colours and
 					// progress redraws pass, nothing else.
 					live = termtext.NewWriter(f, termtext.Options{KeepSGR: colorOn(f), KeepCR: true})
-					opts.Live = live
+					rio.Live = live
 				}
 			}
 			if interactive {
 				// The command reads what the person types (or the pipe's
 				// data). Without --interactive it reads end-of-file, so an
 				// agent's call never waits on a prompt or a pager.
-				opts.Stdin = e.stdin
+				rio.Stdin = e.stdin
 			}
 			sigs := make(chan os.Signal, 2)
 			signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 			defer signal.Stop(sigs)
-			opts.Interrupt = sigs
+			rio.Interrupt = sigs
 
-			res, err := ops.Run(context.Background(), st, opts)
+			res, err := p.Run(context.Background(), req, rio)
 			if live != nil {
 				live.Flush()
 			}
-			if err != nil {
-				return internalErr(err)
+			if ops.IsArgError(err) {
+				return usageErr("%v", err)
+			} else if err != nil {
+				return e.fail(err)
 			}
 			run, ran := res.(*ops.RunResult)
 			if !ran {
@@ -176,10 +175,3 @@ func isTerminal(w any) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
-
-// config loads the user's config file; problems are reported and the
-// defaults used.
-func (e *env) config() config.Config { return ops.LoadConfig(e.stderr) }
-
-// patternSet loads the patterns that classify this project's output.
-func (e *env) patternSet(st *db.Store) *patterns.Set { return ops.Patterns(st, e.stderr) }

@@ -13,10 +13,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
 	"github.com/flowdeck/flowdeck/termtext"
 )
@@ -29,11 +29,11 @@ func (e *env) recallCmd() *cobra.Command {
 		Short: "Fuzzy-search every line of output flowdeck has stored",
 		Args:  minArgs(1, "a query"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Recall(st, model.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
+			res, err := p.Recall(model.RecallQuery{Query: strings.Join(args, " "), RunID: run, Feature: feature, Limit: limit})
 			if err != nil {
 				return e.fail(err)
 			}
@@ -98,11 +98,11 @@ func (e *env) runsCmd() *cobra.Command {
 		Short: "List the runs flowdeck has recorded, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.readStore()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := ops.Runs(st, limit)
+			res, err := p.Runs(limit)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -134,11 +134,11 @@ func (e *env) showCmd() *cobra.Command {
 		Short: "Print a run's output (escape sequences removed unless --raw)",
 		Args:  exactArgs(1, "a run id"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			rec, err := st.Run(args[0])
+			rec, err := p.RunRecord(args[0])
 			if err != nil {
 				return internalErr(err)
 			}
@@ -150,7 +150,7 @@ func (e *env) showCmd() *cobra.Command {
 				return e.show(ops.Refused(&model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
 					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}}), nil)
 			}
-			if err := e.streamOutput(st, rec, raw); err != nil {
+			if err := e.streamOutput(p, rec, raw); err != nil {
 				return err
 			}
 			if !e.json && (rec.Outcome == model.RunInterrupted || rec.Outcome == model.RunRunning) {
@@ -171,7 +171,7 @@ const maxCarry = 1 << 20
 // streamOutput prints a run's output in pieces cut at line ends, so that a
 // huge output never sits in memory. With --json it writes the object
 // {"ok", "run", "output"}, the output string streamed the same way.
-func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
+func (e *env) streamOutput(p *project.Project, rec *model.RunRecord, raw bool) error {
 	// JSON goes out raw with C1 and bidi characters escaped, as writeJSON's:
 	// the human sanitiser would render an argv's U+009D as `\e]…`, no JSON.
 	jout := jsonSafe{e.rawOut}
@@ -197,7 +197,7 @@ func (e *env) streamOutput(st *db.Store, rec *model.RunRecord, raw bool) error {
 	}
 	var pending []byte
 	for off := int64(0); ; {
-		data, next, err := st.ReadOutput(rec.ID, off, 4<<20)
+		data, next, err := p.ReadOutput(rec.ID, off, 4<<20)
 		if err != nil {
 			return internalErr(err)
 		}
@@ -263,11 +263,11 @@ func (e *env) forgetCmd() *cobra.Command {
 				}
 				q.Before = e.now().Add(-d)
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			n, err := st.Forget(q)
+			n, err := p.Forget(q)
 			if err != nil {
 				return internalErr(err)
 			}
@@ -305,12 +305,12 @@ func (e *env) patternsCmd() *cobra.Command {
 			if err != nil {
 				return usageErr("%v", err)
 			}
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
 			argv := strings.Fields(command)
-			c := e.patternSet(st).Classifier(argv, patterns.Options{})
+			c := p.Patterns().Classifier(argv, patterns.Options{})
 			c.Write(data)
 			res := c.Finish(exit, 0)
 			if e.json {
@@ -335,11 +335,11 @@ func (e *env) patternsCmd() *cobra.Command {
 		Short: "List every pattern in match order, with where it came from",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.store()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			infos := e.patternSet(st).List()
+			infos := p.Patterns().List()
 			if e.json {
 				return e.writeJSON(map[string]any{"ok": true, "patterns": infos})
 			}

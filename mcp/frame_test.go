@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // wire drives Serve over pipes with raw lines, as a broken client would.
@@ -30,7 +31,7 @@ func startWire(t *testing.T, st *db.Store, maxLine int) *wire {
 	w := &wire{t: t, in: inW, lines: make(chan map[string]any, 1024), done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		w.done <- Serve(ctx, st, Options{Warn: io.Discard, MaxLineBytes: maxLine}, inR, outW)
+		w.done <- Serve(ctx, project.FromStore(st, project.Options{Warn: io.Discard}), Options{MaxLineBytes: maxLine}, inR, outW)
 		outW.Close()
 	}()
 	go func() {

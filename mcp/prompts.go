@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/flowdeck/flowdeck/ops"
 )
 
 // The /flow-* commands as MCP prompts, so that clients offer them as slash
@@ -96,11 +94,11 @@ func (s *server) addPrompts() {
 // hud is the session's HUD as text, or "" when it cannot be read (the
 // prompt still says what to do).
 func (s *server) hud() string {
-	h, err := ops.BuildHUD(s.st)
+	h, err := s.p.HUD()
 	if err != nil {
 		return ""
 	}
-	h.At = s.opts.Now()
+	h.At = s.p.Now()
 	out, _ := h.Render("text")
 	return out
 }

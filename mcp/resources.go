@@ -52,7 +52,7 @@ func (s *server) docsChanged() {
 
 // syncFeatureDocs lists one resource per feature of the active plan.
 func (s *server) syncFeatureDocs() {
-	sess, err := s.st.Active()
+	sess, err := s.p.Active()
 	if err != nil {
 		return // the list keeps what it had; the read reports the error
 	}
@@ -87,7 +87,7 @@ func (s *server) syncFeatureDocs() {
 // it.
 func (s *server) readDoc(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
 	uri := req.Params.URI
-	sess, err := s.st.Active()
+	sess, err := s.p.Active()
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (s *server) readDoc(ctx context.Context, req *sdk.ReadResourceRequest) (*sd
 	default:
 		return nil, sdk.ResourceNotFoundError(uri)
 	}
-	data, err := s.st.ReadDoc(sess.ID, rel) // beneath the project: a doc linked out of it is not read
+	data, err := s.p.ReadDoc(sess.ID, rel) // beneath the project: a doc linked out of it is not read
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, sdk.ResourceNotFoundError(uri)
 	} else if err != nil {

@@ -3,19 +3,18 @@
 // output, and the session's docs as resources. Tool results are the objects
 // of package ops, the same JSON that `flowdeck --json` prints.
 //
-// The server keeps no database open between calls (package db opens the
-// file per operation), so it runs beside the cockpit and CLI calls.
+// The server works through a *project.Project, which keeps no database open
+// between calls, so it runs beside the cockpit and CLI calls.
 package mcp
 
 import (
 	"context"
 	"io"
-	"os"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // Options tune a server.
@@ -25,11 +24,6 @@ type Options struct {
 	Actor string
 	// Version is reported to clients.
 	Version string
-	// Warn receives config and pattern problems (stderr; stdout is the
-	// protocol).
-	Warn io.Writer
-	// Now is the clock; nil means time.Now.
-	Now func() time.Time
 	// ProgressEvery is how often a running command reports progress
 	// (default 500 ms).
 	ProgressEvery time.Duration
@@ -44,14 +38,10 @@ Call flow_status first (the prompts flow-plan, flow-run, flow-auto, flow-status 
 Run builds and tests with the run tool and feature_id, so that their result becomes observed validation evidence on the active feature.
 A refused call is a tool error whose JSON starts {"ok":false,"error":{code, message, field?, recovery: {hint, next_command}}}: act on it instead of retrying.`
 
-// NewServer builds the MCP server for the project in st.
-func NewServer(st *db.Store, opts Options) *sdk.Server {
-	if opts.Warn == nil {
-		opts.Warn = os.Stderr
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
+// NewServer builds the MCP server for project p. p's Warn receives config
+// and pattern problems (stderr: stdout is the protocol), and its clock
+// stamps the events.
+func NewServer(p *project.Project, opts Options) *sdk.Server {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 500 * time.Millisecond
 	}
@@ -60,7 +50,7 @@ func NewServer(st *db.Store, opts Options) *sdk.Server {
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions})
-	s := &server{st: st, opts: opts, srv: srv, docs: map[string]bool{}}
+	s := &server{p: p, opts: opts, srv: srv, docs: map[string]bool{}}
 	s.addTools()
 	s.addResources()
 	s.addPrompts()
@@ -70,7 +60,7 @@ func NewServer(st *db.Store, opts Options) *sdk.Server {
 // Serve answers MCP requests on in/out until the client disconnects or ctx
 // ends. Malformed input is answered with JSON-RPC errors (see frameFilter);
 // it never ends the session.
-func Serve(ctx context.Context, st *db.Store, opts Options, in io.Reader, out io.Writer) error {
+func Serve(ctx context.Context, p *project.Project, opts Options, in io.Reader, out io.Writer) error {
 	w := &lockedWriter{w: out}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = MaxLineBytes
@@ -83,5 +73,5 @@ func Serve(ctx context.Context, st *db.Store, opts Options, in io.Reader, out io
 	// The filter bounds every line, so the SDK's own cap (which also counts
 	// read-ahead bytes of the next line) is off.
 	t := &sdk.IOTransport{Reader: r, Writer: w, MaxLineLength: -1}
-	return NewServer(st, opts).Run(ctx, t)
+	return NewServer(p, opts).Run(ctx, t)
 }

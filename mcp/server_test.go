@@ -14,6 +14,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // In process (so that -race sees the server): tool calls, resource lists
@@ -29,7 +30,7 @@ func TestConcurrentCallsInProcess(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	serverT, clientT := sdk.NewInMemoryTransports()
-	if _, err := NewServer(st, Options{Warn: io.Discard, ProgressEvery: 20 * time.Millisecond}).Connect(ctx, serverT, nil); err != nil {
+	if _, err := NewServer(project.FromStore(st, project.Options{Warn: io.Discard}), Options{ProgressEvery: 20 * time.Millisecond}).Connect(ctx, serverT, nil); err != nil {
 		t.Fatal(err)
 	}
 	var progress atomic.Int32

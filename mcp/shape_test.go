@@ -13,6 +13,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 // inProcess connects a client to a server on st.
@@ -20,7 +21,7 @@ func inProcess(t *testing.T, st *db.Store) *sdk.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	serverT, clientT := sdk.NewInMemoryTransports()
-	if _, err := NewServer(st, Options{Warn: io.Discard}).Connect(ctx, serverT, nil); err != nil {
+	if _, err := NewServer(project.FromStore(st, project.Options{Warn: io.Discard}), Options{}).Connect(ctx, serverT, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "shape"}, nil).Connect(ctx, clientT, nil)

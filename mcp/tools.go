@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -12,14 +11,14 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 type server struct {
-	st   *db.Store
+	p    *project.Project
 	opts Options
 	srv  *sdk.Server
 
@@ -297,7 +296,7 @@ func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 // An action that stored events changed the docs: connected clients hear of
 // it (resources/list_changed).
 func (s *server) do(req *sdk.CallToolRequest, a agent, f full, g guard, act model.Action) (ops.Result, error) {
-	res, err := ops.DoSeen(s.st, act, g.ExpectSeq, s.actor(req, a), s.opts.Now(), f.Full)
+	res, err := s.p.As(s.actor(req, a)).Do(act, g.ExpectSeq, f.Full)
 	if err == nil && len(res.Raw) > 0 {
 		s.docsChanged()
 	}
@@ -316,11 +315,11 @@ func asResult[T ops.Result](res T, err error) (ops.Result, error) {
 func (s *server) addTools() {
 	addTool(s, "flow_status", "The active session, its plan and features, and the next command.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in statusArgs) (ops.Result, error) {
-			return asResult(ops.Status(s.st, in.Full))
+			return asResult(s.p.Status(in.Full))
 		})
 	addTool(s, "flow_history", "List the stored sessions, or one session's whole event log.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in historyArgs) (ops.Result, error) {
-			return ops.History(s.st, in.SessionID)
+			return s.p.History(in.SessionID)
 		})
 	addTool(s, "flow_plan_start", "Start a new planning session with a goal.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in goalArgs) (ops.Result, error) {
@@ -387,20 +386,19 @@ func (s *server) addTools() {
 		s.run)
 	addTool(s, "recall", "Fuzzy-search every line of output that flowdeck has stored, newest run first.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in recallArgs) (ops.Result, error) {
-			return asResult(ops.Recall(s.st, model.RecallQuery{Query: in.Query, RunID: in.RunID, Feature: in.FeatureID, Limit: in.Limit}))
+			return asResult(s.p.Recall(model.RecallQuery{Query: in.Query, RunID: in.RunID, Feature: in.FeatureID, Limit: in.Limit}))
 		})
 	addTool(s, "diagram", "Draw the active plan's dependency graph.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in diagramArgs) (ops.Result, error) {
-			return ops.Diagram(s.st, in.Format)
+			return s.p.Diagram(in.Format)
 		})
 	addTool(s, "decisions_list", "The questions that literate flows wait on: choices, forms, tasks, interrupted actions.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in decisionsArgs) (ops.Result, error) {
-			return asResult(ops.Decisions(s.st, in.All, s.actor(req, in.agent), s.opts.Now()))
+			return asResult(s.p.As(s.actor(req, in.agent)).Decisions(in.All))
 		})
 	addTool(s, "decision_resolve", "Answer a pending decision (once); its flow continues.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in resolveArgs) (ops.Result, error) {
-			res, err := ops.Resolve(s.st, in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars},
-				s.actor(req, in.agent), s.opts.Now())
+			res, err := s.p.As(s.actor(req, in.agent)).Resolve(in.DecisionID, flows.Answer{Option: in.Option, Note: in.Note, Vars: in.Vars})
 			if err == nil && res.Refusal() == nil {
 				s.docsChanged() // the flow that waited may have acted
 			}
@@ -411,8 +409,9 @@ func (s *server) addTools() {
 // run runs a command with progress notifications; the call's context
 // cancels it.
 func (s *server) run(ctx context.Context, req *sdk.CallToolRequest, in runArgs) (ops.Result, error) {
-	r := ops.RunDefaults(ops.LoadConfig(s.opts.Warn).Run)
-	r.Argv, r.Feature, r.Actor = in.Command, in.FeatureID, s.actor(req, in.agent)
+	p := s.p.As(s.actor(req, in.agent))
+	r := p.RunDefaults()
+	r.Argv, r.Feature = in.Command, in.FeatureID
 	if in.Scope != "" {
 		r.Scope = model.Scope(in.Scope)
 	}
@@ -423,16 +422,11 @@ func (s *server) run(ctx context.Context, req *sdk.CallToolRequest, in runArgs) 
 		}
 		r.Timeout = d
 	}
-	opts, err := r.Options(s.st, s.opts.Warn)
-	if err != nil {
-		return nil, err
-	}
-	opts.Dir = filepath.Dir(s.st.Dir()) // the project root, whatever the server's cwd
 	m := &meter{}
-	opts.Live = m
 	stop := s.reportProgress(ctx, req, m, r.Timeout)
 	defer stop()
-	res, err := ops.Run(ctx, s.st, opts)
+	// In the project root, whatever the server's cwd.
+	res, err := p.Run(ctx, r, project.RunIO{Live: m})
 	if err == nil && in.FeatureID != "" {
 		s.docsChanged() // observed evidence on the feature
 	}

@@ -1,7 +1,9 @@
-// Package ops executes flowdeck's operations and builds their result
-// objects: the JSON that `flowdeck --json` prints and the MCP tools return.
-// The command line and the MCP server both call it, so an agent gets the
-// same object whichever way it asks.
+// Package ops executes flowdeck's operations on a store and builds their
+// result objects: the JSON that `flowdeck --json` prints and the MCP tools
+// return. Package project calls it for every front-end (the command line,
+// the MCP server, the cockpit), so an agent gets the same object whichever
+// way it asks. RunResult restates capture.Result field by field on purpose:
+// it is the snake_case JSON view of a run, with a bounded excerpt.
 package ops
 
 import (
@@ -11,6 +13,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/patterns"
 )
 
 // Result is the object an operation answers with.
@@ -42,18 +45,14 @@ func (r *ActionResult) Refusal() *model.Error { return r.Error }
 // was stored.
 func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 
-// Do executes one action. A refusal is in the result; the error is for
-// storage and internal failures only. full puts the whole session in the
-// result instead of its summary.
-func Do(st *db.Store, a model.Action, actor string, now time.Time, full bool) (*ActionResult, error) {
-	return DoSeen(st, a, 0, actor, now, full)
-}
-
-// DoSeen is Do for a caller that decided on the session as of sequence
-// expectSeq (its expect_seq; 0: no guard): if what a decides changed since,
-// the result is refused with stale_decision.
-func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool) (*ActionResult, error) {
-	out, err := st.DoSeen(redactAction(a), expectSeq, actor, now)
+// DoSeen executes one action for a caller that decided on the session as
+// of sequence expectSeq (its expect_seq; 0: no guard): if what a decides
+// changed since, the result is refused with stale_decision. A refusal is in
+// the result; the error is for storage and internal failures only. full
+// puts the whole session in the result instead of its summary. red removes
+// secrets from the action's text (nil: the built-in rules).
+func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor) (*ActionResult, error) {
+	out, err := st.DoSeen(redactAction(a, red), expectSeq, actor, now)
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err

@@ -1,8 +1,6 @@
 package ops
 
 import (
-	"io"
-
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/patterns"
 )
@@ -11,14 +9,13 @@ import (
 // as its caller wrote it: a reported validation's command and summary
 // (`flow validate --command 'deploy --token X'`). Observed evidence is
 // redacted where it is captured.
-func redactAction(a model.Action) model.Action {
+func redactAction(a model.Action, r *patterns.Redactor) model.Action {
 	v, ok := a.(model.Validate)
 	if !ok {
 		return a
 	}
-	r, err := patterns.NewRedactor(LoadConfig(io.Discard).Run.Redact)
-	if err != nil {
-		r, _ = patterns.NewRedactor(nil) // a broken user rule: the built-ins still apply
+	if r == nil {
+		r, _ = patterns.NewRedactor(nil)
 	}
 	v.Command, v.Summary = r.Command(v.Command), r.Command(v.Summary)
 	return v

@@ -3,13 +3,11 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
-	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
@@ -17,12 +15,18 @@ import (
 // actionMsg is the result of one action run against the store.
 type actionMsg struct {
 	label string
-	out   *db.Outcome
+	out   *outcome
 	err   error
 }
 
-// do runs an action in a command: db.Store.Do opens the file, locks, writes
-// and renders docs; none of that may happen in Update.
+// outcome is what an action stored: the session after it and its events.
+type outcome struct {
+	Session *model.Session
+	Events  []model.Event
+}
+
+// do runs an action in a command: the project's Do opens the file, locks,
+// writes and renders docs; none of that may happen in Update.
 func (m *Model) do(label string, a model.Action) tea.Cmd {
 	return m.doSeen(label, a, m.sessSeq())
 }
@@ -30,24 +34,25 @@ func (m *Model) do(label string, a model.Action) tea.Cmd {
 // doSeen runs an action decided on the session as of sequence seen: the
 // store refuses it (stale_decision) if what it decides changed since.
 func (m *Model) doSeen(label string, a model.Action, seen uint64) tea.Cmd {
-	st, actor, now := m.st, m.actor, m.now()
+	p := m.p
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		out, err := storeAction(st, a, seen, actor, now)
+		out, err := storeAction(p, a, seen)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }
 
-// storeAction stores a through ops, which redacts it first as the CLI and
-// MCP paths do, and hands back the outcome and refusal in the store's shape.
-func storeAction(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, error) {
-	res, err := ops.DoSeen(st, a, seen, actor, now, true)
+// storeAction stores a through the project's one action path, which
+// redacts it first as the CLI and MCP paths do, and hands back the outcome
+// and the refusal as an error.
+func storeAction(p *project.Project, a model.Action, seen uint64) (*outcome, error) {
+	res, err := p.Do(a, seen, true)
 	if err != nil {
 		return nil, err
 	}
-	var out *db.Outcome
+	var out *outcome
 	if res.State != nil || res.Raw != nil {
-		out = &db.Outcome{Session: res.State, Events: res.Raw}
+		out = &outcome{Session: res.State, Events: res.Raw}
 	}
 	if res.Error != nil {
 		return out, res.Error
@@ -255,7 +260,7 @@ func wrapList(prefix string, items []string, width int) []string {
 }
 
 // describeEvents is the one-line summary of what an action stored.
-func describeEvents(out *db.Outcome) string {
+func describeEvents(out *outcome) string {
 	if out == nil || len(out.Events) == 0 {
 		return "done"
 	}

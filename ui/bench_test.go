@@ -67,7 +67,7 @@ func bigSession(tb testing.TB, n, done int) (*model.Session, []model.Event) {
 func benchModel(tb testing.TB, s *model.Session, w, h int) *Model {
 	tb.Helper()
 	st := newStore(tb)
-	m := New(st, Options{Now: func() time.Time { return t0 }, Config: darkConfig()})
+	m := New(testProject(st, darkConfig(), func() time.Time { return t0 }), Options{})
 	m.tick = noTick
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.loaded = true
@@ -218,7 +218,7 @@ func BenchmarkFirstFrame100kEvents(b *testing.B) {
 // rendered) on st, and reports the median of n more runs.
 func benchFirstFrame(b *testing.B, st *db.Store, n int) {
 	first := func() {
-		m := New(st, Options{Config: darkConfig()})
+		m := New(testProject(st, darkConfig(), nil), Options{})
 		m.tick = noTick
 		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
 		runAll(m, m.Init())
@@ -273,7 +273,7 @@ func BenchmarkViewRun100kLines(b *testing.B) {
 	for _, wrap := range []bool{false, true} {
 		b.Run(fmt.Sprintf("wrap=%v", wrap), func(b *testing.B) {
 			m := benchModel(b, s, 160, 48)
-			bigRun(b, m.st, 100_000)
+			bigRun(b, storeOf(b, m), 100_000)
 			runAll(m, m.loadCmd())
 			if m.output.Len() < 100_000 {
 				b.Fatalf("output has %d lines", m.output.Len())
@@ -308,7 +308,7 @@ func BenchmarkKeyLatencyUnderFlood(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	lm := &latencyModel{Model: New(st, Options{Config: darkConfig(), NoColor: true}), sent: map[int]time.Time{}}
+	lm := &latencyModel{Model: New(testProject(st, darkConfig(), nil), Options{NoColor: true}), sent: map[int]time.Time{}}
 	out := &frameWriter{lm: lm}
 	p := tea.NewProgram(lm, tea.WithInput(nil), tea.WithOutput(out), tea.WithoutSignals(), tea.WithWindowSize(160, 48))
 	done := make(chan struct{})

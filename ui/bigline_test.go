@@ -102,7 +102,7 @@ func TestBigLineChild(t *testing.T) {
 		}
 		return msg
 	}
-	m := New(st, Options{Config: darkConfig(), NoColor: true})
+	m := New(testProject(st, darkConfig(), nil), Options{NoColor: true})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48), teatest.WithProgramOptions(tea.WithFilter(filter)))
 	go func() { _, _ = io.Copy(io.Discard, tm.Output()) }()
 	wait := func(what string, cond func() bool) { waitLocked(t, &mu, 2*time.Minute, what, cond) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -54,14 +55,16 @@ func TestConfigRebindsKeys(t *testing.T) {
 // cockpit starts with defaults.
 func TestBrokenConfigNamesFileAndLine(t *testing.T) {
 	p := writeConfig(t, "bell = \"bell\"\n\n[keys]\napprove = [\"a\"\n")
-	cfg, errs := config.Load(p)
+	_, errs := config.Load(p)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), p+":4:") && !strings.Contains(errs[0].Error(), p+":5:") {
 		t.Fatalf("errs = %v, want one naming %s and its line", errs, p)
 	}
 	st := newStore(t)
 	scenario(t, st, "review")
 	clk := &clock{now: t0}
-	m := New(st, Options{Now: clk.Now, Config: cfg, ConfigErrors: errs, NoColor: true})
+	// The project reads the file through the one loader.
+	t.Setenv("FLOWDECK_CONFIG", p)
+	m := New(project.FromStore(st, project.Options{Now: clk.Now}), Options{NoColor: true})
 	h := &harness{tb: t, m: m, st: st, clk: clk}
 	m.tick = noTick
 	h.send(windowSize(120, 40))
@@ -84,7 +87,7 @@ func TestConfigUnknownNames(t *testing.T) {
 		t.Fatalf("errors:\n%s", joined)
 	}
 	st := newStore(t)
-	m := New(st, Options{Config: cfg, NoColor: true})
+	m := New(testProject(st, cfg, nil), Options{NoColor: true})
 	if !strings.Contains(strings.Join(m.note.lines, "\n"), p+":5: [keys] unknown action \"launch\"") {
 		t.Fatalf("note = %q", m.note.lines)
 	}

@@ -410,16 +410,16 @@ func firstBad(cur, i int) int {
 // run (the cockpit started after it stopped, or it was run with --no-wait)
 // the message says so and the cockpit resumes it.
 func (m *Model) resolveCmd(d model.Decision, a flows.Answer) tea.Cmd {
-	st, actor, now := m.st, m.actor, m.now()
+	p := m.p
 	m.answering[d.ID] = true
 	return func() tea.Msg {
-		_, err := flows.ResolveDecision(st, d.ID, a, actor, now)
+		_, err := p.ResolveDecision(d.ID, a)
 		msg := decidedMsg{id: d.ID, option: a.Option, err: err}
 		// Executing first: an engine that finishes the run releases its
 		// lock only after the run ended, so a free lock and a live run mean
 		// nobody will continue it.
-		if err == nil && d.FlowRun != "" && !flows.Executing(st, d.FlowRun) {
-			if r, err := st.FlowRun(d.FlowRun); err == nil && !model.FlowEnded(r.Status) {
+		if err == nil && d.FlowRun != "" && !p.FlowExecuting(d.FlowRun) {
+			if r, err := p.FlowRun(d.FlowRun); err == nil && !model.FlowEnded(r.Status) {
 				msg.resume = r.ID
 			}
 		}

@@ -303,14 +303,14 @@ func (m *Model) tailCmd(d *reviewDialog) tea.Cmd {
 		return nil
 	}
 	d.run = id
-	st := m.st
+	p := m.p
 	return func() tea.Msg {
-		rec, err := st.Run(id)
+		rec, err := p.RunRecord(id)
 		if err != nil || rec == nil {
 			return tailMsg{run: id}
 		}
 		from := max(0, rec.Bytes-8<<10)
-		data, _, err := st.ReadOutput(id, from, 8<<10)
+		data, _, err := p.ReadOutput(id, from, 8<<10)
 		if err != nil {
 			return tailMsg{run: id}
 		}

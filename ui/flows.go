@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,12 +11,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/model"
-	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -81,7 +78,7 @@ type flowLoad struct {
 // the view shown now: while its run has no new event it is reused (a long
 // run has thousands of events and output makes loads frequent), with
 // whether a process executes it read again.
-func readFlows(st *db.Store, snap *model.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
+func readFlows(p *project.Project, snap *model.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
 	fl.runs, fl.decisions = snap.FlowRuns, snap.Decisions
 	runs := snap.Runs
 	if pin == "" {
@@ -93,9 +90,9 @@ func readFlows(st *db.Store, snap *model.Snapshot, pin, prefer string, prev *flo
 	}
 	if prev != nil && prev.Run.ID == id && seqOf(fl.runs, id) == prev.Run.Seq {
 		v := *prev
-		v.Executing = flows.Executing(st, id)
+		v.Executing = p.FlowExecuting(id)
 		fl.view = &v
-	} else if fl.view, fl.err = flows.View(st, id); fl.err != nil {
+	} else if fl.view, fl.err = p.FlowView(id); fl.err != nil {
 		return fl
 	}
 	if rid := flowOutputRun(fl.view, runs); rid != "" {
@@ -107,7 +104,7 @@ func readFlows(st *db.Store, snap *model.Snapshot, pin, prefer string, prev *flo
 			}
 		}
 		if fl.out == nil {
-			fl.out, _ = st.Run(rid) // older than the runs list: no output shown
+			fl.out, _ = p.RunRecord(rid) // older than the runs list: no output shown
 		}
 	}
 	return fl
@@ -257,13 +254,13 @@ func (m *Model) syncFlowOutput() tea.Cmd {
 // off inside an exec block or agent gets its retry/skip/cancel decision)
 // and settles the decisions whose time is up.
 func (m *Model) recoverCmd() tea.Cmd {
-	st, actor, now := m.st, m.actor, m.now()
+	p := m.p
 	return func() tea.Msg {
-		runs, err := flows.Recover(st, actor, now)
+		runs, err := p.RecoverFlows()
 		if err == nil {
 			// Decisions past their deadline take their fallback (or fail
 			// their run) before the cockpit offers them.
-			err = flows.Settle(st, actor, now)
+			err = p.SettleFlows()
 		}
 		return recoveredMsg{runs, err}
 	}
@@ -304,7 +301,7 @@ func (m *Model) flowNamesCmd() tea.Cmd {
 }
 
 // root is the project directory (the one holding .flow).
-func (m *Model) root() string { return filepath.Dir(m.st.Dir()) }
+func (m *Model) root() string { return m.p.Root() }
 
 func (m *Model) flowRunIDs() []string {
 	out := make([]string, len(m.flowRuns))
@@ -317,30 +314,25 @@ func (m *Model) flowRunIDs() []string {
 // engineConfig is what an engine goroutine needs from the model, copied so
 // the goroutine never reads the model.
 type engineConfig struct {
-	st    *db.Store
-	root  string
-	actor string
-	cfg   config.Config
-	now   func() time.Time
-	poll  time.Duration
+	p    *project.Project
+	root string
+	poll time.Duration
 }
 
 func (m *Model) engineConfig() engineConfig {
-	return engineConfig{st: m.st, root: m.root(), actor: m.actor, cfg: m.cfg, now: m.now, poll: m.poll}
+	return engineConfig{p: m.p, root: m.root(), poll: m.poll}
 }
 
-// engine builds the flow engine as `flowdeck flows run` does (the config's
-// agents, the project's patterns and redaction, the output budget, this
-// flowdeck first on the flows' PATH). It reads pattern files, so it runs in
-// the command, never in Update.
+// engine builds the flow engine as `flowdeck flows run` does (the project's
+// Engine: the config's agents, the patterns and redaction, the output
+// budget, this flowdeck first on the flows' PATH). The first use reads the
+// pattern files, so it runs in the command, never in Update.
 func (c engineConfig) engine() (*flows.Engine, error) {
-	// Broken pattern files are reported by /run and v; a flow runs on with
-	// the patterns that load.
-	eng, err := ops.FlowEngine(c.st, c.root, c.actor, c.cfg, io.Discard)
+	eng, err := c.p.Engine()
 	if err != nil {
 		return nil, err
 	}
-	eng.Wait, eng.Poll, eng.Now = true, c.poll, c.now
+	eng.Wait, eng.Poll = true, c.poll
 	return eng, nil
 }
 
@@ -395,14 +387,14 @@ func (m *Model) flowJob(label string, body func(context.Context) (*model.FlowRun
 	m.flowJobs = append(m.flowJobs, j)
 	m.focusPane(layout.Flow)
 	m.note = infoNote(label + "…")
-	st := m.st
+	p := m.p
 	return func() tea.Msg {
 		defer close(j.done)
 		defer cancel()
 		run, err := body(ctx)
 		msg := flowDoneMsg{job: j, run: run, err: err}
 		if err == nil && run != nil && run.Status == model.FlowCompleted {
-			if v, verr := flows.View(st, run.ID); verr == nil && v.PromptStep == run.Step {
+			if v, verr := p.FlowView(run.ID); verr == nil && v.PromptStep == run.Step {
 				msg.final = v.Prompt
 			}
 		}
@@ -493,8 +485,8 @@ func (m *Model) pauseFlow() tea.Cmd {
 		m.note = errNote("no process executes " + id + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it)")
 		return nil
 	}
-	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
-		return flows.PauseRun(st, id, actor, now)
+	return m.flowAct("pause "+id, func(p *project.Project) (*model.FlowRun, error) {
+		return p.PauseFlowRun(id)
 	})
 }
 
@@ -534,18 +526,18 @@ func (m *Model) cancelFlow() tea.Cmd {
 		body = append(body, "Its pending decision "+v.Decision.ID+" is cancelled too.")
 	}
 	m.openConfirmFunc("Cancel flow run "+id+"?", body, func() tea.Cmd {
-		return m.flowAct("cancel "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
-			return flows.CancelRun(st, id, actor, now)
+		return m.flowAct("cancel "+id, func(p *project.Project) (*model.FlowRun, error) {
+			return p.CancelFlowRun(id)
 		})
 	})
 	return nil
 }
 
-func (m *Model) flowAct(label string, fn func(*db.Store, string, time.Time) (*model.FlowRun, error)) tea.Cmd {
-	st, actor, now := m.st, m.actor, m.now()
+func (m *Model) flowAct(label string, fn func(*project.Project) (*model.FlowRun, error)) tea.Cmd {
+	p := m.p
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		run, err := fn(st, actor, now)
+		run, err := fn(p)
 		return flowActMsg{label: label, run: run, err: err}
 	}
 }

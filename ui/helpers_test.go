@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
@@ -32,6 +34,12 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
 	c.mu.Unlock()
+}
+
+// testProject is st's project with the config cfg (no file is read) and
+// the clock now (nil: time.Now).
+func testProject(st *db.Store, cfg config.Config, now func() time.Time) *project.Project {
+	return project.FromStore(st, project.Options{Config: &cfg, Now: now, Warn: io.Discard})
 }
 
 func newStore(tb testing.TB) *db.Store {
@@ -155,7 +163,7 @@ func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harne
 		cfg = config.Default()
 		cfg.Theme = "dark"
 	}
-	return newHarnessOpts(tb, st, w, h, Options{Config: cfg, NoColor: true})
+	return newHarnessOpts(tb, st, w, h, cfg, Options{NoColor: true})
 }
 
 // newColorHarness draws in colour: theme is the config's (dark, light, auto).
@@ -163,14 +171,13 @@ func newColorHarness(tb testing.TB, st *db.Store, w, h int, theme string) *harne
 	tb.Helper()
 	cfg := config.Default()
 	cfg.Theme = theme
-	return newHarnessOpts(tb, st, w, h, Options{Config: cfg})
+	return newHarnessOpts(tb, st, w, h, cfg, Options{})
 }
 
-func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, opts Options) *harness {
+func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, cfg config.Config, opts Options) *harness {
 	tb.Helper()
 	clk := &clock{now: t0}
-	opts.Now = clk.Now
-	m := New(st, opts)
+	m := New(testProject(st, cfg, clk.Now), opts)
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
 	// Engine goroutines (flows the test started) end before the project
 	// directory is removed.
@@ -451,4 +458,15 @@ func (h *harness) pump(d time.Duration, what string, cond func() bool) {
 			h.tb.Fatalf("waited %v for %s:\n%s", d, what, h.screen())
 		}
 	}
+}
+
+// storeOf is a store on the cockpit's project database, for tests that
+// write to it behind the cockpit's back (as another process would).
+func storeOf(tb testing.TB, m *Model) *db.Store {
+	tb.Helper()
+	st, err := db.Open(m.p.DatabasePath(), db.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st
 }

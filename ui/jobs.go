@@ -1,10 +1,8 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +11,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
@@ -176,13 +174,11 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 	m.lower, m.slot = layout.Output, layout.Output
 	m.note = infoNote(label + "… · " + m.keyName(keys.Kill) + " stops it")
 
-	st, actor, cfg := m.st, m.actor, m.cfg.Run
-	project := filepath.Dir(st.Dir())
+	p := m.p
 	return func() tea.Msg {
 		defer close(j.done)
 		defer cancel()
 		msg := jobMsg{job: j}
-		var warn bytes.Buffer
 		for i, argv := range argvs {
 			if ctx.Err() != nil {
 				msg.pending = len(argvs) - i
@@ -194,26 +190,15 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 					argv = append([]string{flowdeckBinary(exe)}, argv[1:]...)
 				}
 			}
-			req := ops.RunDefaults(cfg)
-			req.Argv, req.Feature, req.Scope, req.Actor = argv, feature, scope, actor
+			req := p.RunDefaults()
+			req.Argv, req.Feature, req.Scope = argv, feature, scope
 			req.Attended = true // the person watches it and can stop it: never ended as stalled
-			// Broken pattern files are reported once, not per command.
-			w := io.Writer(&warn)
-			if i > 0 {
-				w = io.Discard
+			started := func(id string) {
+				j.mu.Lock()
+				j.run = id
+				j.mu.Unlock()
 			}
-			opts, err := req.Options(st, w)
-			if err != nil {
-				msg.err = err
-				break
-			}
-			opts.Dir = project
-			// Run ids sort by real start time, whatever clock the cockpit shows.
-			opts.ID = db.NewRunID(time.Now())
-			j.mu.Lock()
-			j.run = opts.ID
-			j.mu.Unlock()
-			res, err := ops.Run(ctx, st, opts)
+			res, err := p.Run(ctx, req, project.RunIO{Started: started})
 			if err != nil {
 				msg.err = err
 				break
@@ -229,9 +214,19 @@ func (m *Model) startJob(label, feature string, scope model.Scope, argvs [][]str
 				break
 			}
 		}
-		msg.warnings = strings.TrimSpace(warn.String())
+		msg.warnings = patternWarnings(p)
 		return msg
 	}
+}
+
+// patternWarnings are the pattern files that the project skipped as broken,
+// one line.
+func patternWarnings(p *project.Project) string {
+	var parts []string
+	for _, err := range p.PatternErrors() {
+		parts = append(parts, "flowdeck: pattern skipped: "+err.Error())
+	}
+	return strings.Join(parts, "\n")
 }
 
 // flowdeckBinary is what `flowdeck` in /run means: the lean flowdeck next to
@@ -269,7 +264,9 @@ func (m *Model) onJob(msg jobMsg) tea.Cmd {
 	default:
 		m.note = jobNote(msg)
 	}
-	if msg.warnings != "" {
+	if msg.warnings != "" && !m.patternsWarned {
+		// The project loads its patterns once: so are they reported.
+		m.patternsWarned = true
 		m.note.lines = append(m.note.lines, "  "+strings.ReplaceAll(msg.warnings, "\n", "; "))
 	}
 	return m.loadCmd()

@@ -36,9 +36,9 @@ const forceEvery = 25
 // pollCmd waits one poll interval and reads the fingerprint. Stamp is a stat,
 // no lock, so polling five times a second costs nothing.
 func (m *Model) pollCmd() tea.Cmd {
-	st := m.st
+	p := m.p
 	return m.tick(m.poll, func(time.Time) tea.Msg {
-		s, err := st.Stamp()
+		s, err := p.Stamp()
 		return stampMsg{s, err}
 	})
 }
@@ -49,25 +49,25 @@ func (m *Model) pollCmd() tea.Cmd {
 func (m *Model) loadCmd() tea.Cmd {
 	m.loadSeq++
 	m.loading = true
-	seq, st, pin, prefer, prev := m.loadSeq, m.st, m.flowPin, m.promptFlowRun(), m.flowView
+	seq, p, pin, prefer, prev := m.loadSeq, m.p, m.flowPin, m.promptFlowRun(), m.flowView
 	watch := ""
 	if d, ok := m.top().(*decisionDialog); ok {
 		watch = d.f.d.ID
 	}
 	return func() tea.Msg {
-		stamp, _ := st.Stamp()
-		snap, err := st.Snapshot(runsShown) // one transaction for every list
+		stamp, _ := p.Stamp()
+		snap, err := p.Snapshot(runsShown) // one transaction for every list
 		if err != nil {
 			return loadedMsg{seq: seq, err: err}
 		}
 		cleanText(snap) // foreign text is made safe once, here
-		fl := readFlows(st, snap, pin, prefer, prev)
+		fl := readFlows(p, snap, pin, prefer, prev)
 		cleanText(fl.view)
 		cleanText(fl.out)
 		msg := loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
 			agents: snap.Agents, flows: fl}
 		if watch != "" && !pendingIn(snap.Decisions, watch) {
-			msg.gone, _ = st.Decision(watch)
+			msg.gone, _ = p.Decision(watch)
 			cleanText(msg.gone)
 		}
 		return msg

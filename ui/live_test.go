@@ -115,7 +115,7 @@ func TestBellModes(t *testing.T) {
 func TestLiveUpdateWithoutKeyPress(t *testing.T) {
 	st := newStore(t)
 	scenario(t, st, "running")
-	m := New(st, Options{Now: func() time.Time { return t0 }, NoColor: true, Config: darkConfig()})
+	m := New(testProject(st, darkConfig(), func() time.Time { return t0 }), Options{NoColor: true})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	scr := newScreen(tm.Output(), 120, 40)
 	defer scr.close()
@@ -139,7 +139,7 @@ func TestLiveUpdateWithoutKeyPress(t *testing.T) {
 func BenchmarkLiveUpdate(b *testing.B) {
 	st := newStore(b)
 	scenario(b, st, "running")
-	m := New(st, Options{Now: func() time.Time { return t0 }, NoColor: true, Config: darkConfig()})
+	m := New(testProject(st, darkConfig(), func() time.Time { return t0 }), Options{NoColor: true})
 	tm := teatest.NewTestModel(b, m, teatest.WithInitialTermSize(120, 40))
 	scr := newScreen(tm.Output(), 120, 40)
 	defer scr.close()
@@ -230,7 +230,7 @@ func TestBackgroundColorPicksTheme(t *testing.T) {
 	st := newStore(t)
 	scenario(t, st, "planning")
 	clk := &clock{now: t0}
-	m := New(st, Options{Now: clk.Now, Config: config.Default()})
+	m := New(testProject(st, config.Default(), clk.Now), Options{})
 	h := &harness{tb: t, m: m, st: st, clk: clk}
 	m.tick = noTick
 	h.send(windowSize(100, 30))

@@ -23,7 +23,7 @@ func (m *Model) applyPlanFile(name string) tea.Cmd {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.root(), name)
 	}
-	st, actor, now, seen := m.st, m.actor, m.now(), m.sessSeq()
+	proj, seen := m.p, m.sessSeq()
 	label := "plan apply " + name
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
@@ -35,7 +35,7 @@ func (m *Model) applyPlanFile(name string) tea.Cmd {
 		if err != nil {
 			return actionMsg{label: label, err: fmt.Errorf("plan %s: %w", name, err)}
 		}
-		out, err := storeAction(st, model.PlanApply{Plan: *p}, seen, actor, now)
+		out, err := storeAction(proj, model.PlanApply{Plan: *p}, seen)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }

@@ -1,8 +1,9 @@
 // Package ui is the cockpit: the Bubble Tea program a person uses to
 // supervise agents. One root model owns focus, modes and message routing; the
 // panes (ui/panes/...) are plain components that handle a move, take a size
-// and draw into it. Every read of the store, every action and every markdown
-// render runs in a tea.Cmd; Update and View do no I/O.
+// and draw into it. It works on a *project.Project; every read of it, every
+// action, run and markdown render runs in a tea.Cmd; Update and View do no
+// I/O.
 package ui
 
 import (
@@ -14,9 +15,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/cmdline"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -30,16 +31,10 @@ import (
 	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
-// Options configure the cockpit.
+// Options configure the cockpit. The clock, the actor and the config are
+// the project's (project.Options: Now, Actor, Config); the config's problems
+// are shown at start.
 type Options struct {
-	// Now is the clock; nil means time.Now. Tests pass a fixed one.
-	Now func() time.Time
-	// Actor is recorded on the cockpit's actions; "" means the config's
-	// actor, else "human".
-	Actor string
-	// Config is the loaded config file; ConfigErrors are shown at start.
-	Config       config.Config
-	ConfigErrors []error
 	// Poll is how often the database file is checked for changes (200 ms).
 	Poll time.Duration
 	// NoColor drops colours (NO_COLOR). Light picks the light palette
@@ -64,7 +59,7 @@ const (
 
 // Model is the root model.
 type Model struct {
-	st    *db.Store
+	p     *project.Project
 	now   func() time.Time
 	actor string
 	cfg   config.Config
@@ -175,16 +170,19 @@ type Model struct {
 	jobs     []*job
 	flowJobs []*flowJob
 	quitting bool
+	// patternsWarned: the project's broken pattern files were reported.
+	patternsWarned bool
 }
 
-// New builds the cockpit on a store. It does no I/O: the first load is the
-// command Init returns.
-func New(st *db.Store, opts Options) *Model {
+// New builds the cockpit on a project. It reads the project's config (once
+// per project) and no other file: the first load is the command Init
+// returns.
+func New(p *project.Project, opts Options) *Model {
 	m := &Model{
-		st:        st,
-		now:       opts.Now,
-		actor:     opts.Actor,
-		cfg:       opts.Config,
+		p:         p,
+		now:       p.Now,
+		actor:     p.Actor(),
+		cfg:       p.Config(),
 		poll:      opts.Poll,
 		grace:     opts.Grace,
 		color:     !opts.NoColor,
@@ -199,18 +197,6 @@ func New(st *db.Store, opts Options) *Model {
 	}
 	m.tick = tea.Tick
 	m.ctx, m.stopAll = context.WithCancel(context.Background())
-	if m.now == nil {
-		m.now = time.Now
-	}
-	if m.cfg.Bell == "" {
-		m.cfg = config.Default()
-	}
-	if m.actor == "" {
-		m.actor = m.cfg.Actor
-	}
-	if m.actor == "" {
-		m.actor = "human"
-	}
 	if m.poll == 0 {
 		m.poll = 200 * time.Millisecond
 	}
@@ -229,7 +215,7 @@ func New(st *db.Store, opts Options) *Model {
 
 	km, errs := keys.Default().Rebind(m.cfg.Keys)
 	m.keys = km
-	errs = append(append([]error{}, opts.ConfigErrors...), keyErrors(m.cfg, errs)...)
+	errs = append(append([]error{}, p.ConfigErrors()...), keyErrors(m.cfg, errs)...)
 	if len(errs) > 0 {
 		m.note = configNote(errs)
 	}

@@ -184,7 +184,7 @@ func TestRSSChild(t *testing.T) {
 			mu.Unlock()
 		}
 	}()
-	m := New(st, Options{Config: darkConfig(), NoColor: true})
+	m := New(testProject(st, darkConfig(), nil), Options{NoColor: true})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(160, 48), teatest.WithProgramOptions(tea.WithFilter(filter)))
 	go func() { _, _ = io.Copy(io.Discard, tm.Output()) }()
 	wait := func(what string, cond func() bool) { waitLocked(t, &mu, time.Minute, what, cond) }

@@ -10,24 +10,15 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/flowdeck/flowdeck/config"
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/project"
 )
 
-// Run opens the cockpit on a project's store and returns when the person
-// quits. Bubble Tea restores the terminal on exit, on a panic (in Update,
-// View or a command) and on SIGTERM; Run adds nothing that could leave it
-// dirty.
-func Run(st *db.Store, opts Options) error {
-	if opts.Config.Bell == "" {
-		path := os.Getenv("FLOWDECK_CONFIG")
-		if path == "" {
-			path = config.DefaultPath()
-		}
-		cfg, errs := config.Load(path)
-		opts.Config = cfg
-		opts.ConfigErrors = append(opts.ConfigErrors, errs...)
-	}
+// Run opens the cockpit on a project and returns when the person quits.
+// Bubble Tea restores the terminal on exit, on a panic (in Update, View or
+// a command) and on SIGTERM; Run adds nothing that could leave it dirty.
+// p's Warn must not be the terminal: the cockpit shows the config's and the
+// patterns' problems itself.
+func Run(p *project.Project, opts Options) error {
 	if os.Getenv("NO_COLOR") != "" {
 		opts.NoColor = true
 	}
@@ -36,13 +27,13 @@ func Run(st *db.Store, opts Options) error {
 		// Any non-empty NO_COLOR counts (no-color.org), not only "1"/"true".
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
-	m := New(st, opts)
-	p := tea.NewProgram(m, popts...)
+	m := New(p, opts)
+	prog := tea.NewProgram(m, popts...)
 	restore := func() {}
 	if term.IsTerminal(os.Stdout.Fd()) {
 		restore = keepTitle(os.Stdout)
 	}
-	_, err := p.Run()
+	_, err := prog.Run()
 	restore()
 	// However the program ended, nothing the cockpit started may outlive it.
 	m.Shutdown(quitWait)

@@ -163,9 +163,9 @@ func (f *feed) reset(run, title, note string) {
 
 // readCmd reads and parses the next chunk of a run's output.
 func (m *Model) readCmd(f *feed, run string, from int64, p output.Parser) tea.Cmd {
-	st := m.st
+	proj := m.p
 	return func() tea.Msg {
-		data, next, err := st.ReadOutput(run, from, readChunk)
+		data, next, err := proj.ReadOutput(run, from, readChunk)
 		if err != nil {
 			return outputMsg{feed: f, run: run, err: err, parser: p, next: from}
 		}
@@ -181,12 +181,12 @@ func (m *Model) readCmd(f *feed, run string, from int64, p output.Parser) tea.Cm
 // emulateCmd feeds the next chunk into the emulator, which this command owns
 // until its message is handled.
 func (m *Model) emulateCmd(f *feed, run string, scr *output.Screen, from int64) tea.Cmd {
-	st := m.st
+	p := m.p
 	return func() tea.Msg {
 		if scr == nil {
 			scr = output.NewScreen(emuCols, emuRows)
 		}
-		data, next, err := st.ReadOutput(run, from, emuChunk)
+		data, next, err := p.ReadOutput(run, from, emuChunk)
 		if err != nil {
 			return screenMsg{feed: f, run: run, scr: scr, next: from, err: err}
 		}
@@ -263,9 +263,9 @@ func (m *Model) recallCmd(q string) tea.Cmd {
 		return nil
 	}
 	m.recallBusy, m.recallNext = true, ""
-	st := m.st
+	p := m.p
 	return func() tea.Msg {
-		hits, err := st.Recall(model.RecallQuery{Query: q, Limit: 200, LowMemory: true})
+		hits, err := p.Hits(model.RecallQuery{Query: q, Limit: 200, LowMemory: true})
 		return recallMsg{query: q, hits: hits, err: err}
 	}
 }

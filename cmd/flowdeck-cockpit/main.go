@@ -7,15 +7,13 @@ import (
 	"os"
 
 	"github.com/flowdeck/flowdeck/cli"
-	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
 	"github.com/flowdeck/flowdeck/ui"
 )
 
 func main() {
 	runner.Reexec()
-	open := func(st *db.Store, actor string) error {
-		return ui.Run(st, ui.Options{Actor: actor})
-	}
+	open := func(p *project.Project) error { return ui.Run(p, ui.Options{}) }
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, open))
 }

@@ -10,16 +10,16 @@ import (
 	"runtime/debug"
 
 	"github.com/flowdeck/flowdeck/cli"
-	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/mcp"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
 )
 
 func main() {
 	// The run tool re-executes this binary to join a run's cgroups (v1).
 	runner.Reexec()
-	cli.MCPServer = func(ctx context.Context, st *db.Store, actor string, in io.Reader, out, warn io.Writer) error {
-		return mcp.Serve(ctx, st, mcp.Options{Actor: actor, Version: version(), Warn: warn}, in, out)
+	cli.MCPServer = func(ctx context.Context, p *project.Project, actor string, in io.Reader, out, warn io.Writer) error {
+		return mcp.Serve(ctx, p, mcp.Options{Actor: actor, Version: version()}, in, out)
 	}
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }
