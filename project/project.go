@@ -73,9 +73,11 @@ type shared struct {
 }
 
 // Open opens the project that dir is in: the nearest directory upward with
-// .git or .flow (dir itself when there is none, or with opts.AsRoot). It
-// touches no file: the database is opened (and created) by the first
-// method that writes, and a project without one reads as having no session.
+// .git or .flow (dir itself when there is none, or with opts.AsRoot); ""
+// is the working directory. It creates nothing and reads no config: the
+// config is read on first use, the database is opened (and created) by the
+// first method that writes, and a project without one reads as having no
+// session.
 func Open(dir string, opts Options) (*Project, error) {
 	if dir == "" {
 		wd, err := os.Getwd()
@@ -270,9 +272,8 @@ func (p *Project) actionRedactor() *patterns.Redactor {
 	return r
 }
 
-// FromStore is the project whose database st is (tests that prepared a
-// store, and the Options it was opened with).
+// FromStore is the project whose database st is already open (tests that
+// prepared a store); opts.Store is not used.
 func FromStore(st *db.Store, opts Options) *Project {
-	p := &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor}
-	return p
+	return &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor}
 }
