@@ -49,6 +49,9 @@ MCP client's name from the initialize handshake.`,
 			if err != nil {
 				return err
 			}
+			if err := st.Check(); err != nil { // refused before the server starts, as before
+				return e.fail(err)
+			}
 			// Only an explicit --actor overrides the client's name: a
 			// $FLOWDECK_ACTOR in the person's shell names the person.
 			actor := e.actor

@@ -219,7 +219,9 @@ func (e *env) store() (*db.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+	// One process, one action: the schema check rides on the action's own
+	// open of the file instead of a second one.
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{DeferCheck: true})
 	if err != nil {
 		return nil, e.fail(err)
 	}

@@ -39,6 +39,9 @@ func (e *env) cockpit() error {
 	if err != nil {
 		return err
 	}
+	if err := st.Check(); err != nil { // a bad file is refused here, not in the cockpit
+		return e.fail(err)
+	}
 	return e.openCockpit(st, true)
 }
 
