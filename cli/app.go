@@ -221,7 +221,7 @@ func (e *env) openProject(actor string, warn io.Writer) (*project.Project, error
 	if e.dir != "" {
 		dir, asRoot = e.dir, true
 	}
-	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot})
+	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot, OneShot: true})
 	var notDir *project.NotDirError
 	if errors.As(err, &notDir) {
 		return nil, usageErr("%v", err)

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -52,6 +53,13 @@ type Options struct {
 	// Existing opens only a database that is already there, as it is: no
 	// file is created and no schema migrated (export, doctor).
 	Existing bool
+	// DeferCheck leaves the checks of an existing file (a readable
+	// flowdeck database of a schema this code knows, migrated if older)
+	// to the first transaction, which makes them in its own open of the
+	// file: a process that does one thing opens the database once, not
+	// twice. Errors Open would return come from that transaction instead.
+	// Ignored with Existing.
+	DeferCheck bool
 }
 
 // Store is a handle on a project's database file. It holds no open file and
@@ -69,6 +77,9 @@ type Store struct {
 	lockRel string
 	timeout time.Duration
 	noSync  bool
+	// unchecked: Open deferred the schema check (Options.DeferCheck) and
+	// no transaction has made it yet.
+	unchecked atomic.Bool
 }
 
 // Open prepares the database at path (creating its directory, the file and
@@ -87,7 +98,7 @@ func Open(path string, opts Options) (*Store, error) {
 			return nil, fmt.Errorf("create %s: %w", s.project, err)
 		}
 	}
-	if err := s.prepare(opts.Existing); err != nil {
+	if err := s.prepare(opts.Existing, opts.DeferCheck && !opts.Existing); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -127,8 +138,9 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Dir() string { return filepath.Dir(s.path) }
 
 // prepare checks the schema with a shared lock and only takes the write lock
-// when the file is new or older than this code.
-func (s *Store) prepare(existing bool) error {
+// when the file is new or older than this code. With deferCheck an existing
+// file is left to the first transaction (checkSchema).
+func (s *Store) prepare(existing, deferCheck bool) error {
 	r, err := contain.Open(s.project)
 	if err != nil {
 		return err
@@ -153,6 +165,10 @@ func (s *Store) prepare(existing bool) error {
 	}
 	if fi.Size() == 0 {
 		return s.corrupt(errEmpty)
+	}
+	if deferCheck {
+		s.unchecked.Store(true)
+		return nil
 	}
 	var version int
 	if err := s.view(func(tx *bolt.Tx) error { version = schemaOf(tx); return nil }); err != nil {
@@ -260,8 +276,14 @@ func (s *Store) updateRoot(fn func(r *os.Root, tx *bolt.Tx) error, after func())
 		return err
 	}
 	defer l.release()
+	checking := s.unchecked.Load()
 	err = s.guard(func() error {
 		return b.Update(func(tx *bolt.Tx) error {
+			if checking {
+				if err := s.checkSchema(tx); err != nil {
+					return err
+				}
+			}
 			if err := fn(r, tx); err != nil {
 				return err
 			}
@@ -275,14 +297,55 @@ func (s *Store) updateRoot(fn func(r *os.Root, tx *bolt.Tx) error, after func())
 	if cerr := s.closeBolt(b); err == nil && cerr != nil {
 		err = cerr
 	}
+	if err == nil && checking {
+		s.unchecked.Store(false)
+	}
 	if err == nil && after != nil {
 		after()
 	}
 	return err
 }
 
-// view runs fn in one read transaction under a shared lock.
+// checkSchema is the check Open makes, made by the first write
+// transaction when Open deferred it: a newer schema is refused, an older
+// one (or a new file's none) migrated in the same transaction.
+func (s *Store) checkSchema(tx *bolt.Tx) error {
+	if v := schemaOf(tx); v > SchemaVersion {
+		return s.tooNew(v)
+	} else if v < SchemaVersion {
+		return s.migrate(tx)
+	}
+	return nil
+}
+
+// Check makes the checks Open deferred (Options.DeferCheck) now, for a
+// caller that hands the store on and wants a bad file refused first.
+func (s *Store) Check() error {
+	if !s.unchecked.Load() {
+		return nil
+	}
+	return s.view(func(*bolt.Tx) error { return nil })
+}
+
+// errMigrate stops a read that found an older schema while the check was
+// deferred: view migrates in a write transaction and reads again.
+var errMigrate = errors.New("the database needs migrating first")
+
+// view runs fn in one read transaction under a shared lock. When Open
+// deferred the schema check and the file turns out older than this code, it
+// migrates it (as Open would have) and reads again.
 func (s *Store) view(fn func(tx *bolt.Tx) error) error {
+	err := s.viewOnce(fn)
+	if errors.Is(err, errMigrate) {
+		if err = s.update(func(*bolt.Tx) error { return nil }); err != nil {
+			return err
+		}
+		err = s.viewOnce(fn)
+	}
+	return err
+}
+
+func (s *Store) viewOnce(fn func(tx *bolt.Tx) error) error {
 	r, err := contain.Open(s.project)
 	if err != nil {
 		return err
@@ -300,6 +363,11 @@ func (s *Store) view(fn func(tx *bolt.Tx) error) error {
 		return b.View(func(tx *bolt.Tx) error {
 			if v := schemaOf(tx); v > SchemaVersion {
 				return s.tooNew(v)
+			} else if s.unchecked.Load() {
+				if v < SchemaVersion {
+					return errMigrate
+				}
+				s.unchecked.Store(false)
 			}
 			return fn(tx)
 		})

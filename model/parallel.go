@@ -1,7 +1,6 @@
 package model
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -13,12 +12,23 @@ const MaxParallelLimit = 64
 // MaxAgentNameLen bounds an agent's name, which shows on every status line.
 const MaxAgentNameLen = 64
 
-var agentNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]*$`)
-
 // ValidAgentName reports whether name can name an agent: letters, digits,
-// '.', '_' and '-', starting with a letter or digit, at most 64 characters.
+// '.', '_' and '-', starting with a letter or digit, at most 64 characters
+// (^[A-Za-z0-9][A-Za-z0-9._-]*$ as a loop: no regexp compiled at init).
 func ValidAgentName(name string) bool {
-	return len(name) <= MaxAgentNameLen && agentNamePattern.MatchString(name)
+	if name == "" || len(name) > MaxAgentNameLen {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case i > 0 && (c == '.' || c == '_' || c == '-'):
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // ActiveClaim is one active feature and the agent that claimed it.

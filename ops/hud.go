@@ -74,21 +74,15 @@ func BuildHUD(st *db.Store) (*HUD, error) {
 	if st == nil {
 		return hudOf(nil), nil
 	}
-	s, err := st.Active()
+	g, err := st.Glance() // one open of the database, not three
 	if err != nil {
 		return nil, err
 	}
-	h := hudOf(s)
-	pending, err := st.Decisions(true)
-	if err != nil {
-		return nil, err
-	}
-	if h.Agents, err = st.AgentEvents(); err != nil {
-		return nil, err
-	}
+	h := hudOf(g.Active)
+	h.Agents = g.Agents
 	// A pending decision suspends a flow: it comes first.
 	var waits []string
-	for _, d := range pending {
+	for _, d := range g.Decisions {
 		waits = append(waits, "decision "+d.ID+": "+d.Prompt)
 	}
 	h.Waits = append(waits, h.Waits...)

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // pattern is one entry of a Set: a built-in Go matcher or a user TOML
@@ -165,7 +166,8 @@ func isAssignment(s string) bool {
 }
 
 // commandCategories is the category of a command by its name. Only the
-// size of a successful, unsummarised output depends on it.
+// size of a successful, unsummarised output depends on it. Built on first
+// use: most processes classify no command.
 var commandCategories = categoryMap(
 	"mkdir cp mv rm rmdir touch chmod chown chgrp ln install rsync scp tar unzip zip gzip gunzip kill pkill truncate",
 	"cat head tail less more bat batcat nl tac xxd hexdump od jq yq",
@@ -177,18 +179,21 @@ var gitCategories = categoryMap(
 	"show diff blame cat-file format-patch range-diff",
 	"log status shortlog reflog ls-files ls-tree branch tag grep remote describe worktree")
 
-// categoryMap maps the space-separated names of each list to its category.
-func categoryMap(status, content, data string) map[string]Category {
-	m := map[string]Category{}
-	for _, l := range []struct {
-		c     Category
-		names string
-	}{{Status, status}, {Content, content}, {Data, data}} {
-		for _, name := range strings.Fields(l.names) {
-			m[name] = l.c
+// categoryMap returns a function that maps, once built on its first call,
+// the space-separated names of each list to its category.
+func categoryMap(status, content, data string) func() map[string]Category {
+	return sync.OnceValue(func() map[string]Category {
+		m := map[string]Category{}
+		for _, l := range []struct {
+			c     Category
+			names string
+		}{{Status, status}, {Content, content}, {Data, data}} {
+			for _, name := range strings.Fields(l.names) {
+				m[name] = l.c
+			}
 		}
-	}
-	return m
+		return m
+	})
 }
 
 func categoryOf(words []string) Category {
@@ -206,13 +211,13 @@ func categoryOf(words []string) Category {
 			}
 		}
 		if len(rest) > 0 {
-			if c, ok := gitCategories[rest[0]]; ok {
+			if c, ok := gitCategories()[rest[0]]; ok {
 				return c
 			}
 		}
 		return Unknown
 	}
-	if c, ok := commandCategories[words[0]]; ok {
+	if c, ok := commandCategories()[words[0]]; ok {
 		return c
 	}
 	return Unknown

@@ -42,6 +42,11 @@ type Options struct {
 	Config *config.Config
 	// Store tunes the database handle (tests: NoSync).
 	Store db.Options
+	// OneShot is a process that does one thing and exits (a CLI command):
+	// the database's schema check rides on that thing's own open of the
+	// file instead of a second one (db.Options.DeferCheck). Create still
+	// checks before a long-lived front-end starts.
+	OneShot bool
 }
 
 // Project is an opened project. It is safe for concurrent use: what loads
@@ -189,8 +194,13 @@ func (p *Project) HasDatabase() bool {
 // Create opens the database, creating it when needed. The cockpit and the
 // MCP server call it first; every writing method does it itself.
 func (p *Project) Create() error {
-	_, err := p.store()
-	return err
+	st, err := p.store()
+	if err != nil {
+		return err
+	}
+	// A long-lived front-end refuses a bad file before it starts, even
+	// when the one-shot CLI deferred the check to the first transaction.
+	return st.Check()
 }
 
 // store opens the database once, creating it when needed.
@@ -200,7 +210,9 @@ func (p *Project) store() (*db.Store, error) {
 	if p.st != nil {
 		return p.st, nil
 	}
-	st, err := db.Open(p.dbPath(), p.opts.Store)
+	o := p.opts.Store
+	o.DeferCheck = o.DeferCheck || p.opts.OneShot
+	st, err := db.Open(p.dbPath(), o)
 	if err != nil {
 		return nil, err
 	}
