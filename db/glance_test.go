@@ -22,7 +22,7 @@ func TestGlanceMatchesSeparateReads(t *testing.T) {
 		Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}, Action: 1}, "t", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.RecordAgentEvent(AgentEvent{Agent: "opencode", Event: "idle", At: t0}); err != nil {
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "opencode", Event: "idle", At: t0}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := st.Glance()
