@@ -35,6 +35,7 @@ type Options struct {
 	// for this long: 0 = DefaultStall, < 0 = never (a person watches).
 	Stall     time.Duration
 	Feature   string // record the result as observed evidence on this feature
+	Commit    string // the git commit the command runs against, recorded on the evidence
 	Scope     model.Scope
 	Actor     string
 	Timeout   time.Duration
@@ -210,6 +211,7 @@ func recordEvidence(st *db.Store, o Options, argvShown []string, out *Result) er
 	ev := model.Validate{
 		Feature: o.Feature, Status: EvidenceStatus(out.Run), Scope: o.Scope,
 		Command: model.ShellJoin(argvShown), Summary: out.Headline, Source: model.SourceObserved, RunID: out.Run.ID,
+		Commit: o.Commit,
 	}
 	outcome, err := st.Do(ev, o.Actor, o.Now())
 	if refusal, ok := model.AsError(err); ok {

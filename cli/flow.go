@@ -50,6 +50,7 @@ recovery hint), 2 usage error, 3 storage or internal error.`,
 			},
 		},
 		e.verifyCommand(),
+		e.landCommand(), // cli/land.go
 	)
 	flow.PersistentFlags().Uint64Var(&e.expectSeq, "expect-seq", 0,
 		"the session sequence you decided on (status --json shows it as session.seq): refused with stale_decision if what the action decides changed since")

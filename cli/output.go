@@ -81,6 +81,7 @@ func (e *env) showAction(res *ops.ActionResult) error {
 		if res.Message != "" {
 			fmt.Fprintln(e.stdout, "· "+res.Message)
 		}
+		printGit(e.stdout, res.Git) // cli/land.go
 		if res.OK {
 			fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
 		}

@@ -23,6 +23,7 @@ import (
 func (e *env) runCmd() *cobra.Command {
 	var (
 		feature, scope, memory string
+		here                   bool
 		timeout                time.Duration
 		pids                   int
 		cpu                    float64
@@ -81,8 +82,9 @@ failure, partial when a timeout or the user cut it short.`,
 			}
 			req.Argv, req.Feature, req.Scope = args, feature, model.Scope(scope)
 			req.NoNetwork, req.NoIsolation = noNetwork, isolation == "none"
-			req.Attended = interactive
-			// The command runs where flowdeck was called, not at the root.
+			req.Attended, req.Here = interactive, here
+			// The command runs where flowdeck was called, not at the root
+			// (or, for a feature with a worktree, in that worktree).
 			rio := project.RunIO{Dir: "."}
 			// Output streams through in bounded buffers; a soft memory limit
 			// keeps the garbage collector from letting the heap double.
@@ -136,7 +138,8 @@ failure, partial when a timeout or the user cut it short.`,
 	}
 	f := c.Flags()
 	f.SetInterspersed(false)
-	f.StringVar(&feature, "feature", "", "record the result as observed evidence on this (active) feature")
+	f.StringVar(&feature, "feature", "", "record the result as observed evidence on this (active) feature; runs in the feature's worktree when it has one")
+	f.BoolVar(&here, "here", false, "with --feature: run in the current directory, not in the feature's worktree")
 	f.StringVar(&scope, "scope", "targeted", "evidence scope: targeted or broad")
 	f.DurationVar(&timeout, "timeout", 0, "kill the whole run after this long (e.g. 10m)")
 	f.StringVar(&memory, "memory", "", "memory limit, e.g. 512M or 2G")

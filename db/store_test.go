@@ -271,6 +271,18 @@ func TestFindRoot(t *testing.T) {
 	if got, _ := FindRoot(bare); got != bare {
 		t.Fatalf("FindRoot without .git = %q, want %q", got, bare)
 	}
+	// A feature's worktree (.git is a file there) belongs to the project
+	// whose database holds the feature; without one it is its own root.
+	wt := filepath.Join(root, ".flow", "worktrees", "f1")
+	os.MkdirAll(filepath.Join(wt, "pkg"), 0o755)
+	os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: elsewhere\n"), 0o644)
+	if got, _ := FindRoot(filepath.Join(wt, "pkg")); got != wt {
+		t.Fatalf("FindRoot in a worktree of no project = %q, want %q", got, wt)
+	}
+	os.WriteFile(filepath.Join(root, DBFile), nil, 0o644)
+	if got, _ := FindRoot(filepath.Join(wt, "pkg")); got != root {
+		t.Fatalf("FindRoot in a feature worktree = %q, want the project %q", got, root)
+	}
 }
 
 func TestDocsCannotEscapeFlowDir(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"github.com/flowdeck/flowdeck/capture"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // Verification is what VerifyFeature did.
@@ -90,6 +91,12 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	for _, c := range cmds {
 		o := opts
 		o.Argv, o.Dir, o.Feature, o.Scope = []string{"sh", "-c", c}, root, feature, scope
+		if worktrees.HasWorktree(st, feature) { // in the feature's worktree, recording its commit
+			o.Dir = ""
+			if err := worktrees.PlaceRun(st, &o); err != nil {
+				return nil, err
+			}
+		}
 		res, err := capture.Run(ctx, st, o)
 		if err != nil {
 			return nil, err

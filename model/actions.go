@@ -30,8 +30,10 @@ type (
 	PlanApply struct{ Plan Plan }
 	// PlanSelect narrows the plan to the given features.
 	PlanSelect struct{ FeatureIDs []string }
-	// PlanApprove approves the plan for execution.
-	PlanApprove struct{}
+	// PlanApprove approves the plan for execution. Git, when set by the
+	// caller that found a git repository and a plan that wants worktrees,
+	// is recorded as the session's git setup (the first approval's stays).
+	PlanApprove struct{ Git *GitSetup }
 	// RunStart starts (claims) Feature for Agent, or the first claimable
 	// feature (ClaimOrder) when Feature is empty. Agent may be empty.
 	RunStart struct{ Feature, Agent string }
@@ -44,6 +46,7 @@ type (
 		Summary string
 		Source  EvidenceSource
 		RunID   string
+		Commit  string // the git commit the command ran against, if known
 	}
 	// ReviewFeature records a reviewer's decision on the active feature.
 	ReviewFeature struct {
@@ -57,10 +60,15 @@ type (
 		Findings []string
 	}
 	// RunComplete ends the active feature with a worker outcome.
+	// MergeCommit is the integration branch's head after the caller merged
+	// the feature's branch, Head the feature branch's commit that the merge
+	// takes (sessions using worktrees; see CommitGate).
 	RunComplete struct {
-		Feature string
-		Outcome Outcome
-		Summary string
+		Feature     string
+		Outcome     Outcome
+		Summary     string
+		MergeCommit string
+		Head        string
 	}
 	// ResetFeature resets a feature and everything downstream of it.
 	ResetFeature struct{ Feature string }

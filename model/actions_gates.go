@@ -27,10 +27,13 @@ func (a Validate) decide(s *Session, b *builder) error {
 	if src != SourceReported && src != SourceObserved {
 		return invalidArg("source", "evidence source %s is not reported or observed", quoteID(string(src)))
 	}
+	if a.Commit != "" && !isObjectID(a.Commit) {
+		return invalidArg("commit", "commit %s is not a git object id", quoteID(a.Commit))
+	}
 	e := b.emit(Event{Type: EventValidationRecorded, Feature: a.Feature})
 	e.Evidence = &Evidence{
 		Seq: e.Seq, At: e.At, Actor: e.Actor, Feature: a.Feature, Status: a.Status, Scope: a.Scope,
-		Command: a.Command, Summary: a.Summary, Source: src, RunID: a.RunID,
+		Command: a.Command, Summary: a.Summary, Source: src, RunID: a.RunID, Commit: a.Commit,
 	}
 	return nil
 }
@@ -91,11 +94,21 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 	}
 	switch a.Outcome {
 	case OutcomeCompleted:
-		if gerr := CompletionGate(s, f); gerr != nil {
+		if a.Head != "" && !isObjectID(a.Head) {
+			return invalidArg("head", "head %s is not a git object id", quoteID(a.Head))
+		}
+		gerr := CompletionGate(s, f)
+		if gerr == nil {
+			gerr = CommitGate(s, f, a.Head)
+		}
+		if gerr != nil {
 			b.emit(Event{Type: EventCompletionRejected, Feature: f.ID, Code: gerr.Code, Summary: gerr.Message})
 			return gerr
 		}
-		b.emit(Event{Type: EventFeatureCompleted, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary})
+		if a.MergeCommit != "" && !isObjectID(a.MergeCommit) {
+			return invalidArg("merge_commit", "merge commit %s is not a git object id", quoteID(a.MergeCommit))
+		}
+		b.emit(Event{Type: EventFeatureCompleted, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary, Commit: a.MergeCommit})
 		if s.Plan.CompletedCount()+1 >= s.Plan.Required() {
 			b.emit(Event{Type: EventSessionCompleted, Summary: "every required feature is completed"})
 		}
@@ -117,20 +130,7 @@ func CompletionGate(s *Session, f *Feature) *Error {
 	// validate names the command that records evidence: the feature's own
 	// verification run through flowdeck (observed evidence, and executable
 	// right now), or a report when the plan gave no verification command.
-	validate := func(e *Error, scope Scope) *Error {
-		if len(f.Verification) == 0 {
-			e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
-			return e
-		}
-		// The verification is shell text: the argv runs it with sh -c (or as
-		// its words, when no word needs a shell), and next_command is that
-		// argv quoted, so both say the same.
-		argv := []string{"run", "--feature", f.ID, "--scope", string(scope), "--"}
-		if words, ok := plainWords(f.Verification[0]); ok {
-			return e.withAction(append(argv, words...)...)
-		}
-		return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
-	}
+	validate := func(e *Error, scope Scope) *Error { return withValidate(f, e, scope) }
 	if len(since) == 0 {
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
 			verifyHint(f), "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
@@ -180,6 +180,24 @@ func CompletionGate(s *Session, f *Feature) *Error {
 			"", "the final review of session %s is %s", s.ID, final.Decision), ScopeBroad)
 	}
 	return nil
+}
+
+// withValidate gives e the next command that records evidence on f: the
+// feature's own verification run through flowdeck (observed evidence, and
+// executable right now), or a report when the plan gave no verification.
+func withValidate(f *Feature, e *Error, scope Scope) *Error {
+	if len(f.Verification) == 0 {
+		e.Recovery.NextCommand = fmt.Sprintf("flowdeck flow validate %s --status passed --scope %s --command CMD", f.ID, scope)
+		return e
+	}
+	// The verification is shell text: the argv runs it with sh -c (or as
+	// its words, when no word needs a shell), and next_command is that
+	// argv quoted, so both say the same.
+	argv := []string{"run", "--feature", f.ID, "--scope", string(scope), "--"}
+	if words, ok := plainWords(f.Verification[0]); ok {
+		return e.withAction(append(argv, words...)...)
+	}
+	return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
 }
 
 func verifyHint(f *Feature) string {

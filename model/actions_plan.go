@@ -129,7 +129,7 @@ func (a PlanSelect) decide(s *Session, b *builder) error {
 	return nil
 }
 
-func (PlanApprove) decide(s *Session, b *builder) error {
+func (a PlanApprove) decide(s *Session, b *builder) error {
 	if err := requireOpen(s); err != nil {
 		return err
 	}
@@ -143,6 +143,13 @@ func (PlanApprove) decide(s *Session, b *builder) error {
 			"The plan is already approved; execution has its own commands.",
 			NextCommand(s), "the plan of session %s is already approved", s.ID)
 	}
-	b.emit(Event{Type: EventPlanApproved})
+	if err := checkGitSetup(s, a.Git); err != nil {
+		return err
+	}
+	e := b.emit(Event{Type: EventPlanApproved})
+	if s.Git == nil && a.Git != nil {
+		g := *a.Git
+		e.Git = &g
+	}
 	return nil
 }

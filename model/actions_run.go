@@ -52,11 +52,11 @@ func (a RunStart) decide(s *Session, b *builder) error {
 				"Complete what it waits for first.", next,
 				"feature %s waits for %s", f.ID, strings.Join(waiting, ", "))
 		}
-		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent})
+		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent, FeatureGit: featureGit(s, f.ID)})
 		return nil
 	}
 	if order := ClaimOrder(s); len(order) > 0 {
-		b.emit(Event{Type: EventFeatureStarted, Feature: order[0], Agent: a.Agent})
+		b.emit(Event{Type: EventFeatureStarted, Feature: order[0], Agent: a.Agent, FeatureGit: featureGit(s, order[0])})
 		return nil
 	}
 	why := BlockReasons(s.Plan)

@@ -59,6 +59,10 @@ func Apply(s *Session, e Event) error {
 		s.Plan.reindex()
 		s.Execution.forget(dropped)
 	case EventPlanApproved:
+		if e.Git != nil && s.Git == nil { // the first setup stays: its branch holds the merged work
+			g := *e.Git
+			s.Git = &g
+		}
 		s.Approval, s.Status = ApprovalApproved, StatusReady
 		if s.Execution.ActiveFeature != "" { // approved again after a replan while others ran on
 			s.Status = StatusRunning
@@ -71,6 +75,12 @@ func Apply(s *Session, e Event) error {
 			return err
 		}
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
+		f.Git = nil
+		if e.FeatureGit != nil {
+			g := *e.FeatureGit
+			g.MergeCommit, g.Conflicts = "", nil
+			f.Git = &g
+		}
 		s.Execution.ActiveFeature = f.ID
 		s.Status = StatusRunning
 	case EventValidationRecorded:
@@ -105,9 +115,21 @@ func Apply(s *Session, e Event) error {
 			return err
 		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
+		if f.Git != nil {
+			f.Git.MergeCommit, f.Git.Conflicts = e.Commit, nil
+		}
 		s.finish(f.ID, OutcomeCompleted)
 	case EventCompletionRejected:
 		// Only history: a rejected completion changes nothing else.
+	case EventMergeConflict:
+		f, err := feature()
+		if err != nil {
+			return err
+		}
+		if f.Git == nil {
+			return fmt.Errorf("session %s: event %d: feature %s has no worktree", s.ID, e.Seq, f.ID)
+		}
+		f.Git.Conflicts = slices.Clone(e.Files)
 	case EventReplanRequired:
 		f, err := feature()
 		if err != nil {

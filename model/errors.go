@@ -43,6 +43,8 @@ const (
 	CodeMissingBroadValidation  = "missing_broad_validation"
 	CodeMissingFinalReview      = "missing_final_reviewer_decision"
 	CodeFailingFinalReview      = "failing_final_review"
+	CodeMergeConflict           = "merge_conflict"
+	CodeUnverifiedCommit        = "unverified_commit"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.

@@ -28,6 +28,7 @@ const (
 	EventSessionArchived    EventType = "session_archived"
 	EventSessionActivated   EventType = "session_activated"
 	EventNoteAdded          EventType = "note_added"
+	EventMergeConflict      EventType = "merge_conflict"
 )
 
 // Event is one entry of a session's append-only log. Only the fields its Type
@@ -51,6 +52,14 @@ type Event struct {
 	Code       string    `json:"code,omitempty"`
 	Summary    string    `json:"summary,omitempty"`
 	Text       string    `json:"text,omitempty"`
+	// Git is the session's git setup (plan_approved), a started feature's
+	// branch and worktree (feature_started).
+	Git        *GitSetup   `json:"git,omitempty"`
+	FeatureGit *FeatureGit `json:"feature_git,omitempty"`
+	// Commit is the integration branch's head after a feature_completed's
+	// merge; Files are the paths of a merge_conflict.
+	Commit string   `json:"commit,omitempty"`
+	Files  []string `json:"files,omitempty"`
 }
 
 // Describe is an event's one line of history: what the docs' history shows
@@ -68,12 +77,23 @@ func Describe(e Event) string {
 	case EventPlanSelected:
 		return "plan narrowed to " + strings.Join(e.FeatureIDs, ", ")
 	case EventPlanApproved:
+		if g := e.Git; g != nil {
+			from := g.Base
+			if from == "" {
+				from = shortCommit(g.BaseCommit)
+			}
+			return "plan approved; features in worktrees, merged into " + g.Integration + " (from " + from + ")"
+		}
 		return "plan approved"
 	case EventFeatureStarted:
-		if e.Agent != "" {
-			return "started " + e.Feature + " (agent " + e.Agent + ")"
+		where := ""
+		if e.FeatureGit != nil {
+			where = " in " + e.FeatureGit.Worktree
 		}
-		return "started " + e.Feature
+		if e.Agent != "" {
+			return "started " + e.Feature + " (agent " + e.Agent + ")" + where
+		}
+		return "started " + e.Feature + where
 	case EventValidationRecorded:
 		if v := e.Evidence; v != nil {
 			return fmt.Sprintf("%s validation %s (%s, %s): %s", v.Scope, v.Status, v.Source, e.Feature, v.Command)
@@ -87,7 +107,12 @@ func Describe(e Event) string {
 			return fmt.Sprintf("review of %s: %s", e.Feature, e.Review.Decision)
 		}
 	case EventFeatureCompleted:
+		if e.Commit != "" {
+			return "completed " + e.Feature + " (merged at " + shortCommit(e.Commit) + ")"
+		}
 		return "completed " + e.Feature
+	case EventMergeConflict:
+		return fmt.Sprintf("merge of %s conflicts on %s", e.Feature, quotedFiles(e.Files))
 	case EventCompletionRejected:
 		return fmt.Sprintf("completion of %s rejected: %s", e.Feature, e.Code)
 	case EventReplanRequired:
@@ -108,4 +133,11 @@ func Describe(e Event) string {
 		return "note: " + firstLine(e.Text, 120)
 	}
 	return string(e.Type)
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }

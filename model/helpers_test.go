@@ -202,6 +202,8 @@ func actionFromArgs(t *testing.T, args []string) model.Action {
 		return model.PlanApprove{}
 	case cmd == "flow reset session":
 		return model.ResetSession{}
+	case len(args) == 6 && strings.HasPrefix(cmd, "flow run complete ") && args[4] == "--outcome":
+		return model.RunComplete{Feature: args[3], Outcome: model.Outcome(args[5])}
 	case len(args) == 4 && strings.HasPrefix(cmd, "flow reset feature "):
 		return model.ResetFeature{Feature: args[3]}
 	case len(args) == 9 && args[0] == "run" && args[1] == "--feature" && args[3] == "--scope" && args[5] == "--" && args[6] == "sh":

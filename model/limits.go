@@ -55,6 +55,8 @@ func checkActionText(a Action) error {
 		err = checkText("execution", "summary", a.Summary)
 	case AddNote:
 		err = checkText("note", "text", a.Text)
+	case RecordConflict:
+		err = checkTexts("execution", "files", a.Files)
 	case PlanApply:
 		return checkPlanSize(&a.Plan)
 	}

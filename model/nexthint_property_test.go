@@ -181,6 +181,10 @@ func (h *hintWalk) randomAction() model.Action {
 	case 2:
 		return model.PlanSelect{FeatureIDs: []string{h.featureID(), h.featureID()}}
 	case 3:
+		if h.s != nil && pick(2) == 0 { // a project in git: features get worktrees
+			return model.PlanApprove{Git: &model.GitSetup{Integration: model.IntegrationBranch(h.s.ID), Base: "main",
+				BaseCommit: "0123456789abcdef0123456789abcdef01234567"}}
+		}
 		return model.PlanApprove{}
 	case 4, 5:
 		if pick(2) == 0 {
@@ -206,6 +210,10 @@ func (h *hintWalk) randomAction() model.Action {
 		}
 	case 15:
 		return h.oversized()
+	case 16:
+		if pick(2) == 0 { // a merge that conflicted (refused with merge_conflict)
+			return model.RecordConflict{Feature: h.featureID(), Files: []string{"a.go"}}
+		}
 	}
 	return model.AddNote{Text: []string{"a note", " "}[pick(2)]}
 }

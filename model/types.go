@@ -101,6 +101,8 @@ type Session struct {
 	Artifacts  []Artifact    `json:"artifacts"`
 	Timestamps Timestamps    `json:"timestamps"`
 	Archived   bool          `json:"archived"`
+	// Git is set when the session's features run in git worktrees.
+	Git *GitSetup `json:"git,omitempty"`
 	// Seq is the sequence number of the last event applied.
 	Seq uint64 `json:"seq"`
 }
@@ -160,6 +162,9 @@ type Plan struct {
 	// MaxParallel is how many features may be active at once; 0 and 1 keep
 	// Flow's one-active-feature rule (see Session.MaxParallel).
 	MaxParallel int `json:"max_parallel,omitempty"`
+	// Worktrees runs each active feature in its own git worktree; unset,
+	// it is on in a git repository when MaxParallel > 1 (WantsWorktrees).
+	Worktrees *bool `json:"worktrees,omitempty"`
 
 	// pos maps a feature id to its index in Features so that Feature is
 	// O(1) on large plans. It is built when a plan enters a session (Apply,
@@ -195,6 +200,8 @@ type Feature struct {
 	Reviews     []Review   `json:"reviews,omitempty"`
 	Outcome     Outcome    `json:"outcome,omitempty"`
 	OutcomeNote string     `json:"outcome_note,omitempty"`
+	// Git is the feature's branch and worktree, when the session uses them.
+	Git *FeatureGit `json:"git,omitempty"`
 }
 
 // Evidence is the record of one validation run.
@@ -209,6 +216,8 @@ type Evidence struct {
 	Summary string           `json:"summary,omitempty"`
 	Source  EvidenceSource   `json:"source"`
 	RunID   string           `json:"run_id,omitempty"`
+	// Commit is the git commit the command ran against (a worktree's HEAD).
+	Commit string `json:"commit,omitempty"`
 }
 
 // Review is one reviewer decision, for a feature or (Final) for the session.

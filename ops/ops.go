@@ -30,13 +30,16 @@ type ActionResult struct {
 	Error *model.Error `json:"error,omitempty"`
 	// Message says why an accepted action changed nothing (the same goal
 	// again, no session to reset).
-	Message     string         `json:"message,omitempty"`
-	Events      []EventView    `json:"events,omitempty"`
-	Feature     *FeatureView   `json:"feature,omitempty"`
-	Session     any            `json:"session,omitempty"` // *SessionSummary, or *model.Session with Full
-	NextCommand string         `json:"next_command,omitempty"`
-	State       *model.Session `json:"-"` // the session after the action, for Go callers
-	Raw         []model.Event  `json:"-"` // the events as stored
+	Message     string       `json:"message,omitempty"`
+	Events      []EventView  `json:"events,omitempty"`
+	Feature     *FeatureView `json:"feature,omitempty"`
+	Session     any          `json:"session,omitempty"` // *SessionSummary, or *model.Session with Full
+	NextCommand string       `json:"next_command,omitempty"`
+	// Git is what the action did in git (worktree, merge), in sessions
+	// whose features run in worktrees.
+	Git   *GitReport     `json:"git,omitempty"`
+	State *model.Session `json:"-"` // the session after the action, for Go callers
+	Raw   []model.Event  `json:"-"` // the events as stored
 }
 
 func (r *ActionResult) Refusal() *model.Error { return r.Error }
@@ -52,12 +55,12 @@ func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 // puts the whole session in the result instead of its summary. red removes
 // secrets from the action's text (nil: the built-in rules).
 func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor) (*ActionResult, error) {
-	out, err := st.DoSeen(redactAction(a, red), expectSeq, actor, now)
+	out, git, err := doGit(st, redactAction(a, red), expectSeq, actor, now) // ops/worktrees.go
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err
 	}
-	res := &ActionResult{OK: !refused, Error: refusal}
+	res := &ActionResult{OK: !refused, Error: refusal, Git: git}
 	if out != nil {
 		// Some refusals still store events (a rejected completion, a run
 		// start that blocks the session): they are reported beside the error.

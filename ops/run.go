@@ -23,6 +23,8 @@ type RunResult struct {
 	Signal     string       `json:"signal,omitempty"`
 	Outcome    string       `json:"outcome"`
 	DurationMS int64        `json:"duration_ms"`
+	// Dir is where the command ran: a feature's worktree, when it has one.
+	Dir string `json:"dir,omitempty"`
 	Classification
 	Evidence *EvidenceView `json:"evidence,omitempty"`
 	// NextCommand is, for a run made for a feature, what the session needs
@@ -98,6 +100,9 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error
 		}
 		return nil, err
 	}
+	if err := placeRun(st, &opts); err != nil { // ops/worktrees.go
+		return nil, err
+	}
 	res, err := capture.Run(ctx, st, opts)
 	if err != nil {
 		return nil, err
@@ -113,7 +118,7 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error
 		NextCommand: res.NextCommand,
 		OK:          rec.ExitCode == 0 && res.EvidenceError == nil, Error: res.EvidenceError,
 		RunID: rec.ID, Command: rec.Argv, ExitCode: rec.ExitCode, Signal: rec.Signal, Outcome: rec.Outcome,
-		DurationMS: rec.Duration.Milliseconds(), Classification: class,
+		DurationMS: rec.Duration.Milliseconds(), Classification: class, Dir: rec.Cwd,
 		Evidence: viewEvidence(res.Evidence, true),
 		Run:      rec, Class: res.Classification, Headline: res.Headline,
 		EvidenceError: res.EvidenceError, EvidenceFull: res.Evidence,

@@ -57,6 +57,10 @@ type FeatureView struct {
 	Review       *ReviewView         `json:"review,omitempty"`
 	Outcome      model.Outcome       `json:"outcome,omitempty"`
 	OutcomeNote  string              `json:"outcome_note,omitempty"`
+	// Git is the feature's branch and worktree (relative to the project
+	// root), its merge commit or its merge conflict, in sessions that use
+	// worktrees.
+	Git *model.FeatureGit `json:"git,omitempty"`
 }
 
 // EvidenceView is a validation without its bookkeeping.
@@ -68,6 +72,7 @@ type EvidenceView struct {
 	Command string                 `json:"command"`
 	Summary string                 `json:"summary,omitempty"`
 	RunID   string                 `json:"run_id,omitempty"`
+	Commit  string                 `json:"commit,omitempty"`
 }
 
 // ReviewView is a review decision and its findings.
@@ -84,7 +89,7 @@ func viewEvidence(e *model.Evidence, withFeature bool) *EvidenceView {
 		return nil
 	}
 	v := &EvidenceView{Status: e.Status, Scope: e.Scope, Source: e.Source, Command: cut(e.Command),
-		Summary: cut(e.Summary), RunID: e.RunID}
+		Summary: cut(e.Summary), RunID: e.RunID, Commit: e.Commit}
 	if withFeature {
 		v.Feature = e.Feature
 	}
@@ -120,6 +125,7 @@ func ViewFeature(s *model.Session, id string) *FeatureView {
 	if f.Status == model.FeatureInProgress {
 		v.Agent = f.Agent
 	}
+	v.Git = f.Git
 	return v
 }
 
@@ -224,6 +230,9 @@ type StatusView struct {
 	Counts     map[string]int      `json:"counts"`
 	Timestamps model.Timestamps    `json:"timestamps"`
 	Seq        uint64              `json:"seq"`
+	// Git is the session's integration branch and base, when its features
+	// run in worktrees.
+	Git *model.GitSetup `json:"git,omitempty"`
 }
 
 // PlanView is the plan with its features as FeatureViews.
@@ -259,7 +268,7 @@ func ViewStatus(s *model.Session) *StatusView {
 		return nil
 	}
 	v := &StatusView{ID: s.ID, Goal: cut(s.Goal), Status: s.Status, Approval: s.Approval,
-		NotesTotal: s.NotesTotal, Counts: Summarize(s).Counts, Timestamps: s.Timestamps, Seq: s.Seq}
+		NotesTotal: s.NotesTotal, Counts: Summarize(s).Counts, Timestamps: s.Timestamps, Seq: s.Seq, Git: s.Git}
 	if s.Plan != nil {
 		p := &PlanView{Summary: cut(s.Plan.Summary), Requirements: cutList(s.Plan.Requirements),
 			Decisions: cutList(s.Plan.Decisions), Completion: s.Plan.Completion, Features: []FeatureView{}}

@@ -193,3 +193,13 @@ func (p *Project) ReadDoc(sessionID, rel string) ([]byte, error) {
 	}
 	return st.ReadDoc(sessionID, rel)
 }
+
+// Land merges the active session's integration branch into the branch
+// checked out in the project, only when asked (flow land).
+func (p *Project) Land(force bool) (*ops.LandResult, error) {
+	st, err := p.reader()
+	if err != nil {
+		return nil, err
+	}
+	return ops.Land(st, force)
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // RunRequest is a command to run, as the CLI's flags and the MCP tool's
@@ -40,6 +41,9 @@ type RunRequest struct {
 	Attended bool
 	// Stall is the config's run.stall: 0 = capture's default, < 0 = never.
 	Stall time.Duration
+	// Here runs a feature's command in RunIO.Dir even when the feature has
+	// a worktree (else it runs in the worktree).
+	Here bool
 }
 
 // RunIO is what only the caller of a run knows: where it runs, the
@@ -88,6 +92,9 @@ func (p *Project) Run(ctx context.Context, r RunRequest, rio RunIO) (ops.Result,
 	opts.Dir, opts.Cols, opts.Rows = rio.Dir, rio.Cols, rio.Rows
 	if opts.Dir == "" {
 		opts.Dir = p.root
+	}
+	if r.Feature != "" && !r.Here && worktrees.HasWorktree(st, r.Feature) {
+		opts.Dir = "" // ops.Run places it in the feature's worktree
 	}
 	opts.Live, opts.Stdin, opts.Interrupt = rio.Live, rio.Stdin, rio.Interrupt
 	if rio.Started != nil {

@@ -1,0 +1,222 @@
+package gitwork
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// MergeResult is what merging a branch into another did.
+type MergeResult struct {
+	// Commit is the target branch's head after the merge (unchanged on a
+	// conflict or when there was nothing to merge).
+	Commit      string   `json:"commit,omitempty"`
+	FastForward bool     `json:"fast_forward,omitempty"`
+	UpToDate    bool     `json:"up_to_date,omitempty"`
+	Conflicts   []string `json:"conflicts,omitempty"`
+}
+
+// ErrCheckedOut means the integration branch is checked out in a worktree,
+// where moving it behind git's back would leave that worktree's index stale.
+var ErrCheckedOut = errors.New("gitwork: the branch is checked out in a worktree")
+
+// MergeInto merges branch feature into branch target without checking target
+// out anywhere: a fast-forward when target is an ancestor of feature, else a
+// merge commit (message msg) of the tree git merge-tree writes. On a
+// conflict nothing changes and Conflicts names the paths. The update of
+// target is guarded by its old value, so a concurrent move is an error, not
+// a lost merge.
+func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
+	for _, b := range []string{target, feature} {
+		if err := checkBranch(b); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.refuseCheckedOut(target); err != nil {
+		return nil, err
+	}
+	base, err := r.mustHead(target)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := r.mustHead(feature)
+	if err != nil {
+		return nil, err
+	}
+	if ok, err := r.isAncestor(tip, base); err != nil || ok {
+		return &MergeResult{Commit: base, UpToDate: ok}, err
+	}
+	if ok, err := r.isAncestor(base, tip); err != nil {
+		return nil, err
+	} else if ok {
+		if err := r.moveBranch(target, tip, base, "flowdeck: fast-forward "+feature); err != nil {
+			return nil, err
+		}
+		return &MergeResult{Commit: tip, FastForward: true}, nil
+	}
+	tree, conflicts, err := r.mergeTree(base, tip)
+	if err != nil || len(conflicts) > 0 {
+		return &MergeResult{Commit: base, Conflicts: conflicts}, err
+	}
+	commit, err := run(context.Background(), r.Dir, identity(r.Dir), "commit-tree", tree, "-p", base, "-p", tip, "-m", msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.moveBranch(target, commit, base, "flowdeck: merge "+feature); err != nil {
+		return nil, err
+	}
+	return &MergeResult{Commit: commit}, nil
+}
+
+// Conflicts names the paths a merge of feature into target would conflict
+// on (none when it would merge cleanly); it changes nothing.
+func (r *Repo) Conflicts(target, feature string) ([]string, error) {
+	base, err := r.mustHead(target)
+	if err != nil {
+		return nil, err
+	}
+	tip, err := r.mustHead(feature)
+	if err != nil {
+		return nil, err
+	}
+	_, conflicts, err := r.mergeTree(base, tip)
+	return conflicts, err
+}
+
+func (r *Repo) mustHead(branch string) (string, error) {
+	h, err := r.BranchHead(branch)
+	if err == nil && h == "" {
+		err = fmt.Errorf("gitwork: branch %s does not exist", branch)
+	}
+	return h, err
+}
+
+func (r *Repo) isAncestor(a, b string) (bool, error) {
+	_, code, err := runFull(context.Background(), r.Dir, nil, "merge-base", "--is-ancestor", a, b)
+	if code == 1 {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// mergeTree writes the merged tree of two commits; exit status 1 is a
+// conflict, with the conflicting paths after the tree id.
+func (r *Repo) mergeTree(a, b string) (string, []string, error) {
+	out, code, err := runFull(context.Background(), r.Dir, nil,
+		"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
+	if err != nil && code != 1 {
+		return "", nil, err
+	}
+	tree, paths := parseMergeTree(out)
+	if code == 0 {
+		return tree, nil, nil
+	}
+	return tree, paths, nil
+}
+
+// parseMergeTree reads git merge-tree --write-tree --name-only
+// --no-messages -z: the tree id, then NUL-ended conflicting paths (each
+// once) up to an empty field.
+func parseMergeTree(out string) (string, []string) {
+	fields := strings.Split(out, "\x00")
+	tree := strings.TrimSpace(fields[0])
+	var paths []string
+	seen := map[string]bool{}
+	for _, p := range fields[1:] {
+		if p == "" {
+			break
+		}
+		if !seen[p] {
+			seen[p] = true
+			paths = append(paths, p)
+		}
+	}
+	return tree, paths
+}
+
+// moveBranch points branch at to, only if it still points at from.
+func (r *Repo) moveBranch(branch, to, from, reason string) error {
+	_, err := r.git("update-ref", "-m", reason, ref(branch), to, from)
+	return err
+}
+
+func (r *Repo) refuseCheckedOut(branch string) error {
+	list, err := r.Worktrees()
+	if err != nil {
+		return err
+	}
+	for _, w := range list {
+		if w.Branch == branch {
+			return fmt.Errorf("%w: %s at %s", ErrCheckedOut, branch, w.Path)
+		}
+	}
+	return nil
+}
+
+// ErrDirty means the main worktree has uncommitted changes.
+var ErrDirty = errors.New("gitwork: the worktree has uncommitted changes")
+
+// ErrDetached means no branch is checked out in the main worktree.
+var ErrDetached = errors.New("gitwork: HEAD is detached")
+
+// LandResult is what Land did to the user's branch.
+type LandResult struct {
+	Branch string `json:"branch"`
+	MergeResult
+}
+
+// Land merges branch from into the branch checked out in the repository's
+// main worktree with git merge (a fast-forward when possible). It refuses a
+// dirty tree or a detached HEAD; a conflict is aborted, leaving the tree as
+// it was, and reported in Conflicts.
+func (r *Repo) Land(from, msg string) (*LandResult, error) {
+	if err := checkBranch(from); err != nil {
+		return nil, err
+	}
+	branch, head, err := r.CurrentBranch()
+	if err != nil {
+		return nil, err
+	}
+	if branch == "" {
+		return nil, fmt.Errorf("%w in %s", ErrDetached, r.Dir)
+	}
+	if clean, err := Clean(r.Dir, false); err != nil {
+		return nil, err
+	} else if !clean {
+		return nil, fmt.Errorf("%w: %s (commit or stash them first)", ErrDirty, r.Dir)
+	}
+	tip, err := r.mustHead(from)
+	if err != nil {
+		return nil, err
+	}
+	res := &LandResult{Branch: branch}
+	if ok, err := r.isAncestor(tip, head); err != nil || ok {
+		res.Commit, res.UpToDate = head, ok
+		return res, err
+	}
+	if conflicts, err := r.Conflicts(branch, from); err != nil || len(conflicts) > 0 {
+		res.Commit, res.Conflicts = head, conflicts
+		return res, err
+	}
+	ff, err := r.isAncestor(head, tip)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--no-edit", "--no-verify", "-m", msg, "--", ref(from)); err != nil {
+		run(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
+		return nil, err
+	}
+	res.Commit, err = HeadOf(r.Dir)
+	res.FastForward = ff
+	return res, err
+}
+
+// ResetBranch points branch back at to, only if it still points at from:
+// the undo of a merge whose completion was not stored.
+func (r *Repo) ResetBranch(branch, to, from string) error {
+	if err := checkBranch(branch); err != nil {
+		return err
+	}
+	return r.moveBranch(branch, to, from, "flowdeck: undo merge")
+}

@@ -1,0 +1,181 @@
+package model
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Git worktrees for parallel features. The model only names and records
+// them; the git work itself (branches, worktrees, merges) is done outside,
+// and what came of it arrives on the actions (PlanApprove.Git,
+// RunComplete.MergeCommit, RecordConflict) so that replay never runs git.
+
+// GitSetup is how a session's features use git: recorded when the plan is
+// first approved in a git repository with worktrees wanted.
+type GitSetup struct {
+	// Integration is the branch every feature branch starts from and is
+	// merged back into: flowdeck/SESSION.
+	Integration string `json:"integration"`
+	// Base is the branch checked out at approval ("" when HEAD was
+	// detached) and BaseCommit the commit the integration branch starts at.
+	Base       string `json:"base,omitempty"`
+	BaseCommit string `json:"base_commit"`
+}
+
+// FeatureGit is one feature's branch and worktree, and what its merge did.
+type FeatureGit struct {
+	Branch string `json:"branch"`
+	// Worktree is the worktree's path relative to the project root.
+	Worktree string `json:"worktree"`
+	// MergeCommit is the integration branch's head after the feature was
+	// merged (set when it completes).
+	MergeCommit string `json:"merge_commit,omitempty"`
+	// Conflicts are the paths the last merge attempt conflicted on.
+	Conflicts []string `json:"conflicts,omitempty"`
+}
+
+// WorktreesDir is where feature worktrees live, relative to the project root.
+const WorktreesDir = ".flow/worktrees"
+
+// IntegrationBranch is the integration branch of session id.
+func IntegrationBranch(id string) string { return "flowdeck/" + id }
+
+// FeatureBranch is the branch of feature f in session id. It cannot be
+// flowdeck/SESSION/FEATURE: git keeps refs as paths, so a branch
+// flowdeck/SESSION (the integration branch) rules out every branch below
+// it. A '.' cannot occur in session or feature ids, so no feature branch
+// can be another session's integration branch.
+func FeatureBranch(id, f string) string { return "flowdeck/" + id + "." + f }
+
+// WorktreePath is the worktree of feature f, relative to the project root.
+func WorktreePath(f string) string { return WorktreesDir + "/" + f }
+
+// WantsWorktrees says whether features of plan p run in worktrees in a
+// project that is (isRepo) or is not a git repository: the plan's
+// worktrees field when set, else whenever several features may be active.
+func (p *Plan) WantsWorktrees(isRepo bool) bool {
+	if p == nil || !isRepo {
+		return false
+	}
+	if p.Worktrees != nil {
+		return *p.Worktrees
+	}
+	return p.MaxParallel > 1
+}
+
+// UsesWorktrees reports whether the features of s run in git worktrees.
+func (s *Session) UsesWorktrees() bool { return s != nil && s.Git != nil }
+
+// featureGit is what a feature started in s records about its worktree.
+func featureGit(s *Session, f string) *FeatureGit {
+	if !s.UsesWorktrees() {
+		return nil
+	}
+	return &FeatureGit{Branch: FeatureBranch(s.ID, f), Worktree: WorktreePath(f)}
+}
+
+// checkGitSetup refuses a setup whose branch is not the session's own or
+// whose commit is not a hexadecimal object id: it comes from outside.
+func checkGitSetup(s *Session, g *GitSetup) error {
+	if g == nil {
+		return nil
+	}
+	if g.Integration != IntegrationBranch(s.ID) {
+		return invalidArg("git", "integration branch %s is not %s", quoteID(g.Integration), IntegrationBranch(s.ID))
+	}
+	if !isObjectID(g.BaseCommit) {
+		return invalidArg("git", "base commit %s is not a git object id", quoteID(g.BaseCommit))
+	}
+	return nil
+}
+
+func isObjectID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdef") == ""
+}
+
+// RecordConflict records that merging the active feature's branch into the
+// integration branch conflicted on Files. It stores the conflict and is
+// always refused: with merge_conflict, whose recovery names the ways on, or
+// (storing nothing) with the completion gate that is not met.
+type RecordConflict struct {
+	Feature string
+	Files   []string
+}
+
+func (RecordConflict) Name() string { return "merge_conflict" }
+
+func (a RecordConflict) decide(s *Session, b *builder) error {
+	f, err := requireActive(s, a.Feature)
+	if err != nil {
+		return err
+	}
+	if f.Git == nil {
+		return invalidArg("feature", "feature %s has no worktree to merge", f.ID)
+	}
+	// A merge is tried only once the feature could complete; a conflict
+	// reported earlier is the gate's business first.
+	if gerr := CompletionGate(s, f); gerr != nil {
+		return gerr
+	}
+	files := slices.Clone(a.Files)
+	if len(files) > 100 {
+		files = append(files[:100], fmt.Sprintf("… and %d more", len(a.Files)-100))
+	}
+	b.emit(Event{Type: EventMergeConflict, Feature: f.ID, Files: files})
+	return MergeConflictError(s, f, files)
+}
+
+// MergeConflictError is the merge_conflict refusal of feature f whose merge
+// conflicted on files: the worktree is kept, and the hint says the three
+// ways on.
+func MergeConflictError(s *Session, f *Feature, files []string) *Error {
+	wt, integ := WorktreePath(f.ID), IntegrationBranch(s.ID)
+	if f.Git != nil {
+		wt = f.Git.Worktree
+	}
+	if s.Git != nil {
+		integ = s.Git.Integration
+	}
+	hint := fmt.Sprintf("The worktree %s is kept. Either rebase the feature branch onto %s (git -C %s rebase %s) "+
+		"validate, and complete again; or resolve by hand in %s (merge %s into the branch, fix the files, commit), "+
+		"validate, and complete again; or drop the work: flowdeck flow reset feature %s.",
+		wt, integ, ShellQuote(wt), integ, wt, integ, f.ID)
+	e := refuse(CodeMergeConflict, string(s.Status), "a feature branch that merges cleanly into "+integ,
+		hint, "", "merging feature %s into %s conflicts on %s", f.ID, integ, quotedFiles(files))
+	return e.withAction("flow", "run", "complete", f.ID, "--outcome", "completed")
+}
+
+// quotedFiles lists paths from git as a shell would need them: a file name
+// may hold anything, terminal controls included.
+func quotedFiles(files []string) string {
+	q := make([]string, len(files))
+	for i, f := range files {
+		q[i] = ShellQuote(f)
+	}
+	return strings.Join(q, ", ")
+}
+
+// CommitGate refuses to complete f at commit head (its branch's head, what
+// the merge would take) when the latest evidence ran against another
+// commit: the work changed after it was validated. Evidence that names no
+// commit (a report) and an unknown head are not checked.
+func CommitGate(s *Session, f *Feature, head string) *Error {
+	if head == "" {
+		return nil
+	}
+	since := evidenceSince(f.Validations, f.StartedSeq, "")
+	if len(since) == 0 {
+		return nil
+	}
+	latest := since[len(since)-1]
+	if latest.Commit == "" || latest.Commit == head {
+		return nil
+	}
+	return withValidate(f, refuse(CodeUnverifiedCommit, string(s.Status), "validation evidence of the commit that merges",
+		"The feature's branch changed after its latest validation: validate it again (flowdeck run --feature runs in the worktree and records the commit), then ask for a new review.",
+		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, shortCommit(head), shortCommit(latest.Commit)), latest.Scope)
+}

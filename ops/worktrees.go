@@ -1,0 +1,119 @@
+package ops
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
+)
+
+// The git side of the actions, for sessions whose features run in git
+// worktrees (model.GitSetup): the model records, this file does the git
+// work around the one stored action, and everything that moves a branch
+// happens under .flow/git.lock so that two agents completing at once merge
+// one after the other.
+
+// GitReport is what the git side of an action did, beside its result.
+type GitReport struct {
+	// Worktree is the absolute path of the feature's worktree (claimed,
+	// kept after a conflict); Branch its branch.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// Merge is what merging the feature into the integration branch did.
+	Merge *gitwork.MergeResult `json:"merge,omitempty"`
+	// Removed lists the worktrees removed (completion, reset).
+	Removed []string `json:"removed,omitempty"`
+	// Warning says what git work failed after the action was stored (the
+	// action stands; run --feature makes a missing worktree again).
+	Warning string `json:"warning,omitempty"`
+}
+
+// projectRoot is the directory that holds .flow.
+func projectRoot(st *db.Store) string { return worktrees.ProjectRoot(st) }
+
+// gitLock serializes git work on the project (.flow/git.lock).
+func gitLock(st *db.Store) (func(), error) { return worktrees.Lock(st) }
+
+// placeRun puts a feature's run in its worktree (worktrees.PlaceRun).
+func placeRun(st *db.Store, o *capture.Options) error { return worktrees.PlaceRun(st, o) }
+
+// doGit stores a, doing the git work an action needs in a session that uses
+// worktrees; other actions are stored as they are.
+func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	switch act := a.(type) {
+	case model.PlanApprove:
+		a = withGitSetup(st, act)
+	case model.RunStart:
+		return startWithWorktree(st, act, seen, actor, now)
+	case model.RunComplete:
+		if act.Outcome == model.OutcomeCompleted {
+			return completeWithMerge(st, act, seen, actor, now)
+		}
+	case model.ResetFeature:
+		return resetWithWorktrees(st, act, seen, actor, now)
+	}
+	out, err := st.DoSeen(a, seen, actor, now)
+	return out, nil, err
+}
+
+// withGitSetup gives a plan approval the session's git setup when the
+// project is a git repository and the plan wants worktrees.
+func withGitSetup(st *db.Store, a model.PlanApprove) model.PlanApprove {
+	root := projectRoot(st)
+	if a.Git != nil || !inGitRepo(root) {
+		return a
+	}
+	s, err := st.Active()
+	if err != nil || s == nil || s.Plan == nil || s.Git != nil || !s.Plan.WantsWorktrees(gitwork.IsRepo(root)) {
+		return a
+	}
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return a
+	}
+	branch, head, err := repo.CurrentBranch()
+	if err != nil { // no commit yet: nothing to branch from
+		return a
+	}
+	a.Git = &model.GitSetup{Integration: model.IntegrationBranch(s.ID), Base: branch, BaseCommit: head}
+	return a
+}
+
+func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	out, err := st.DoSeen(a, seen, actor, now)
+	if out == nil || out.Session == nil || !out.Session.UsesWorktrees() {
+		return out, nil, err
+	}
+	for _, e := range out.Events {
+		if e.Type == model.EventFeatureStarted && e.FeatureGit != nil {
+			rep := &GitReport{Branch: e.FeatureGit.Branch}
+			path, werr := worktrees.Ensure(st, out.Session, e.Feature)
+			rep.Worktree = path
+			if werr != nil {
+				rep.Warning = "the worktree of " + e.Feature + " was not made: " + werr.Error()
+			}
+			return out, rep, err
+		}
+	}
+	return out, nil, err
+}
+
+// inGitRepo is a cheap first look (no git, no database read) whether dir
+// may be in a git repository: a .git at it or above it.
+func inGitRepo(dir string) bool {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}

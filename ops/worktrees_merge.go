@@ -1,0 +1,199 @@
+package ops
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// completeWithMerge completes a feature of a session that uses worktrees:
+// the completion gate is checked first (on the stored state, changing
+// nothing), then, under the git lock, the feature branch is merged into the
+// integration branch and the completion stored with the merge commit. A
+// conflict is stored as such and refused with merge_conflict; the worktree
+// stays. Without worktrees it is the plain action.
+func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	plain := func() (*db.Outcome, *GitReport, error) {
+		out, err := st.DoSeen(a, seen, actor, now)
+		return out, nil, err
+	}
+	if !inGitRepo(projectRoot(st)) {
+		return plain()
+	}
+	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
+		return plain()
+	}
+	// Merges happen one at a time, each on the state as the previous one
+	// left it: the session is read again under the lock.
+	unlock, err := gitLock(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	s, err := st.Active()
+	if err != nil || s == nil || s.Plan == nil {
+		return plain()
+	}
+	f := s.Plan.Feature(a.Feature)
+	if f == nil || f.Git == nil || f.Status != model.FeatureInProgress {
+		return plain()
+	}
+	root := projectRoot(st)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return nil, nil, err
+	}
+	wt := filepath.Join(root, filepath.FromSlash(f.Git.Worktree))
+	rep := &GitReport{Worktree: wt, Branch: f.Git.Branch}
+	if err := saveLeftovers(repo, wt, f.Git.Branch, f.ID); err != nil {
+		return nil, nil, err
+	}
+	// The completion gates include the commit the merge takes: what
+	// changed after the latest validation is not merged unvalidated.
+	if a.Head, err = repo.BranchHead(f.Git.Branch); err != nil {
+		return nil, nil, err
+	}
+	// A refusal (a gate, stale_decision, a bad argument) is the stored
+	// action's own business: it records what it records, and no merge runs.
+	if _, derr := model.Decide(s, a, model.Context{Now: now, Actor: actor}); derr != nil {
+		return plain()
+	}
+	return mergeAndStore(st, repo, s, f, a, rep, seen, actor, now)
+}
+
+// mergeAndStore merges f's branch into the integration branch and stores
+// a, the completion, with the merge commit; a conflict is stored instead.
+// The caller holds the git lock and checked the gates.
+func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.Feature, a model.RunComplete,
+	rep *GitReport, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
+		return nil, nil, err
+	}
+	before, err := repo.BranchHead(s.Git.Integration)
+	if err != nil {
+		return nil, nil, err
+	}
+	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + printable(f.Title)
+	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, msg)
+	if err != nil {
+		return nil, nil, err
+	}
+	rep.Merge = res
+	if len(res.Conflicts) > 0 {
+		out, cerr := st.DoSeen(model.RecordConflict{Feature: f.ID, Files: res.Conflicts}, 0, actor, now)
+		return out, rep, cerr
+	}
+	a.MergeCommit = res.Commit
+	out, err := st.DoSeen(a, seen, actor, now)
+	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
+		// Not stored as completed (the state moved since the check): the
+		// merge goes too, so the branch holds only completed features.
+		if res.Commit != before {
+			if uerr := repo.ResetBranch(s.Git.Integration, before, res.Commit); uerr != nil {
+				rep.Warning = "the merge was not undone: " + uerr.Error()
+			}
+		}
+		rep.Merge = nil
+		return out, rep, err
+	}
+	if rerr := repo.RemoveWorktree(rep.Worktree, f.Git.Branch, true); rerr != nil {
+		rep.Warning = "the worktree was not removed: " + rerr.Error()
+	} else {
+		rep.Removed = []string{rep.Worktree}
+	}
+	return out, rep, nil
+}
+
+// saveLeftovers commits what the agent left uncommitted in the worktree, so
+// that removing it loses nothing and the merge carries all of it.
+// Only a registered worktree on the feature's branch is committed in: a
+// plain directory at its path is inside the person's own checkout.
+func saveLeftovers(repo *gitwork.Repo, wt, branch, id string) error {
+	w, err := repo.WorktreeAt(wt)
+	if err != nil || w == nil {
+		return err // no worktree (removed by hand): the branch is what there is
+	}
+	if w.Branch != branch {
+		return fmt.Errorf("the worktree %s is on branch %q, not %s", wt, w.Branch, branch)
+	}
+	_, err = gitwork.CommitAll(w.Path, "flowdeck: "+id+": changes left uncommitted at completion")
+	return err
+}
+
+func completed(out *db.Outcome, id string) bool {
+	if out == nil {
+		return false
+	}
+	for _, e := range out.Events {
+		if e.Type == model.EventFeatureCompleted && e.Feature == id {
+			return true
+		}
+	}
+	return false
+}
+
+// resetWithWorktrees resets features and removes the worktree and branch of
+// every feature the reset cascaded to.
+func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	out, err := st.DoSeen(a, seen, actor, now)
+	if err != nil || out == nil || !out.Session.UsesWorktrees() {
+		return out, nil, err
+	}
+	// The names are the model's, so the reset state (which forgot them)
+	// is enough to find what to remove.
+	var drop []*model.FeatureGit
+	for _, e := range out.Events {
+		if e.Type != model.EventFeaturesReset {
+			continue
+		}
+		for _, id := range e.FeatureIDs {
+			drop = append(drop, &model.FeatureGit{Branch: model.FeatureBranch(out.Session.ID, id), Worktree: model.WorktreePath(id)})
+		}
+	}
+	if len(drop) == 0 {
+		return out, nil, nil
+	}
+	rep := &GitReport{}
+	unlock, err := gitLock(st)
+	if err != nil {
+		rep.Warning = err.Error()
+		return out, rep, nil
+	}
+	defer unlock()
+	root := projectRoot(st)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		rep.Warning = err.Error()
+		return out, rep, nil
+	}
+	for _, g := range drop {
+		wt := filepath.Join(root, filepath.FromSlash(g.Worktree))
+		_, statErr := os.Stat(wt)
+		if rerr := repo.RemoveWorktree(wt, g.Branch, true); rerr != nil {
+			rep.Warning = "the worktree " + wt + " was not removed: " + rerr.Error()
+			continue
+		}
+		if statErr == nil {
+			rep.Removed = append(rep.Removed, wt)
+		}
+	}
+	return out, rep, nil
+}
+
+// printable is a plan's text fit for a commit message: a title is foreign
+// text, and git log shows a message as it is, terminal controls included.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
+			return -1
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,172 @@
+// Package worktrees does the git work of a session whose features run in
+// their own git worktrees (model.GitSetup): it makes a claimed feature's
+// worktree, puts a feature's runs in it, and serializes everything that
+// moves a branch under .flow/git.lock. The model records; this package acts.
+package worktrees
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// ProjectRoot is the directory that holds st's .flow.
+func ProjectRoot(st *db.Store) string { return filepath.Dir(st.Dir()) }
+
+// Path is the absolute path of feature worktree rel (as model records it).
+func Path(st *db.Store, rel string) string {
+	return filepath.Join(ProjectRoot(st), filepath.FromSlash(rel))
+}
+
+// Ensure makes (or finds) the worktree of active feature id and returns
+// its absolute path: the integration branch is created from the base
+// commit if missing, the feature branch from the integration branch.
+func Ensure(st *db.Store, s *model.Session, id string) (string, error) {
+	f := s.Plan.Feature(id)
+	if f == nil || f.Git == nil || s.Git == nil {
+		return "", fmt.Errorf("feature %s has no worktree in session %s", id, s.ID)
+	}
+	root := ProjectRoot(st)
+	abs := Path(st, f.Git.Worktree)
+	unlock, err := Lock(st)
+	if err != nil {
+		return abs, err
+	}
+	defer unlock()
+	if err := makeDir(root); err != nil {
+		return abs, err
+	}
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return abs, err
+	}
+	_ = repo.Exclude("/" + model.WorktreesDir + "/") // cosmetic: keeps git status clean
+	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
+		return abs, err
+	}
+	_, err = repo.AddWorktree(abs, f.Git.Branch, s.Git.Integration)
+	return abs, err
+}
+
+// makeDir makes .flow/worktrees beneath the project root, so that a
+// symlink planted there cannot send a checkout out of the project.
+func makeDir(root string) error {
+	r, err := contain.Open(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if err := r.MkdirAll(filepath.FromSlash(model.WorktreesDir), 0o755); err != nil {
+		return contain.Fault(root, err)
+	}
+	fi, err := r.Lstat(filepath.FromSlash(model.WorktreesDir))
+	if err != nil {
+		return contain.Fault(root, err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", filepath.Join(root, model.WorktreesDir))
+	}
+	return nil
+}
+
+// Lock takes .flow/git.lock (an exclusive flock, waited for) and returns
+// its release.
+func Lock(st *db.Store) (func(), error) {
+	f, err := st.OpenFile("git.lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EINTR) {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
+	}
+	return func() { f.Close() }, nil // closing releases the lock
+}
+
+// PlaceRun puts a feature's run (o.Feature set, o.Dir empty) in the
+// feature's worktree, committing what the agent left uncommitted there so
+// that the evidence names exactly what ran (o.Commit). A run given a
+// directory (--here, the cockpit's project) records that directory's HEAD
+// when its tracked files have no changes.
+func PlaceRun(st *db.Store, o *capture.Options) error {
+	if o.Feature == "" {
+		return nil
+	}
+	if o.Dir == "" {
+		s, err := st.Active()
+		if err != nil {
+			return err
+		}
+		if f := activeWithWorktree(s, o.Feature); f != nil {
+			wt, err := Ensure(st, s, f.ID)
+			if err != nil {
+				return err
+			}
+			head, err := gitwork.CommitAll(wt, "flowdeck: "+f.ID+": work as verified by flowdeck run")
+			if err != nil {
+				return err
+			}
+			o.Dir, o.Commit = projectIn(st, wt), head
+			return nil
+		}
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
+	if gitwork.IsRepo(dir) {
+		if clean, err := gitwork.Clean(dir, false); err == nil && clean {
+			o.Commit, _ = gitwork.HeadOf(dir)
+		}
+	}
+	return nil
+}
+
+// HasWorktree reports whether feature id of the active session runs in a
+// worktree now (the cockpit then leaves a run's directory to PlaceRun).
+func HasWorktree(st *db.Store, id string) bool {
+	s, err := st.Active()
+	return err == nil && activeWithWorktree(s, id) != nil
+}
+
+func activeWithWorktree(s *model.Session, id string) *model.Feature {
+	if !s.UsesWorktrees() || s.Plan == nil {
+		return nil
+	}
+	if f := s.Plan.Feature(id); f != nil && f.Status == model.FeatureInProgress && f.Git != nil {
+		return f
+	}
+	return nil
+}
+
+// projectIn is the project's directory inside worktree wt: the worktree
+// itself, or the same subdirectory when the project is below the top of its
+// repository.
+func projectIn(st *db.Store, wt string) string {
+	root := ProjectRoot(st)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return wt
+	}
+	top, _ := filepath.EvalSymlinks(repo.Dir)
+	real, _ := filepath.EvalSymlinks(root)
+	rel, err := filepath.Rel(top, real)
+	if err != nil || rel == "." || rel == ".." || len(rel) > 2 && rel[:3] == "../" {
+		return wt
+	}
+	return filepath.Join(wt, rel)
+}

@@ -1,0 +1,143 @@
+package worktrees_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowdeck/flowdeck/capture"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/worktrees"
+)
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// repoWithProject makes a git repository with one commit and a flowdeck
+// project in sub ("" = at the top), with a max_parallel 2 plan approved.
+func repoWithProject(t *testing.T, sub string) (string, *db.Store) {
+	t.Helper()
+	if !gitwork.Available() {
+		t.Skip("git is not installed: worktrees needs the git program on PATH")
+	}
+	top := t.TempDir()
+	git(t, top, "init", "-q", "-b", "main")
+	git(t, top, "config", "user.name", "tester")
+	git(t, top, "config", "user.email", "tester@example.com")
+	dir := filepath.Join(top, sub)
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	git(t, top, "add", "--all")
+	git(t, top, "commit", "-q", "-m", "initial")
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	do(t, st, model.PlanStart{ID: "s1", Goal: "g"},
+		model.PlanApply{Plan: model.Plan{Summary: "p", MaxParallel: 2, Features: []model.Feature{{ID: "f1", Title: "F1"}, {ID: "f2", Title: "F2"}}}},
+		model.PlanApprove{})
+	return dir, st
+}
+
+func do(t *testing.T, st *db.Store, acts ...model.Action) *ops.ActionResult {
+	t.Helper()
+	var res *ops.ActionResult
+	for _, a := range acts {
+		var err error
+		if res, err = ops.DoSeen(st, a, 0, "tester", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), false, nil); err != nil || !res.OK {
+			t.Fatalf("%s: %v %+v", a.Name(), err, res)
+		}
+	}
+	return res
+}
+
+// A claimed feature's run is placed in its worktree with what the agent
+// left there committed; a run given a directory records that HEAD.
+func TestPlaceRun(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	do(t, st, model.RunStart{Feature: "f1"})
+	if !worktrees.HasWorktree(st, "f1") || worktrees.HasWorktree(st, "f2") {
+		t.Fatal("HasWorktree wrong")
+	}
+	wt := filepath.Join(dir, ".flow", "worktrees", "f1")
+	os.WriteFile(filepath.Join(wt, "new.txt"), []byte("n\n"), 0o644)
+	o := capture.Options{Feature: "f1"}
+	if err := worktrees.PlaceRun(st, &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Dir != wt || o.Commit != git(t, wt, "rev-parse", "HEAD") || git(t, wt, "status", "--porcelain") != "" {
+		t.Fatalf("placed in %q at %q", o.Dir, o.Commit)
+	}
+	here := capture.Options{Feature: "f1", Dir: dir}
+	if err := worktrees.PlaceRun(st, &here); err != nil || here.Dir != dir || here.Commit != git(t, dir, "rev-parse", "HEAD") {
+		t.Fatalf("--here: %+v %v", here, err)
+	}
+}
+
+// A project below the top of its repository runs a feature's commands in
+// the same subdirectory of the feature's worktree.
+func TestPlaceRunInSubdirectoryProject(t *testing.T) {
+	dir, st := repoWithProject(t, "svc")
+	res := do(t, st, model.RunStart{Feature: "f1"})
+	if res.Git == nil || res.Git.Warning != "" {
+		t.Fatalf("claim: %+v", res.Git)
+	}
+	o := capture.Options{Feature: "f1"}
+	if err := worktrees.PlaceRun(st, &o); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(dir, ".flow", "worktrees", "f1", "svc"); o.Dir != want {
+		t.Fatalf("placed in %q, want %q", o.Dir, want)
+	}
+	if _, err := os.Stat(filepath.Join(o.Dir, "a.txt")); err != nil {
+		t.Fatal("the project's files are not in the placed directory")
+	}
+}
+
+// A symlink planted at .flow/worktrees cannot send a checkout out of the
+// project: the claim stands, the worktree is refused and nothing is written
+// outside.
+func TestWorktreesDirSymlinkRefused(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, ".flow", "worktrees")); err != nil {
+		t.Fatal(err)
+	}
+	res := do(t, st, model.RunStart{Feature: "f1"})
+	if res.Git == nil || res.Git.Warning == "" {
+		t.Fatalf("claim through a symlink: %+v", res.Git)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Fatalf("wrote outside the project: %v", entries)
+	}
+}
+
+// A plain directory where a completed feature's worktree was is part of the
+// person's checkout: completing never commits in it.
+func TestCompletionNeverCommitsInAPlainDirectory(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	do(t, st, model.RunStart{Feature: "f1"})
+	wt := filepath.Join(dir, ".flow", "worktrees", "f1")
+	do(t, st, model.Validate{Feature: "f1", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true"},
+		model.ReviewFeature{Feature: "f1", Decision: model.ReviewApproved})
+	git(t, dir, "worktree", "remove", "--force", wt)
+	os.MkdirAll(wt, 0o755)
+	os.WriteFile(filepath.Join(wt, "stray.txt"), []byte("x"), 0o644)
+	head := git(t, dir, "rev-parse", "HEAD")
+	do(t, st, model.RunComplete{Feature: "f1", Outcome: model.OutcomeCompleted})
+	if git(t, dir, "rev-parse", "HEAD") != head {
+		t.Fatal("a commit landed on the person's branch")
+	}
+}
