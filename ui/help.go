@@ -34,6 +34,7 @@ func (m *Model) helpGroups() []helpGroup {
 		{"Runs", own(layout.Runs)},
 		{"Output", own(layout.Output)},
 		{"Flow", own(layout.Flow)},
+		{"Agents", own(layout.Agents)},
 		{"Recall (type to search)", m.recallKeyMap()},
 		{"Review dialog", review.KeyMap(m)},
 		{"Confirmation", m.keyMapOf([]keys.Action{keys.Yes, keys.No, keys.Back})},
