@@ -324,3 +324,24 @@ func (m *Model) agentsKeyMap() keyMap {
 		keys.CancelFlow: "stop agent", keys.Reassign: "reassign"}
 	return k
 }
+
+// agentOf is " (NAME)" for a feature an agent claimed, for a dialog's
+// title when several agents' prompts queue; "" otherwise.
+func (m *Model) agentOf(feature string) string {
+	if !m.crewOn() || m.sess == nil || m.sess.Plan == nil {
+		return ""
+	}
+	if f := m.sess.Plan.Feature(feature); f != nil && f.Agent != "" && f.Status == model.FeatureInProgress {
+		return " (" + f.Agent + ")"
+	}
+	return ""
+}
+
+// askedBy is " · review api (worker-2)" for a decision an agent's flow run
+// asks, for the prompt's title; "" otherwise.
+func (m *Model) askedBy(decision string) string {
+	if s := m.crew.ofWait[decisionWaitKey(decision)]; s != "" {
+		return " · " + s
+	}
+	return ""
+}

@@ -140,6 +140,7 @@ func TestReviewsOfThreeAgentsQueue(t *testing.T) {
 		if !ok {
 			t.Fatalf("review %d: no review dialog open:\n%s", i+1, h.screen())
 		}
+		h.mustSee(fmt.Sprintf("Review %s (worker-", d.feature))
 		h.clk.Add(time.Second) // past the grace of a prompt that opened by itself
 		h.key("a")
 		if f := active(t, st).Plan.Feature(d.feature); f == nil || len(f.Reviews) != 1 || f.Reviews[0].Decision != model.ReviewApproved {
@@ -162,7 +163,8 @@ func TestReviewDecisionsOfThreeAgentsQueue(t *testing.T) {
 	s.do(model.PlanApply{Plan: crewPlan()})
 	s.do(model.PlanApprove{})
 	var ids []string
-	for i, f := range []string{"store", "api", "cli"} {
+	feats := []string{"store", "api", "cli"}
+	for i, f := range feats {
 		agent := fmt.Sprintf("worker-%d", i+1)
 		s.do(model.RunStart{Feature: f, Agent: agent})
 		s.pass(f, model.ScopeTargeted)
@@ -176,6 +178,8 @@ func TestReviewDecisionsOfThreeAgentsQueue(t *testing.T) {
 		if _, ok := h.m.top().(*decisionDialog); !ok {
 			t.Fatalf("decision %d: no prompt open:\n%s", i+1, h.screen())
 		}
+		// The prompt names whose review it is.
+		h.mustSee(fmt.Sprintf("step confirm · review %s (worker-%d)", feats[i], i+1))
 		h.clk.Add(time.Second)
 		h.key("1")
 	}
@@ -208,4 +212,21 @@ func busyFlow(t *testing.T, st *db.Store, feature, agent string) string {
 		t.Fatal(err)
 	}
 	return id
+}
+
+// BenchmarkViewAgents: View() at 160×48 with a crew of three in the agents
+// pane (focused); the budget is BenchmarkView500Features's (2 ms median).
+func BenchmarkViewAgents(b *testing.B) {
+	st := newStore(b)
+	seedCrew(b, st)
+	h := newHarness(b, st, 160, 48, darkConfig())
+	h.clk.Add(time.Second)
+	h.key("esc", "8")
+	if h.m.focus != layout.Agents {
+		b.Fatal("the agents pane is not focused")
+	}
+	for b.Loop() {
+		_ = h.m.View()
+	}
+	b.ReportMetric(float64(medianOf(200, func() { _ = h.m.View() }).Microseconds())/1000, "median-ms")
 }

@@ -25,7 +25,9 @@ func (m *Model) helpGroups() []helpGroup {
 	// A pane's own keys, without the moves every list pane shares.
 	own := func(p layout.Pane) keyMap {
 		k := m.paneKeyMap(p)
-		return m.keyMapOf(nil, k.full[1:]...)
+		own := m.keyMapOf(nil, k.full[1:]...)
+		own.desc = k.desc
+		return own
 	}
 	return []helpGroup{
 		{"Global", m.keyMapOf(nil, globalKeys)},

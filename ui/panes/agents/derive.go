@@ -206,6 +206,9 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 	if f != nil && s != nil {
 		fs = model.StateOf(s, f)
 	}
+	// A live flow run asks for (or records) its feature's review itself:
+	// until its decision appears the agent is at work.
+	flowLive := fr != nil && !model.FlowEnded(fr.Status) && fr.Status != model.FlowInterrupted
 	switch {
 	case dec != nil && dec.Kind == model.DecisionInterrupted:
 		a.State, a.Since, a.Detail = Failed, dec.Created, "its flow run was cut off: retry, skip or cancel ("+dec.ID+")"
@@ -213,7 +216,7 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		a.State, a.Since, a.Detail = WaitingReview, dec.Created, "decision "+dec.ID
 	case dec != nil:
 		a.State, a.Since, a.Detail = WaitingDecision, dec.Created, firstLine(dec.Prompt)
-	case claimed && fs == model.StateAwaitingReview:
+	case claimed && fs == model.StateAwaitingReview && !flowLive:
 		a.State, a.Detail = WaitingReview, "validation passed"
 		if ev := model.LatestEvidence(f); ev != nil {
 			a.Since = ev.At

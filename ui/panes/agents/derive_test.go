@@ -81,6 +81,11 @@ func TestDerive(t *testing.T) {
 				Decisions: []model.Decision{review("d1", "run-1")}}
 		}, []want{{name: "w3", feature: "c", state: WaitingReview, flow: "run-1", dec: "d1", since: t0.Add(3 * time.Minute)}}},
 
+		{"a live flow run on a feature that passed asks for the review itself: working till then", func(t *testing.T) Input {
+			return Input{Session: session(t, claim("c", "w3"), pass("c")),
+				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent": "w3"})}}
+		}, []want{{name: "w3", feature: "c", state: Working, detail: "step work"}}},
+
 		{"a flow run's other decision waits for a decision", func(t *testing.T) Input {
 			d := model.Decision{ID: "d2", FlowRun: "run-2", Status: model.DecisionPending, Kind: model.DecisionChoice,
 				Prompt: "Which store?\nmore", Options: []model.DecisionOption{{ID: "bolt"}, {ID: "sqlite"}}, Created: t0}
