@@ -83,6 +83,7 @@ func (m *Model) syncAgents() tea.Cmd {
 		}
 	}
 	m.crew.pane.Set(rows)
+	m.pruneLast(rows)
 	if !m.crew.shown && m.crewOn() {
 		m.crew.shown = true
 		if m.slot == layout.Output && m.focus != layout.Output {
@@ -344,4 +345,17 @@ func (m *Model) askedBy(decision string) string {
 		return " · " + s
 	}
 	return ""
+}
+
+// pruneLast forgets the last lines of runs no agent shows any more.
+func (m *Model) pruneLast(rows []agentspane.Agent) {
+	keep := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		keep[r.Run] = true
+	}
+	for id := range m.crew.last {
+		if !keep[id] && !m.crew.reading[id] {
+			delete(m.crew.last, id)
+		}
+	}
 }

@@ -74,10 +74,13 @@ func FlowAgent(r *model.FlowRun) string {
 	return ""
 }
 
-// flowFeature is the feature a flow run works on: its `feature` variable.
+// flowFeature is the feature a flow run works on: its `feature` variable,
+// when it is a feature id (variables are the flow's, not cleaned).
 func flowFeature(r *model.FlowRun) string {
-	f, _ := r.Vars["feature"].(string)
-	return f
+	if f, _ := r.Vars["feature"].(string); model.ValidFeatureID(f) {
+		return f
+	}
+	return ""
 }
 
 // IsReview reports whether a decision is a review: it offers the review's
@@ -239,6 +242,9 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		case fr != nil && !model.FlowEnded(fr.Status):
 			a.Detail = "step " + fr.Step
 		}
+	case flowLive:
+		// Its flow runs but holds no claim: it is about to claim one.
+		a.State, a.Since, a.Detail = Working, fr.Created, "step "+fr.Step
 	case f != nil && f.Status == model.FeatureBlocked:
 		a.State, a.Detail = Failed, "blocked: "+firstLine(f.OutcomeNote)
 		a.Since = d.historyAt(f.ID, model.EventFeatureBlocked)
@@ -262,10 +268,13 @@ func (d *deriver) pending(fr *model.FlowRun) *model.Decision {
 }
 
 // newestRun is the agent's newest command: one its flow run ran, else one
-// run for its claimed feature.
+// run for its claimed feature; never a flow's plumbing (its stored JSON).
 func (d *deriver) newestRun(a *Agent, fr *model.FlowRun, claimed bool) {
 	for i := range d.in.Runs {
 		r := &d.in.Runs[i]
+		if r.Internal {
+			continue
+		}
 		if fr != nil && r.FlowRun == fr.ID || claimed && a.Feature != "" && r.Feature == a.Feature && (r.FlowRun == "" || fr == nil) {
 			a.Run, a.RunBytes, a.RunRunning = r.ID, r.Bytes, r.Outcome == model.RunRunning
 			return

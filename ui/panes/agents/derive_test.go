@@ -148,6 +148,7 @@ func TestDerive(t *testing.T) {
 
 		{"the newest run is the agent's flow run's, else its feature's", func(t *testing.T) Input {
 			runs := []model.RunRecord{
+				{ID: "r5", FlowRun: "run-9", Internal: true},
 				{ID: "r4", FlowRun: "run-other", Feature: "a", Outcome: model.RunRunning},
 				{ID: "r3", FlowRun: "run-9", Outcome: model.RunRunning, Bytes: 42},
 				{ID: "r2", Feature: "b", Outcome: "exited", Bytes: 7},
@@ -156,6 +157,10 @@ func TestDerive(t *testing.T) {
 			return Input{Session: session(t, claim("a", "w1"), claim("b", "w2")),
 				FlowRuns: []model.FlowRun{flowRun("run-9", model.FlowRunning, map[string]any{"feature": "a", "agent": "w1"})}, Runs: runs}
 		}, []want{{name: "w1", feature: "a", state: Working, detail: "step work", flow: "run-9", run: "r3"}, {name: "w2", feature: "b", state: Working, run: "r2"}}},
+
+		{"a flow run's feature variable names a feature or nothing", func(t *testing.T) Input {
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-11", model.FlowRunning, map[string]any{"feature": "\x1b]0;x\x07", "agent": "w1"})}}
+		}, []want{{name: "w1", feature: "", state: Working, detail: "step work"}}},
 
 		{"a flow run without the agent variable whose feature nobody claims is nobody's", func(t *testing.T) Input {
 			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-10", model.FlowRunning, map[string]any{"feature": "a"})}}
