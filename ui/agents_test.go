@@ -208,7 +208,7 @@ func busyFlow(t *testing.T, st *db.Store, feature, agent string) string {
 	}
 	holdFlowLock(t, st, id)
 	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "run", Source: source, Hash: f.Hash, Text: f.Source, Args: []string{feature}, MaxSteps: 1000},
-		"start", map[string]any{"feature": feature, "agent": agent}, agent, t0.Add(-30*time.Minute)); err != nil {
+		"start", map[string]any{"feature": feature, "agent_name": agent}, agent, t0.Add(-30*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
 	return id

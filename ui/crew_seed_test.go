@@ -73,7 +73,7 @@ func seedCrew(tb testing.TB, st *db.Store) crewSeed {
 		holdFlowLock(tb, st, id)
 		at := t0.Add(-time.Duration(40-10*i) * time.Minute)
 		if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "run", Source: source, Hash: f.Hash, Text: f.Source,
-			Args: []string{c.features[i]}, MaxSteps: 1000}, "start", map[string]any{"feature": c.features[i], "agent": c.agents[i]}, c.agents[i], at); err != nil {
+			Args: []string{c.features[i]}, MaxSteps: 1000}, "start", map[string]any{"feature": c.features[i], "agent_name": c.agents[i]}, c.agents[i], at); err != nil {
 			tb.Fatal(err)
 		}
 		c.flowRuns[i] = id
@@ -81,13 +81,13 @@ func seedCrew(tb testing.TB, st *db.Store) crewSeed {
 			model.FlowEvent{Type: model.FlowEvActionStarted, Step: "work", StepIndex: step("work"), Kind: "agent", Label: "agent worker"})
 	}
 	out := "reading the feature\nwriting store/bolt.go\n\x1b[32mgo build ./store/...\x1b[0m\ncompiling store/bolt.go 40%\rcompiling store/bolt.go 80%"
-	c.runs[0] = crewRun(tb, st, "20260314-090000.000-aaaaa1", c.flowRuns[0], "", t0.Add(-20*time.Minute), out, true)
+	c.runs[0] = crewRun(tb, st, "20260314-090000.000-aaaaa1", c.agents[0], c.flowRuns[0], "", t0.Add(-20*time.Minute), out, true)
 
 	// worker-2: its agent answered, flowdeck verified, the review waits.
 	flowEvents(tb, st, c.flowRuns[1], t0.Add(-15*time.Minute),
 		model.FlowEvent{Type: model.FlowEvActionFinished, Step: "work", StepIndex: step("work"), Kind: "agent", Summary: "ok"},
 		model.FlowEvent{Type: model.FlowEvStepFinished, Step: "work", StepIndex: step("work"), Outcome: "done", Next: ptr(step("confirm")), NextStep: "confirm"})
-	c.runs[1] = crewRun(tb, st, "20260314-091000.000-aaaaa2", "", "api", t0.Add(-12*time.Minute), "=== RUN   TestAPI\n--- PASS: TestAPI (0.02s)\nok  \tsync/api\t0.41s\n", false)
+	c.runs[1] = crewRun(tb, st, "20260314-091000.000-aaaaa2", c.agents[1], "", "api", t0.Add(-12*time.Minute), "=== RUN   TestAPI\n--- PASS: TestAPI (0.02s)\nok  \tsync/api\t0.41s\n", false)
 	s.do(model.Validate{Feature: "api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./api/...",
 		Summary: "1 passed", Source: model.SourceObserved, RunID: c.runs[1]})
 	c.review = crewDecision(tb, st, &model.Decision{FlowRun: c.flowRuns[1], Flow: "run", Step: "confirm", Kind: model.DecisionChoice, Action: 0,
@@ -98,7 +98,7 @@ func seedCrew(tb testing.TB, st *db.Store) crewSeed {
 	// sequences (a title, a link). Nothing moves the cursor: a run that needs
 	// the emulator trips a race in output.Screen.Close (x/vt's Close and
 	// the drain goroutine's Read), which is not this test's subject.
-	c.runs[2] = crewRun(tb, st, "20260314-091500.000-aaaaa3", c.flowRuns[2], "", t0.Add(-8*time.Minute),
+	c.runs[2] = crewRun(tb, st, "20260314-091500.000-aaaaa3", c.agents[2], c.flowRuns[2], "", t0.Add(-8*time.Minute),
 		"looking at cli/main.go\n\x1b]0;pwned\x07\x1b]8;;http://evil\x07which flag parser: \x1b[31mcobra\x1b[0m or kong?\x1b]8;;\x07\n", false)
 	c.question = crewDecision(tb, st, &model.Decision{FlowRun: c.flowRuns[2], Flow: "run", Step: "work", Kind: model.DecisionChoice,
 		Action: 0, Prompt: "Which flag parser should cli use?", Options: []model.DecisionOption{{ID: "cobra"}, {ID: "kong"}}}, t0.Add(-5*time.Minute))
@@ -141,11 +141,12 @@ func holdFlowLock(tb testing.TB, st *db.Store, id string) {
 	tb.Cleanup(func() { lf.Close() })
 }
 
-// crewRun stores a command of an agent's flow run (flowRun) or of a
-// feature, with a fixed id; running leaves it printing until the test ends.
-func crewRun(tb testing.TB, st *db.Store, id, flowRun, feature string, at time.Time, out string, running bool) string {
+// crewRun stores a command of an agent (actor, as the crew's runs are)
+// run by its flow run (flowRun) or for a feature, with a fixed id; running
+// leaves it printing until the test ends.
+func crewRun(tb testing.TB, st *db.Store, id, actor, flowRun, feature string, at time.Time, out string, running bool) string {
 	tb.Helper()
-	rec := model.RunRecord{ID: id, Argv: []string{"sh", "-c", "agent"}, Actor: "worker", Cwd: "/project", Start: at, FlowRun: flowRun, Feature: feature}
+	rec := model.RunRecord{ID: id, Argv: []string{"sh", "-c", "agent"}, Actor: actor, Cwd: "/project", Start: at, FlowRun: flowRun, Feature: feature}
 	if feature != "" {
 		rec.Argv = []string{"go", "test", "./" + feature + "/..."}
 	}

@@ -65,11 +65,14 @@ type Input struct {
 	Idle      []IdleEvent
 }
 
-// FlowAgent is the agent a flow run works for: its `agent` variable (the
-// scheduler's runs set it), else "".
+// FlowAgent is the agent a flow run works for: its `agent_name` variable
+// (the crew scheduler sets it on each worker's run flow; flows.VarAgent),
+// else its `agent` variable, else "".
 func FlowAgent(r *model.FlowRun) string {
-	if a, ok := r.Vars["agent"].(string); ok && model.ValidAgentName(a) {
-		return a
+	for _, v := range []string{"agent_name", "agent"} {
+		if a, ok := r.Vars[v].(string); ok && model.ValidAgentName(a) {
+			return a
+		}
 	}
 	return ""
 }
@@ -85,13 +88,19 @@ func flowFeature(r *model.FlowRun) string {
 
 // IsReview reports whether a decision is a review: it offers the review's
 // verdicts.
-func IsReview(d *model.Decision) bool {
-	var ok, fix bool
-	for _, o := range d.Options {
-		ok = ok || o.ID == "approved"
-		fix = fix || o.ID == "needs_fix"
+func IsReview(d *model.Decision) bool { return offers(d, "approved", "needs_fix") }
+
+// isFailure reports whether a decision asks what to do about a failed
+// agent: the run flow's retry, reassign or reset.
+func isFailure(d *model.Decision) bool { return offers(d, "retry", "reassign") }
+
+func offers(d *model.Decision, ids ...string) bool {
+	for _, id := range ids {
+		if !slices.ContainsFunc(d.Options, func(o model.DecisionOption) bool { return o.ID == id }) {
+			return false
+		}
 	}
-	return ok && fix
+	return true
 }
 
 // Derive lists the agents: every agent that holds a claim, runs a flow,
@@ -215,6 +224,8 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 	switch {
 	case dec != nil && dec.Kind == model.DecisionInterrupted:
 		a.State, a.Since, a.Detail = Failed, dec.Created, "its flow run was cut off: retry, skip or cancel ("+dec.ID+")"
+	case dec != nil && isFailure(dec):
+		a.State, a.Since, a.Detail = Failed, dec.Created, "retry, reassign or reset? ("+dec.ID+")"
 	case dec != nil && IsReview(dec):
 		a.State, a.Since, a.Detail = WaitingReview, dec.Created, "decision "+dec.ID
 	case dec != nil:

@@ -118,6 +118,19 @@ func TestDerive(t *testing.T) {
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}, Decisions: []model.Decision{d}}
 		}, []want{{name: "w1", feature: "a", state: Failed, detail: "cut off", dec: "d6"}}},
 
+		{"the run flow's agent-failed question is a failure that waits", func(t *testing.T) Input {
+			r := flowRun("run-12", model.FlowWaiting, map[string]any{"feature": "a", "agent_name": "worker-2"})
+			d := model.Decision{ID: "d12", FlowRun: "run-12", Status: model.DecisionPending, Kind: model.DecisionChoice,
+				Options: []model.DecisionOption{{ID: "retry"}, {ID: "reassign"}, {ID: "reset"}}}
+			return Input{Session: session(t, claim("a", "worker-2")), FlowRuns: []model.FlowRun{r}, Decisions: []model.Decision{d}}
+		}, []want{{name: "worker-2", feature: "a", state: Failed, detail: "retry, reassign or reset? (d12)", dec: "d12", flow: "run-12"}}},
+
+		{"the crew's agent_name variable names the agent before it claims", func(t *testing.T) Input {
+			r := flowRun("run-13", model.FlowRunning, map[string]any{"feature": "", "agent_name": "worker-3", "agent": "other"})
+			r.Step = "start"
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{r}}
+		}, []want{{name: "worker-3", state: Working, detail: "step start", flow: "run-13"}}},
+
 		{"a cancelled flow run with the claim still held fails", func(t *testing.T) Input {
 			r := flowRun("run-7", model.FlowCancelled, map[string]any{"feature": "a", "agent": "w1"})
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}}
