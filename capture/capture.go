@@ -58,6 +58,8 @@ type Options struct {
 	Now         func() time.Time
 	// Internal tags the run as a flow's plumbing (model.RunRecord.Internal).
 	Internal bool
+	// FlowRun is the flow run that runs the command (model.RunRecord.FlowRun).
+	FlowRun string
 }
 
 // DefaultRetainBytes is how much output a project keeps by default.
@@ -127,6 +129,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	rec := model.RunRecord{
 		ID: id, Feature: o.Feature, Scope: string(o.Scope),
 		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
+		FlowRun: o.FlowRun,
 	}
 	w, err := st.StartRun(rec)
 	if err != nil {

@@ -89,6 +89,7 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, argv []string,
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
 		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
+		FlowRun: run.ID,
 	})
 	if err != nil {
 		return nil, "", err

@@ -53,6 +53,10 @@ type RunRecord struct {
 	// Internal marks a flow's own plumbing (an exec block whose output is
 	// stored, not shown): the cockpit hides it unless asked.
 	Internal bool `json:"internal,omitempty"`
+	// FlowRun is the flow run whose step ran this command (an exec block or
+	// an agent call): with several agents' flows at once it tells whose
+	// output this is.
+	FlowRun string `json:"flow_run,omitempty"`
 }
 
 // Hit is one matching line.

@@ -189,7 +189,7 @@ type decisionDialog struct {
 }
 
 func (d *decisionDialog) ID() string             { return "decision" }
-func (d *decisionDialog) Title(*Model) string    { return decisionTitle(d.f.d) }
+func (d *decisionDialog) Title(m *Model) string  { return decisionTitle(d.f.d) + m.askedBy(d.f.d.ID) }
 func (d *decisionDialog) Body(m *Model) []string { return m.decisionView(d.f) }
 func (d *decisionDialog) Typing() bool           { return d.f.typing() && !d.f.sending && !d.f.refused }
 

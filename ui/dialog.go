@@ -163,7 +163,7 @@ func (m *Model) dialogKey(d Dialog, k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	a, ok := m.keys.Which(k, keys.Help, keys.Quit, keys.NextPane, keys.PrevPane,
-		keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7)
+		keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7, keys.Pane8)
 	if !ok {
 		return nil
 	}

@@ -31,11 +31,11 @@ type reviewDialog struct {
 
 func (d *reviewDialog) ID() string { return "review" }
 
-func (d *reviewDialog) Title(*Model) string {
+func (d *reviewDialog) Title(m *Model) string {
 	if d.final {
 		return "Final review of the session"
 	}
-	return "Review " + d.feature
+	return "Review " + d.feature + m.agentOf(d.feature)
 }
 
 func (d *reviewDialog) Body(m *Model) []string {

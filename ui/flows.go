@@ -143,7 +143,8 @@ func flowOutputRun(v *flows.RunView, runs []model.RunRecord) string {
 	if in := v.Run.InFlight; in != nil && !model.FlowEnded(v.Run.Status) {
 		found := ""
 		for _, r := range runs { // newest first
-			if r.Start.Before(in.Started) {
+			// Another flow's command (agents run side by side) is not this one's.
+			if r.Start.Before(in.Started) || r.FlowRun != "" && r.FlowRun != v.Run.ID {
 				continue
 			}
 			if r.Outcome == model.RunRunning {

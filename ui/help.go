@@ -25,7 +25,9 @@ func (m *Model) helpGroups() []helpGroup {
 	// A pane's own keys, without the moves every list pane shares.
 	own := func(p layout.Pane) keyMap {
 		k := m.paneKeyMap(p)
-		return m.keyMapOf(nil, k.full[1:]...)
+		own := m.keyMapOf(nil, k.full[1:]...)
+		own.desc = k.desc
+		return own
 	}
 	return []helpGroup{
 		{"Global", m.keyMapOf(nil, globalKeys)},
@@ -34,6 +36,7 @@ func (m *Model) helpGroups() []helpGroup {
 		{"Runs", own(layout.Runs)},
 		{"Output", own(layout.Output)},
 		{"Flow", own(layout.Flow)},
+		{"Agents", own(layout.Agents)},
 		{"Recall (type to search)", m.recallKeyMap()},
 		{"Review dialog", review.KeyMap(m)},
 		{"Confirmation", m.keyMapOf([]keys.Action{keys.Yes, keys.No, keys.Back})},

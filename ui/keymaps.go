@@ -13,7 +13,7 @@ import (
 // globalKeys work in every pane (not in text fields, where printable keys
 // are text).
 var globalKeys = []keys.Action{keys.Quit, keys.Help, keys.Command, keys.Recall, keys.Mouse,
-	keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7,
+	keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7, keys.Pane8,
 	keys.FocusDialog, keys.Kill}
 
 var (
@@ -37,6 +37,8 @@ func (m *Model) paneKeyMap(p layout.Pane) keyMap {
 			moveKeys, []keys.Action{keys.Follow, keys.Wrap, keys.Filter, keys.SearchNext, keys.SearchPrev, keys.Kill})
 	case layout.Recall:
 		return m.recallKeyMap()
+	case layout.Agents:
+		return m.agentsKeyMap()
 	case layout.Flow:
 		short := []keys.Action{keys.NextPane, keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow, keys.Down, keys.Follow, keys.Command}
 		if len(m.decisions) > 0 {

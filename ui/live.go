@@ -111,7 +111,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.agents = msg.agents
 	// Flows first: what waits (setSession) includes their decisions.
 	flowCmd := m.setFlows(msg.flows)
-	return tea.Batch(flowCmd, m.setSession(msg.sess), m.setRuns(msg.runs))
+	return tea.Batch(flowCmd, m.setSession(msg.sess), m.setRuns(msg.runs), m.syncAgents())
 }
 
 // setSession swaps in a new session: panes, selection, detail, and whatever

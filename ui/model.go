@@ -104,6 +104,8 @@ type Model struct {
 	runList *runs.Model
 	output  *output.Model
 	recall  *recall.Model
+	// crew is the agents pane and what it reads (agents.go).
+	crew crewState
 
 	// Literate flows (flows.go): the runs, the one the flow pane shows (the
 	// newest that has not ended, unless /flow-show pinned one), the run
@@ -232,8 +234,10 @@ func New(p *project.Project, opts Options) *Model {
 	flowOut := output.New(m.th)
 	m.flowFeed = &feed{view: flowOut}
 	m.flowPane = flowpane.New(m.th, flowOut)
+	m.crew = newCrew(m)
 	m.panes = [layout.NumPanes]pane{layout.Features: m.feats, layout.DAG: m.graph, layout.Detail: m.detail,
-		layout.Runs: m.runList, layout.Output: m.output, layout.Recall: m.recall, layout.Flow: m.flowPane}
+		layout.Runs: m.runList, layout.Output: m.output, layout.Recall: m.recall, layout.Flow: m.flowPane,
+		layout.Agents: m.crew.pane}
 	m.flowPane.SetNote("no flow run yet · :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
 
 	m.filter = textinput.New()

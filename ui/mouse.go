@@ -41,6 +41,10 @@ func (m *Model) onClick(ms tea.Mouse) tea.Cmd {
 	case layout.Runs:
 		m.runList.ClickRow(row)
 		return m.syncOutput()
+	case layout.Agents:
+		if row > 0 { // the summary line
+			m.crew.pane.ClickRow(row)
+		}
 	}
 	return nil
 }

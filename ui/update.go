@@ -63,6 +63,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onDecided(msg)
 	case recoveredMsg:
 		cmd = m.onRecovered(msg)
+	case agentTailMsg:
+		m.onAgentTail(msg)
 	case flowNamesMsg:
 		m.flowNames = msg.names
 	case tea.KeyPressMsg:
@@ -205,7 +207,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.focusPane((m.focus + 1) % layout.NumPanes)
 	case keys.PrevPane:
 		m.focusPane((m.focus + layout.NumPanes - 1) % layout.NumPanes)
-	case keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7:
+	case keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7, keys.Pane8:
 		m.focusPane(paneOf(a))
 	case keys.Up, keys.Down, keys.Top, keys.Bottom, keys.PageDown, keys.PageUp:
 		return m.move(a)
@@ -224,6 +226,11 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	case keys.Back:
 		return m.back()
+	}
+	if m.focus == layout.Agents {
+		if cmd, ok := m.agentAction(a); ok {
+			return cmd
+		}
 	}
 	return m.paneAction(a)
 }
@@ -282,6 +289,8 @@ func paneOf(a keys.Action) layout.Pane {
 		return layout.Recall
 	case keys.Pane7:
 		return layout.Flow
+	case keys.Pane8:
+		return layout.Agents
 	}
 	return layout.Features
 }
@@ -315,7 +324,7 @@ func (m *Model) focusPane(p layout.Pane) {
 	if p != layout.Features {
 		m.lower = p
 	}
-	if p == layout.Output || p == layout.Recall || p == layout.Flow {
+	if p == layout.Output || p == layout.Recall || p == layout.Flow || p == layout.Agents {
 		m.slot = p
 	}
 }

@@ -74,10 +74,11 @@ func (m *Model) relayout() tea.Cmd {
 	bodyY := sessionBarH
 	bodyH := max(0, m.h-sessionBarH-len(m.footerLines()))
 	slot := m.slot
-	if slot == layout.Flow && m.flowView == nil && m.focus != layout.Flow {
-		slot = layout.Output // an empty flow pane gives its room back
+	if slot == layout.Flow && m.flowView == nil && m.focus != layout.Flow ||
+		slot == layout.Agents && len(m.crew.pane.Rows()) == 0 && m.focus != layout.Agents {
+		slot = layout.Output // an empty flow or agents pane gives its room back
 	}
-	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2)
+	m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2))
 	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
 		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
@@ -86,7 +87,7 @@ func (m *Model) relayout() tea.Cmd {
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
-		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2)
+		m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2))
 	}
 	return m.refreshDetail()
 }
@@ -148,6 +149,8 @@ func (m *Model) paneBox(p layout.Pane, r layout.Rect) []string {
 		body = m.recall.View(focused)
 	case layout.Flow:
 		body = m.flowPane.View()
+	case layout.Agents:
+		body = m.crew.pane.View(focused)
 	default:
 		body = m.detail.View()
 	}
@@ -240,6 +243,10 @@ func (m *Model) sessionBar() []string {
 	}
 	if w := m.waitingPart(); w != "" {
 		parts = append(parts, w)
+		if m.crewOn() {
+			// A crew's claims run long: what waits for the person first.
+			parts[0], parts[len(parts)-1] = parts[len(parts)-1], parts[0]
+		}
 	} else {
 		parts = append(parts, th.Dim.Render("nothing waits for you"))
 	}
@@ -289,7 +296,7 @@ func (m *Model) waitingPart() string {
 	}
 	names := make([]string, 0, n)
 	for _, w := range m.waits {
-		names = append(names, w.String())
+		names = append(names, m.waitName(w))
 	}
 	return m.th.Attention.Render(fmt.Sprintf(" ⚑ %d waiting: %s ", n, strings.Join(names, ", ")))
 }

@@ -132,7 +132,8 @@ func blockedSince(s *model.Session) uint64 {
 }
 
 // sessionWaits are the session's waits, less the reviews a flow asks for
-// itself: a review is asked once, in the flow's decision.
+// itself: a review is asked once, in the flow's decision. With several
+// agents, a `run` flow asks only for its own feature's review.
 func (m *Model) sessionWaits() []wait {
 	ws := waitsOf(m.sess)
 	if !m.flowReviews() {
@@ -140,11 +141,48 @@ func (m *Model) sessionWaits() []wait {
 	}
 	out := ws[:0]
 	for _, w := range ws {
-		if w.kind != waitReview && w.kind != waitFinal {
+		if (w.kind != waitReview && w.kind != waitFinal) || !m.flowAsks(w.feature) {
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// flowAsks reports whether a flow run asks for feature's review: a pending
+// review decision of a run on it, or a live run/auto/review flow on it. A
+// run whose feature is not known yet (or an auto or review flow) may ask
+// for any.
+func (m *Model) flowAsks(feature string) bool {
+	covers := func(r *model.FlowRun) bool {
+		f, _ := r.Vars["feature"].(string)
+		return r.Flow != "run" || f == "" || f == feature
+	}
+	for _, d := range m.decisions {
+		if !isReviewDecision(d) {
+			continue
+		}
+		r := m.flowRun(d.FlowRun)
+		if r == nil || covers(r) {
+			return true
+		}
+	}
+	for i := range m.flowRuns {
+		r := &m.flowRuns[i]
+		if !model.FlowEnded(r.Status) && r.Status != model.FlowInterrupted && (r.Flow == "run" || r.Flow == "auto" || r.Flow == "review") && covers(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// flowRun is the loaded flow run id, or nil.
+func (m *Model) flowRun(id string) *model.FlowRun {
+	for i := range m.flowRuns {
+		if m.flowRuns[i].ID == id {
+			return &m.flowRuns[i]
+		}
+	}
+	return nil
 }
 
 // flowReviews reports whether a flow run asks for the review itself: a

@@ -32,6 +32,7 @@ const (
 	Pane5    Action = "pane_output"
 	Pane6    Action = "pane_recall"
 	Pane7    Action = "pane_flow"
+	Pane8    Action = "pane_agents"
 	Open     Action = "open"
 	Back     Action = "back"
 	Filter   Action = "filter"
@@ -58,6 +59,7 @@ const (
 	PauseFlow  Action = "pause_flow"
 	ResumeFlow Action = "resume_flow"
 	CancelFlow Action = "cancel_flow"
+	Reassign   Action = "reassign"
 
 	Yes Action = "yes"
 	No  Action = "no"
@@ -98,6 +100,7 @@ var defaults = []def{
 	{Pane5, []string{"5"}, "output"},
 	{Pane6, []string{"6"}, "recall"},
 	{Pane7, []string{"7"}, "flow"},
+	{Pane8, []string{"8"}, "agents"},
 	{Open, []string{"enter"}, "open"},
 	{Back, []string{"esc"}, "back"},
 	{Filter, []string{"/"}, "filter/search"},
@@ -126,6 +129,7 @@ var defaults = []def{
 	{PauseFlow, []string{"p"}, "pause flow"},
 	{ResumeFlow, []string{"u"}, "resume flow"},
 	{CancelFlow, []string{"c"}, "cancel flow"},
+	{Reassign, []string{"A"}, "reassign"},
 
 	{Yes, []string{"y"}, "yes"},
 	{No, []string{"n"}, "no"},

@@ -10,7 +10,7 @@ import (
 	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
-// Pane identifies one of the cockpit's panes; the numbers are the 1–7 keys.
+// Pane identifies one of the cockpit's panes; the numbers are the 1–8 keys.
 type Pane int
 
 // The panes, in tab order.
@@ -22,10 +22,11 @@ const (
 	Output
 	Recall
 	Flow
+	Agents
 	NumPanes
 )
 
-var titles = [NumPanes]string{"Features", "Graph", "Detail", "Runs", "Output", "Recall", "Flow"}
+var titles = [NumPanes]string{"Features", "Graph", "Detail", "Runs", "Output", "Recall", "Flow", "Agents"}
 
 // Title is the pane's name in its frame.
 func (p Pane) Title() string { return titles[p] }
@@ -57,8 +58,8 @@ const WideMin = 120
 const detailMaxH = 16
 
 // Compute lays out panes in the body area (x, y, w, h). lower is the pane
-// under the features when stacked; slot is output, recall or flow, which
-// share the place under the runs list when wide. The flow pane holds a whole
+// under the features when stacked; slot is output, recall, flow or agents,
+// which share the place under the runs list when wide. The flow pane holds a whole
 // flow run (steps, prompt, variables, live output), so it gets more room than
 // the panes it replaces: the detail (wide) or the features (stacked) shrink.
 //
@@ -88,7 +89,7 @@ func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 		runsH := min(12, max(5, h/5))
 		l.Rects[Detail] = Rect{x + left, y, right, detailH}
 		l.Rects[Runs] = Rect{x + left, y + detailH, right, runsH}
-		if slot != Recall && slot != Flow {
+		if slot != Recall && slot != Flow && slot != Agents {
 			slot = Output
 		}
 		l.Rects[slot] = Rect{x + left, y + detailH + runsH, right, h - detailH - runsH}
@@ -108,6 +109,11 @@ func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 	}
 	l.Rects[lower] = Rect{x, y + featH, w, h - featH}
 	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall, Flow}
+	if lower == Agents {
+		// The agents pane is a tab while there is a crew (the root adds
+		// it then) or while it is shown.
+		l.Tabs = append(l.Tabs, Agents)
+	}
 	return l
 }
 

@@ -1,6 +1,7 @@
 // Package dag is the graph pane: the plan as topological levels (model.Levels),
 // one row per feature with the names it waits for, every node coloured by
-// state, and the selected feature's upstream and downstream marked. Rows
+// state, active ones with the agent that claimed them (@name), and the
+// selected feature's upstream and downstream marked. Rows
 // rather than drawn edges keep 100+ features legible in any width.
 package dag
 
@@ -22,6 +23,7 @@ type line struct {
 	state  model.FeatureState
 	deps   []string
 	blocks []string
+	agent  string // the agent working on it (active features only)
 }
 
 // Model is the graph pane.
@@ -73,7 +75,11 @@ func (m *Model) SetSession(s *model.Session) {
 			f := s.Plan.Feature(id)
 			m.at[id] = len(m.nodes)
 			m.nodes = append(m.nodes, len(m.lines))
-			m.lines = append(m.lines, line{id: id, state: model.StateOf(s, f), deps: f.DependsOn, blocks: f.BlockedBy})
+			l := line{id: id, state: model.StateOf(s, f), deps: f.DependsOn, blocks: f.BlockedBy}
+			if f.Status == model.FeatureInProgress {
+				l.agent = f.Agent
+			}
+			m.lines = append(m.lines, l)
 		}
 	}
 	sel := m.sel
@@ -220,6 +226,9 @@ func (m *Model) renderLine(l line, focused bool) string {
 	var b strings.Builder
 	b.WriteString(mp.Render(mark))
 	b.WriteString(sp.Render(l.state.Glyph() + " " + l.id))
+	if l.agent != "" {
+		b.WriteString(m.th.Accent.Render(" @" + l.agent))
+	}
 	if len(l.deps) > 0 || len(l.blocks) > 0 {
 		b.WriteString(m.th.Dim.Render(" ←"))
 		for i, d := range l.deps {

@@ -1,0 +1,361 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/ui/keys"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
+	"github.com/flowdeck/flowdeck/ui/panes/output"
+)
+
+// The crew: the agents pane's rows are derived after every load from what
+// the cockpit loaded (claims, flow runs, decisions, runs); each agent's last
+// output line is read in a command when its newest run grew.
+
+// crewState is the root's part of the agents pane.
+type crewState struct {
+	pane *agentspane.Model
+	// last is each run's last output line as read, with the size it was
+	// read at; reading holds the runs whose read is in flight.
+	last    map[string]lastLine
+	reading map[string]bool
+	// shown: the wide layout switched its slot to the agents once, when a
+	// crew first appeared; after that the person decides.
+	shown bool
+	// ofWait is how the session bar names a wait (by key) that an agent
+	// asks: what and whose.
+	ofWait map[string]string
+}
+
+type lastLine struct {
+	bytes int64
+	line  string
+}
+
+// agentTailMsg is the last line of an agent's newest run.
+type agentTailMsg struct {
+	run   string
+	bytes int64
+	line  string
+}
+
+func newCrew(m *Model) crewState {
+	p := agentspane.New(m.th, m.now)
+	p.SetNote("no agents: flowdeck flows run auto --parallel N starts a crew; flow run start --agent NAME names one")
+	return crewState{pane: p, last: map[string]lastLine{}, reading: map[string]bool{}, ofWait: map[string]string{}}
+}
+
+// crewOn reports whether there is a crew to show: two agents or more.
+func (m *Model) crewOn() bool { return len(m.crew.pane.Rows()) > 1 }
+
+// syncAgents derives the rows from the state just loaded and reads the last
+// line of every agent run that grew.
+func (m *Model) syncAgents() tea.Cmd {
+	in := agentspane.Input{Session: m.sess, FlowRuns: m.flowRuns, Decisions: m.decisions, Runs: m.allRuns}
+	for _, a := range m.agents {
+		if a.Event == "idle" {
+			in.Idle = append(in.Idle, agentspane.IdleEvent{Agent: a.Agent, At: a.At})
+		}
+	}
+	rows := agentspane.Derive(in)
+	m.crew.ofWait = map[string]string{}
+	var cmds []tea.Cmd
+	for i := range rows {
+		r := &rows[i]
+		m.tieWaits(r)
+		if r.Run == "" {
+			continue
+		}
+		got, ok := m.crew.last[r.Run]
+		r.Last = got.line
+		if (!ok || r.RunBytes > got.bytes) && !m.crew.reading[r.Run] {
+			m.crew.reading[r.Run] = true
+			cmds = append(cmds, m.agentTailCmd(r.Run))
+		}
+	}
+	m.crew.pane.Set(rows)
+	m.pruneLast(rows)
+	if !m.crew.shown && m.crewOn() {
+		m.crew.shown = true
+		if m.slot == layout.Output && m.focus != layout.Output {
+			m.slot = layout.Agents
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// tieWaits remembers which waits are r's: its decision, its feature's review.
+func (m *Model) tieWaits(r *agentspane.Agent) {
+	if r.Name == "" {
+		return
+	}
+	for _, w := range m.waits {
+		switch {
+		case w.kind == waitDecision && w.decision.ID == r.Decision && r.State == agentspane.WaitingReview:
+			m.crew.ofWait[w.key] = "review " + r.Feature + " (" + r.Name + ")"
+		case w.kind == waitDecision && w.decision.ID == r.Decision:
+			m.crew.ofWait[w.key] = "decision " + r.Feature + " (" + r.Name + ")"
+		case w.kind == waitReview && r.Feature != "" && w.feature == r.Feature && r.State == agentspane.WaitingReview:
+			m.crew.ofWait[w.key] = w.String() + " (" + r.Name + ")"
+		}
+	}
+}
+
+// waitName is a wait as the session bar lists it: an agent's with its
+// feature and name.
+func (m *Model) waitName(w wait) string {
+	if s := m.crew.ofWait[w.key]; s != "" {
+		return s
+	}
+	return w.String()
+}
+
+// agentTailCmd reads the end of run id and keeps its last non-empty line.
+func (m *Model) agentTailCmd(id string) tea.Cmd {
+	st := m.st
+	return func() tea.Msg {
+		rec, err := st.Run(id)
+		if err != nil || rec == nil {
+			return agentTailMsg{run: id}
+		}
+		const tail = 4 << 10
+		from := max(0, rec.Bytes-tail)
+		data, _, err := st.ReadOutput(id, from, tail)
+		if err != nil {
+			return agentTailMsg{run: id, bytes: rec.Bytes}
+		}
+		return agentTailMsg{run: id, bytes: rec.Bytes, line: lastOutputLine(data, from > 0)}
+	}
+}
+
+// lastOutputLine is the last line of data a person would see, made safe
+// (the output is an agent's: hostile). cut: data starts mid-line.
+func lastOutputLine(data []byte, cut bool) string {
+	var p output.Parser
+	lines := p.Feed(data)
+	if l, ok := p.Flush(); ok {
+		lines = append(lines, l)
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if i == 0 && cut {
+			break
+		}
+		if t := strings.TrimSpace(termtext.Line(lines[i].Plain)); t != "" {
+			return layout.Cut(t, 400)
+		}
+	}
+	return ""
+}
+
+func (m *Model) onAgentTail(msg agentTailMsg) {
+	delete(m.crew.reading, msg.run)
+	m.crew.last[msg.run] = lastLine{bytes: msg.bytes, line: msg.line}
+	m.crew.pane.SetLast(msg.run, msg.line)
+}
+
+// selectedAgent is the agent under the pane's cursor; none says so.
+func (m *Model) selectedAgent() (*agentspane.Agent, bool) {
+	a := m.crew.pane.Selected()
+	if a == nil {
+		m.note = infoNote("no agent selected")
+		return nil, false
+	}
+	return a, true
+}
+
+// agentAction runs a key of the agents pane; false: not one of its own.
+func (m *Model) agentAction(a keys.Action) (tea.Cmd, bool) {
+	switch a {
+	case keys.Open:
+		return m.showAgent(), true
+	case keys.PauseFlow:
+		return m.pauseAgent(), true
+	case keys.ResumeFlow:
+		return m.resumeAgent(), true
+	case keys.CancelFlow:
+		return m.stopAgent(), true
+	case keys.Reassign:
+		return m.startReassign(), true
+	}
+	return nil, false
+}
+
+// showAgent shows the agent's live output: its flow run in the flow pane
+// (steps, prompt, the command running now), else its newest run in the
+// output pane.
+func (m *Model) showAgent() tea.Cmd {
+	ag, ok := m.selectedAgent()
+	if !ok {
+		return nil
+	}
+	if ag.FlowRun != "" {
+		m.flowPin = ag.FlowRun
+		m.focusPane(layout.Flow)
+		m.minLoad = m.loadSeq + 1
+		return m.loadCmd()
+	}
+	if ag.Run != "" && m.runList.Select(ag.Run) {
+		m.focusPane(layout.Output)
+		if !m.output.Following() {
+			m.output.ToggleFollow()
+		}
+		return m.syncOutput()
+	}
+	m.note = infoNote(agentLabel(ag) + " has no output yet")
+	return nil
+}
+
+func agentLabel(a *agentspane.Agent) string {
+	if a.Name == "" {
+		return "the unnamed agent on " + a.Feature
+	}
+	return "agent " + a.Name
+}
+
+// agentFlow is the agent's flow run as loaded, or a note saying there is none.
+func (m *Model) agentFlow(ag *agentspane.Agent) (*model.FlowRun, bool) {
+	for i := range m.flowRuns {
+		if m.flowRuns[i].ID == ag.FlowRun {
+			return &m.flowRuns[i], true
+		}
+	}
+	m.note = errNote(agentLabel(ag) + " runs no flow: nothing to pause or stop (" + m.keyName(keys.Reassign) + " reassigns its feature)")
+	return nil, false
+}
+
+// pauseAgent asks the process executing the agent's flow run to stop after
+// its current step.
+func (m *Model) pauseAgent() tea.Cmd {
+	ag, ok := m.selectedAgent()
+	if !ok {
+		return nil
+	}
+	r, ok := m.agentFlow(ag)
+	if !ok {
+		return nil
+	}
+	switch {
+	case model.FlowEnded(r.Status):
+		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to pause")
+		return nil
+	case r.PauseRequested:
+		m.note = infoNote(r.ID + " pauses already")
+		return nil
+	case r.Status == model.FlowInterrupted:
+		m.note = errNote("no process executes " + r.ID + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it here)")
+		return nil
+	}
+	id := r.ID
+	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
+		return flows.PauseRun(st, id, actor, now)
+	})
+}
+
+// resumeAgent resumes the agent's paused or interrupted flow run here.
+func (m *Model) resumeAgent() tea.Cmd {
+	ag, ok := m.selectedAgent()
+	if !ok {
+		return nil
+	}
+	r, ok := m.agentFlow(ag)
+	if !ok {
+		return nil
+	}
+	if r.Status != model.FlowInterrupted {
+		m.note = errNote(r.ID + " is " + string(r.Status) + ": only a paused or interrupted run resumes")
+		return nil
+	}
+	return m.resumeFlow(r.ID)
+}
+
+// stopAgent asks before cancelling the agent's flow run.
+func (m *Model) stopAgent() tea.Cmd {
+	ag, ok := m.selectedAgent()
+	if !ok {
+		return nil
+	}
+	r, ok := m.agentFlow(ag)
+	if !ok {
+		return nil
+	}
+	if model.FlowEnded(r.Status) {
+		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to stop")
+		return nil
+	}
+	id := r.ID
+	body := []string{"Cancels its flow run " + id + ": its current command stops (whichever process runs it)."}
+	if ag.Feature != "" && ag.State != agentspane.Idle {
+		body = append(body, "The feature "+ag.Feature+" stays claimed: "+m.keyName(keys.Reassign)+" gives it to another agent, "+m.keyName(keys.Reset)+" on it resets it.")
+	}
+	if ag.Decision != "" {
+		body = append(body, "Its pending decision "+ag.Decision+" is cancelled too.")
+	}
+	m.openConfirmFunc("Stop "+agentLabel(ag)+"?", body, func() tea.Cmd {
+		return m.flowAct("stop "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
+			return flows.CancelRun(st, id, actor, now)
+		})
+	})
+	return nil
+}
+
+// crewTab lists the agents pane among the stacked layout's tabs while there
+// is a crew (the tab strip of a session without one stays as it was).
+func (m *Model) crewTab(l layout.Layout) layout.Layout {
+	if !l.Wide && m.crewOn() && !slices.Contains(l.Tabs, layout.Agents) {
+		l.Tabs = append(l.Tabs, layout.Agents)
+	}
+	return l
+}
+
+// agentsKeyMap: enter shows the agent's output; pause, resume, stop (its
+// flow run) and reassign (its feature).
+func (m *Model) agentsKeyMap() keyMap {
+	acts := []keys.Action{keys.Open, keys.PauseFlow, keys.ResumeFlow, keys.CancelFlow, keys.Reassign}
+	k := m.keyMapOf(append([]keys.Action{keys.NextPane}, acts...), moveKeys, acts)
+	k.desc = map[keys.Action]string{keys.Open: "live output", keys.PauseFlow: "pause agent", keys.ResumeFlow: "resume agent",
+		keys.CancelFlow: "stop agent", keys.Reassign: "reassign"}
+	return k
+}
+
+// agentOf is " (NAME)" for a feature an agent claimed, for a dialog's
+// title when several agents' prompts queue; "" otherwise.
+func (m *Model) agentOf(feature string) string {
+	if !m.crewOn() || m.sess == nil || m.sess.Plan == nil {
+		return ""
+	}
+	if f := m.sess.Plan.Feature(feature); f != nil && f.Agent != "" && f.Status == model.FeatureInProgress {
+		return " (" + f.Agent + ")"
+	}
+	return ""
+}
+
+// askedBy is " · review api (worker-2)" for a decision an agent's flow run
+// asks, for the prompt's title; "" otherwise.
+func (m *Model) askedBy(decision string) string {
+	if s := m.crew.ofWait[decisionWaitKey(decision)]; s != "" {
+		return " · " + s
+	}
+	return ""
+}
+
+// pruneLast forgets the last lines of runs no agent shows any more.
+func (m *Model) pruneLast(rows []agentspane.Agent) {
+	keep := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		keep[r.Run] = true
+	}
+	for id := range m.crew.last {
+		if !keep[id] && !m.crew.reading[id] {
+			delete(m.crew.last, id)
+		}
+	}
+}
