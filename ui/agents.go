@@ -3,13 +3,11 @@ package ui
 import (
 	"slices"
 	"strings"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -121,15 +119,15 @@ func (m *Model) waitName(w wait) string {
 
 // agentTailCmd reads the end of run id and keeps its last non-empty line.
 func (m *Model) agentTailCmd(id string) tea.Cmd {
-	st := m.st
+	p := m.p
 	return func() tea.Msg {
-		rec, err := st.Run(id)
+		rec, err := p.RunRecord(id)
 		if err != nil || rec == nil {
 			return agentTailMsg{run: id}
 		}
 		const tail = 4 << 10
 		from := max(0, rec.Bytes-tail)
-		data, _, err := st.ReadOutput(id, from, tail)
+		data, _, err := p.ReadOutput(id, from, tail)
 		if err != nil {
 			return agentTailMsg{run: id, bytes: rec.Bytes}
 		}
@@ -255,8 +253,8 @@ func (m *Model) pauseAgent() tea.Cmd {
 		return nil
 	}
 	id := r.ID
-	return m.flowAct("pause "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
-		return flows.PauseRun(st, id, actor, now)
+	return m.flowAct("pause "+id, func(p *project.Project) (*model.FlowRun, error) {
+		return p.PauseFlowRun(id)
 	})
 }
 
@@ -300,8 +298,8 @@ func (m *Model) stopAgent() tea.Cmd {
 		body = append(body, "Its pending decision "+ag.Decision+" is cancelled too.")
 	}
 	m.openConfirmFunc("Stop "+agentLabel(ag)+"?", body, func() tea.Cmd {
-		return m.flowAct("stop "+id, func(st *db.Store, actor string, now time.Time) (*model.FlowRun, error) {
-			return flows.CancelRun(st, id, actor, now)
+		return m.flowAct("stop "+id, func(p *project.Project) (*model.FlowRun, error) {
+			return p.CancelFlowRun(id)
 		})
 	})
 	return nil

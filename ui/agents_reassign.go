@@ -6,7 +6,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
@@ -124,19 +123,19 @@ func (m *Model) startReassign() tea.Cmd {
 // dialog was drawn from (stale_decision if it changed since), and claims it
 // for to.
 func (m *Model) reassignCmd(d *reassignDialog, to string) tea.Cmd {
-	st, actor, now := m.st, m.actor, m.now()
+	p := m.p
 	label := "reassign " + d.feature + " to " + to
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
 		if d.flowLive {
-			if _, err := flows.CancelRun(st, d.flowRun, actor, now); err != nil {
+			if _, err := p.CancelFlowRun(d.flowRun); err != nil {
 				return actionMsg{label: label, err: err}
 			}
 		}
-		if out, err := storeAction(st, model.ResetFeature{Feature: d.feature}, d.seq, actor, now); err != nil {
+		if out, err := storeAction(p, model.ResetFeature{Feature: d.feature}, d.seq); err != nil {
 			return actionMsg{label: label, out: out, err: err}
 		}
-		out, err := storeAction(st, model.RunStart{Feature: d.feature, Agent: to}, 0, actor, now)
+		out, err := storeAction(p, model.RunStart{Feature: d.feature, Agent: to}, 0)
 		return actionMsg{label: label, out: out, err: err}
 	}
 }
