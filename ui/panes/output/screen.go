@@ -29,8 +29,15 @@ func NewScreen(cols, rows int) *Screen {
 // Feed writes raw output into the emulator.
 func (s *Screen) Feed(b []byte) { _, _ = s.emu.Write(b) }
 
-// Close stops the emulator.
-func (s *Screen) Close() { _ = s.emu.Close() }
+// Close stops the emulator's answer pipe, which ends the goroutine that
+// drains it. Not emu.Close: that writes a flag the drain's Read reads
+// without a lock (a data race in x/vt); closing the pipe's writer is
+// synchronised by the pipe itself.
+func (s *Screen) Close() {
+	if c, ok := s.emu.InputPipe().(io.Closer); ok {
+		_ = c.Close()
+	}
+}
 
 // Snapshot returns the scrollback and the screen as lines. The emulator's own
 // rendering is filtered once more so only SGR reaches the cockpit's frame.
