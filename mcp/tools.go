@@ -174,7 +174,7 @@ type planInput struct {
 	Completion   *struct {
 		MinCompletedFeatures int `json:"min_completed_features,omitempty" jsonschema:"how many completed features complete the session (default all)"`
 	} `json:"completion,omitempty"`
-	MaxParallel int   `json:"max_parallel,omitempty" jsonschema:"how many features may be active at once (default 1)"`
+	MaxParallel int   `json:"max_parallel,omitempty" jsonschema:"how many features may be active at once (default: the config's session.max_parallel, else 1)"`
 	Worktrees   *bool `json:"worktrees,omitempty" jsonschema:"run each active feature in its own git worktree (default: in a git repository when max_parallel > 1)"`
 }
 
