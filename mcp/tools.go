@@ -372,7 +372,7 @@ func (s *server) addTools() {
 		func(ctx context.Context, req *sdk.CallToolRequest, in featureArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.ResetFeature{Feature: in.FeatureID})
 		})
-	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back).", false,
+	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back). Its unfinished features' worktrees are removed, their branches kept.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.ResetSession{})
 		})
