@@ -67,5 +67,10 @@ func TestArchiveRemovesWorktreesKeepsBranches(t *testing.T) {
 	if br := p.git(wa, "symbolic-ref", "--short", "HEAD"); br != p.integ+".a" {
 		t.Fatalf("a's worktree is on %q", br)
 	}
+	// A new goal replaces the session: that archives it too.
+	res = p.action(0, "flow", "plan", "start", "third")
+	if res.Git == nil || !slices.Equal(res.Git.Removed, []string{wa}) {
+		t.Fatalf("replacement git report %+v", res.Git)
+	}
 	p.must("flow", "verify")
 }
