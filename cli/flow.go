@@ -285,7 +285,7 @@ func (e *env) resetCommand() *cobra.Command {
 		},
 		&cobra.Command{
 			Use:   "session",
-			Short: "Archive the active session (kept; 'flow session ID' re-activates it)",
+			Short: "Archive the active session (kept; 'flow session ID' re-activates it); its features' worktrees are removed, their branches kept",
 			Args:  cobra.NoArgs,
 			RunE:  func(cmd *cobra.Command, args []string) error { return e.do(model.ResetSession{}) },
 		},

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -76,6 +77,9 @@ func printGit(w io.Writer, g *ops.GitReport) {
 	}
 	for _, r := range g.Removed {
 		fmt.Fprintf(w, "· removed worktree %s\n", r)
+	}
+	if len(g.Kept) > 0 {
+		fmt.Fprintf(w, "· kept branches %s (with their work; activating the session again resumes it)\n", strings.Join(g.Kept, ", "))
 	}
 	if g.Warning != "" {
 		fmt.Fprintf(w, "! %s\n", g.Warning)

@@ -156,8 +156,8 @@ func BenchmarkRecallProcess(b *testing.B) {
 			if i%3 == 0 {
 				line = fmt.Sprintf("2026/11/21 WARN retry %d of 5: connection refused id=%08x", i%5, i*2654435761)
 			}
-			w.Write([]byte(line + "\n"))
-			w.IndexLine([]byte(line))
+			writeRaw(w, []byte(line+"\n"))
+			indexLine(w, line)
 			all = append(all, line)
 		}
 		if _, err := w.Finish(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {

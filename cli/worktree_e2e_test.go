@@ -188,7 +188,7 @@ func TestWorktreesEndToEnd(t *testing.T) {
 	p.write(wc, "fc.txt", "c\n")
 	p.verify("c", "broad", "sh", "-c", "test -f fa.txt && test -f fb.txt && test -f fc.txt")
 	p.must("flow", "review", "--final", "--decision", "approved")
-	res = p.action(0, "flow", "run", "complete", "c", "--outcome", "completed")
+	p.action(0, "flow", "run", "complete", "c", "--outcome", "completed")
 	var done struct {
 		Session struct{ Status model.SessionStatus }
 	}

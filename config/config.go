@@ -49,6 +49,8 @@ type Config struct {
 	Run Run `toml:"run"`
 	// Agents are the commands that answer literate-flow steps, by role.
 	Agents map[string]Agent `toml:"agents"`
+	// Session holds the defaults of a plan entering a session.
+	Session Session `toml:"session"`
 
 	raw []byte // the file's text, to point later messages at a line
 }
@@ -79,6 +81,19 @@ type Run struct {
 	// broken; every run must then refuse to start.
 	RedactErr error `toml:"-"`
 }
+
+// Session is the [session] table: what a plan that does not say gets when
+// it enters a session (the plan's own value wins).
+//
+//	[session]
+//	max_parallel = 3       # features active at once (1..64; default 1)
+type Session struct {
+	MaxParallel int `toml:"max_parallel"`
+}
+
+// MaxParallelLimit bounds session.max_parallel as model.MaxParallelLimit
+// bounds a plan's (config imports no domain package).
+const MaxParallelLimit = 64
 
 // Default is the configuration without a file.
 func Default() Config { return Config{Bell: BellBell, Theme: "auto"} }
@@ -187,8 +202,18 @@ func Load(path string) (Config, []error) {
 		parsed.Run.RedactErr = fmt.Errorf("%s:%d: run.redact: %v; runs are refused until it is fixed", path, LineOf(data, "redact"), err)
 		errs = append(errs, parsed.Run.RedactErr)
 	}
+	errs = append(errs, checkSession(&parsed, path, data)...)
 	errs = append(errs, checkAgents(&parsed, path, data)...)
 	return parsed, errs
+}
+
+// checkSession drops a [session] value out of range and says why.
+func checkSession(c *Config, path string, data []byte) []error {
+	if m := c.Session.MaxParallel; m < 0 || m > MaxParallelLimit {
+		c.Session.MaxParallel = 0
+		return []error{fmt.Errorf("%s:%d: session.max_parallel = %d: use a number from 1 to %d", path, LineOf(data, "max_parallel"), m, MaxParallelLimit)}
+	}
+	return nil
 }
 
 // ParseBytes reads sizes like 512M, 2G, 64MiB or a plain number of bytes.

@@ -31,3 +31,27 @@ func TestBrokenRedactRuleFailsClosed(t *testing.T) {
 		t.Fatalf("good rule: %+v %v", c.Run, errs)
 	}
 }
+
+// [session] max_parallel is read; out of range it names the file and line
+// and falls back to the plan's default.
+func TestSessionMaxParallel(t *testing.T) {
+	for text, want := range map[string]int{
+		"[session]\nmax_parallel = 3\n":  3,
+		"[session]\nmax_parallel = 64\n": 64,
+		"bell = \"off\"\n":               0,
+	} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		os.WriteFile(path, []byte(text), 0o644)
+		if c, errs := Load(path); c.Session.MaxParallel != want || len(errs) != 0 {
+			t.Errorf("%q: max_parallel %d, errors %v", text, c.Session.MaxParallel, errs)
+		}
+	}
+	for _, bad := range []string{"-1", "65"} {
+		path := filepath.Join(t.TempDir(), "config.toml")
+		os.WriteFile(path, []byte("bell = \"off\"\n[session]\nmax_parallel = "+bad+"\n"), 0o644)
+		c, errs := Load(path)
+		if c.Session.MaxParallel != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), path+":3: session.max_parallel") {
+			t.Errorf("max_parallel %s: kept %d, errors %v", bad, c.Session.MaxParallel, errs)
+		}
+	}
+}

@@ -11,7 +11,7 @@ import (
 // counter, so a cockpit notices that the agent went idle.
 func TestAgentEventsKeepTheLatestPerAgent(t *testing.T) {
 	st := newStore(t)
-	before, _ := st.Changes()
+	before, _ := st.changes()
 	for i, ev := range []model.AgentEvent{{Agent: "opencode", Event: "busy", At: t0}, {Agent: "opencode", Event: "idle", At: t0.Add(time.Second)}, {Agent: "claude", Event: "idle", At: t0}} {
 		if err := st.RecordAgentEvent(ev); err != nil {
 			t.Fatalf("event %d: %v", i, err)
@@ -21,7 +21,7 @@ func TestAgentEventsKeepTheLatestPerAgent(t *testing.T) {
 	if err != nil || len(got) != 2 || got[0].Agent != "claude" || got[1].Event != "idle" || !got[1].At.Equal(t0.Add(time.Second)) {
 		t.Fatalf("events = %+v, %v", got, err)
 	}
-	if after, _ := st.Changes(); after != before+3 {
+	if after, _ := st.changes(); after != before+3 {
 		t.Fatalf("change counter %d -> %d", before, after)
 	}
 	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "x"}); err == nil {

@@ -26,7 +26,7 @@ func populated(t testing.TB) (*Store, []byte) {
 		}
 		mustDo(t, st, model.ResetSession{})
 	}
-	data, err := os.ReadFile(st.Path())
+	data, err := os.ReadFile(st.path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +109,14 @@ func TestDamagedDatabaseIsAFaultNotAPanic(t *testing.T) {
 	for name, damage := range cases {
 		t.Run(name, func(t *testing.T) {
 			data := damage(append([]byte(nil), good...))
-			if err := os.WriteFile(st.Path(), data, 0o644); err != nil {
+			if err := os.WriteFile(st.path, data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Open(st.Path(), Options{})
+			s, err := Open(st.path, Options{})
 			if err == nil {
 				err = exercise(s)
 			}
-			wantCorrupt(t, err, st.Path())
+			wantCorrupt(t, err, st.path)
 		})
 	}
 }
@@ -178,7 +178,7 @@ func TestDamagedFreelistIsFoundBeforeBboltPanics(t *testing.T) {
 		id := int(binary.LittleEndian.Uint64(good[m*page+48:]))
 		overwrite(data, id*page, 16)
 	}
-	os.WriteFile(st.Path(), data, 0o644)
+	os.WriteFile(st.path, data, 0o644)
 	r, err := os.OpenRoot(st.project)
 	if err != nil {
 		t.Fatal(err)
@@ -186,11 +186,11 @@ func TestDamagedFreelistIsFoundBeforeBboltPanics(t *testing.T) {
 	defer r.Close()
 	for range 2 {
 		_, err := st.boltOpen(r, st.dbRel, false, &bolt.Options{Timeout: 200 * time.Millisecond})
-		wantCorrupt(t, err, st.Path())
+		wantCorrupt(t, err, st.path)
 		if !strings.Contains(err.Error(), "freelist") {
 			t.Fatalf("not found by the precheck: %v", err)
 		}
 	}
 	_, err = st.Do(model.AddNote{Text: "x"}, "tester", t0)
-	wantCorrupt(t, err, st.Path())
+	wantCorrupt(t, err, st.path)
 }

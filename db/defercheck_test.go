@@ -41,11 +41,11 @@ func TestDeferCheckOpensNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(st.Path(), Options{LockTimeout: 100 * time.Millisecond}); !errors.As(err, new(ErrBusy)) {
+	if _, err := Open(st.path, Options{LockTimeout: 100 * time.Millisecond}); !errors.As(err, new(ErrBusy)) {
 		held.release()
 		t.Fatalf("Open without DeferCheck under a held lock: %v, want ErrBusy", err)
 	}
-	lazy, err := Open(st.Path(), Options{LockTimeout: 100 * time.Millisecond, DeferCheck: true})
+	lazy, err := Open(st.path, Options{LockTimeout: 100 * time.Millisecond, DeferCheck: true})
 	if err != nil {
 		held.release()
 		t.Fatalf("Open with DeferCheck under a held lock: %v", err)

@@ -105,7 +105,7 @@ func TestImportRejectsABadExportNamingTheLine(t *testing.T) {
 
 func TestDoctor(t *testing.T) {
 	st, good := populated(t)
-	rep, err := Doctor(st.Path(), Options{})
+	rep, err := Doctor(st.path, Options{})
 	if err != nil || !rep.OK || rep.Verify == nil || rep.Verify.Sessions != 3 {
 		t.Fatalf("healthy: %+v, %v", rep, err)
 	}
@@ -116,15 +116,15 @@ func TestDoctor(t *testing.T) {
 		"empty":     {},
 	} {
 		t.Run(name, func(t *testing.T) {
-			os.WriteFile(st.Path(), data, 0o644)
-			rep, err := Doctor(st.Path(), Options{})
+			os.WriteFile(st.path, data, 0o644)
+			rep, err := Doctor(st.path, Options{})
 			if err != nil || rep.OK {
 				t.Fatalf("damaged: %+v, %v", rep, err)
 			}
 			if rep.Fault == nil && len(rep.Integrity) == 0 {
 				t.Fatalf("damaged but nothing reported: %+v", rep)
 			}
-			after, _ := os.ReadFile(st.Path())
+			after, _ := os.ReadFile(st.path)
 			if !bytes.Equal(after, data) {
 				t.Fatal("doctor changed the file")
 			}

@@ -88,7 +88,7 @@ func (s *Store) boltOpen(r *os.Root, rel string, fresh bool, opts *bolt.Options)
 	if _, ok := model.AsFault(err); ok {
 		return nil, err
 	}
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		if f, ok := leaked.Load(s.path); ok {
 			return nil, f.(*model.Fault)
 		}

@@ -61,8 +61,8 @@ func seedRecall(tb testing.TB, st *Store, runs, perRun int) []string {
 		lines := make([]string, perRun)
 		for i := range lines {
 			lines[i] = logLine(rng, i)
-			w.Write([]byte(lines[i] + "\n"))
-			w.IndexLine([]byte(lines[i]))
+			writeRaw(w, []byte(lines[i]+"\n"))
+			indexLine(w, lines[i])
 		}
 		if _, err := w.Finish(model.RunRecord{Argv: []string{"go", "test", fmt.Sprint(r)}, Outcome: "exited"}, 0); err != nil {
 			tb.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -51,7 +52,7 @@ func (s *Store) Forget(q model.ForgetQuery) (int, error) {
 
 func forgetRun(tx *bolt.Tx, id string) error {
 	for _, name := range [][]byte{bucketOutput, bucketIndex} {
-		if err := tx.Bucket(name).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, bolt.ErrBucketNotFound) {
+		if err := tx.Bucket(name).DeleteBucket([]byte(id)); err != nil && !errors.Is(err, berrors.ErrBucketNotFound) {
 			return err
 		}
 	}

@@ -26,7 +26,7 @@ func startRun(t *testing.T, st *Store, name string, out string) *RunWriter {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write([]byte(out))
+	writeRaw(w, []byte(out))
 	time.Sleep(2 * time.Millisecond) // ids are millisecond-sortable
 	return w
 }

@@ -23,8 +23,8 @@ func writeRun(t testing.TB, st *Store, argv []string, feature string, lines []st
 		t.Fatal(err)
 	}
 	for _, l := range lines {
-		w.Write([]byte(l + "\n"))
-		w.IndexLine([]byte(l))
+		writeRaw(w, []byte(l+"\n"))
+		indexLine(w, l)
 	}
 	rec, err := w.Finish(model.RunRecord{Argv: argv, Feature: feature, Outcome: "exited", Start: time.Now()}, 0)
 	if err != nil {
@@ -47,7 +47,7 @@ func TestRunOutputRoundTripsExactly(t *testing.T) {
 	}
 	for rest := want; len(rest) > 0; {
 		n := min(len(rest), 1+rng.IntN(100_000))
-		w.Write(rest[:n])
+		writeRaw(w, rest[:n])
 		rest = rest[n:]
 	}
 	rec, err := w.Finish(model.RunRecord{Argv: []string{"gen"}, Outcome: "exited"}, 0)
@@ -83,8 +83,8 @@ func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write([]byte("first line\n"))
-	w.IndexLine([]byte("first line"))
+	writeRaw(w, []byte("first line\n"))
+	indexLine(w, "first line")
 	// The 250 ms target is measured by BenchmarkLiveOutput; here only that
 	// it shows while the run is still going.
 	deadline := time.Now().Add(30 * time.Second)
@@ -218,8 +218,8 @@ func TestIndexStopsAtItsBudgetOutputDoesNot(t *testing.T) {
 	w.maxIndex = 100
 	for i := range 50 {
 		line := fmt.Sprintf("line %02d", i) // 7 bytes + newline
-		w.Write([]byte(line + "\n"))
-		w.IndexLine([]byte(line))
+		writeRaw(w, []byte(line+"\n"))
+		indexLine(w, line)
 	}
 	rec, err := w.Finish(model.RunRecord{Outcome: "exited"}, 0)
 	if err != nil {
@@ -244,7 +244,7 @@ func TestFinishAppliesRetention(t *testing.T) {
 	old := writeRun(t, st, []string{"old"}, "", []string{strings.Repeat("o", 499)})
 	time.Sleep(2 * time.Millisecond)
 	w, _ := st.StartRun(model.RunRecord{Argv: []string{"new"}, Start: time.Now()})
-	w.Write([]byte(strings.Repeat("n", 600)))
+	writeRaw(w, []byte(strings.Repeat("n", 600)))
 	if _, err := w.Finish(model.RunRecord{Outcome: "exited"}, 1000); err != nil {
 		t.Fatal(err)
 	}
@@ -283,7 +283,7 @@ func BenchmarkLiveOutput(b *testing.B) {
 	for i := 0; b.Loop(); i++ {
 		line := fmt.Sprintf("line %d\n", i)
 		start := time.Now()
-		w.Write([]byte(line))
+		writeRaw(w, []byte(line))
 		for {
 			data, next, err := st.ReadOutput(w.ID(), off, 1<<20)
 			if err != nil {

@@ -47,10 +47,10 @@ func codecs() (*zstd.Encoder, *zstd.Decoder) {
 	return encoder, decoder
 }
 
-// RunWriter streams one run's output into the store. Write takes the raw
-// bytes (already redacted), IndexLine each line of text for recall. A
-// background loop commits what arrived every 100 ms; Finish commits the rest
-// and the final record.
+// RunWriter streams one run's output into the store. Append takes the raw
+// bytes (already redacted) and the lines of text for recall. A background
+// loop commits what arrived every 100 ms; Finish commits the rest and the
+// final record.
 type RunWriter struct {
 	st *Store
 
@@ -113,17 +113,6 @@ func (w *RunWriter) ID() string { return w.rec.ID }
 
 // Session is the session that was active when the run started.
 func (w *RunWriter) Session() string { return w.rec.Session }
-
-// Write appends raw output. It blocks while too much is waiting for the store.
-func (w *RunWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if err := w.waitRoom(); err != nil {
-		return 0, err
-	}
-	w.appendRaw(p)
-	return len(p), nil
-}
 
 // waitRoom blocks while too much output waits for the store (back-pressure
 // on the command) and returns the store's error, if any. Called with mu held.
@@ -214,14 +203,6 @@ func (w *RunWriter) maybeKick() {
 		default:
 		}
 	}
-}
-
-// IndexLine adds one line of text (no newline) to the recall index.
-func (w *RunWriter) IndexLine(line []byte) {
-	if len(line) > MaxIndexLine {
-		line = line[:MaxIndexLine]
-	}
-	w.Append(nil, append(line[:len(line):len(line)], '\n'), 1)
 }
 
 func (w *RunWriter) loop() {

@@ -1,7 +1,7 @@
 // Package db keeps a project's flowdeck state in one bbolt file: the event log
 // of every session, the materialized sessions, flow runs and decisions,
-// command runs with their output and index, and the change counter that
-// open cockpits watch. It stores what model decides: buckets, transactions
+// command runs with their output and index, and a change counter that every
+// committed write moves. It stores what model decides: buckets, transactions
 // and JSON.
 //
 // No process keeps the file open while idle. Every read or write opens the
@@ -130,9 +130,6 @@ func configure(path string, opts Options) (*Store, error) {
 	s.lockRel = s.dbRel + ".lock"
 	return s, nil
 }
-
-// Path is the database file.
-func (s *Store) Path() string { return s.path }
 
 // Dir is the .flow directory that holds the database and the docs.
 func (s *Store) Dir() string { return filepath.Dir(s.path) }
@@ -377,19 +374,6 @@ func (s *Store) viewOnce(fn func(tx *bolt.Tx) error) error {
 		err = cerr
 	}
 	return err
-}
-
-// Changes returns the change counter: it grows with every committed write, so
-// a watcher redraws only when it moved.
-func (s *Store) Changes() (uint64, error) {
-	var n uint64
-	err := s.view(func(tx *bolt.Tx) error {
-		if meta := tx.Bucket(bucketMeta); meta != nil {
-			n = getU64(meta.Get(keyChanges))
-		}
-		return nil
-	})
-	return n, err
 }
 
 // Stamp is a cheap fingerprint of the database file (size and modification

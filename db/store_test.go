@@ -80,12 +80,12 @@ func TestRefusedActionChangesNothing(t *testing.T) {
 	st := newStore(t)
 	mustDo(t, st, model.PlanStart{Goal: "g"})
 	mustDo(t, st, model.PlanApply{Plan: twoFeaturePlan()})
-	before, _ := st.Changes()
+	before, _ := st.changes()
 	_, err := st.Do(model.RunStart{}, "tester", t0)
 	if e, ok := model.AsError(err); !ok || e.Code != model.CodePlanNotApproved {
 		t.Fatalf("err = %v, want plan_not_approved", err)
 	}
-	after, _ := st.Changes()
+	after, _ := st.changes()
 	if before != after {
 		t.Fatalf("change counter moved from %d to %d on a refused action", before, after)
 	}

@@ -174,6 +174,8 @@ type planInput struct {
 	Completion   *struct {
 		MinCompletedFeatures int `json:"min_completed_features,omitempty" jsonschema:"how many completed features complete the session (default all)"`
 	} `json:"completion,omitempty"`
+	MaxParallel int   `json:"max_parallel,omitempty" jsonschema:"how many features may be active at once (default: the config's session.max_parallel, else 1)"`
+	Worktrees   *bool `json:"worktrees,omitempty" jsonschema:"run each active feature in its own git worktree (default: in a git repository when max_parallel > 1)"`
 }
 
 type featureInput struct {
@@ -370,7 +372,7 @@ func (s *server) addTools() {
 		func(ctx context.Context, req *sdk.CallToolRequest, in featureArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.ResetFeature{Feature: in.FeatureID})
 		})
-	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back).", false,
+	addTool(s, "flow_reset_session", "Archive the active session (kept; flow_session_activate brings it back). Its unfinished features' worktrees are removed, their branches kept.", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.ResetSession{})
 		})
@@ -404,6 +406,7 @@ func (s *server) addTools() {
 			}
 			return res, err
 		})
+	s.addLandTool()
 }
 
 // run runs a command with progress notifications; the call's context

@@ -266,14 +266,3 @@ func firstLine(s string, max int) string {
 	}
 	return s
 }
-
-// Replay builds a session from its full event log.
-func Replay(events []Event) (*Session, error) {
-	s := &Session{}
-	for _, e := range events {
-		if err := Apply(s, e); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}

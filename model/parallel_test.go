@@ -86,7 +86,7 @@ func TestParallelRefusals(t *testing.T) {
 	// session is not blocked by that.
 	r.pass("a")
 	r.do(model.RunStart{Agent: "w1"})
-	e = r.refuse(model.RunStart{Agent: "w3"}, model.CodeMaxParallelReached)
+	r.refuse(model.RunStart{Agent: "w3"}, model.CodeMaxParallelReached)
 	r.pass("b")
 	e = r.refuse(model.RunStart{Agent: "w3"}, model.CodeNoRunnableFeature)
 	wantMentions(t, e.Message, "c (agent w1)", "d waits for c")

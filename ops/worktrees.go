@@ -26,8 +26,11 @@ type GitReport struct {
 	Branch   string `json:"branch,omitempty"`
 	// Merge is what merging the feature into the integration branch did.
 	Merge *gitwork.MergeResult `json:"merge,omitempty"`
-	// Removed lists the worktrees removed (completion, reset).
+	// Removed lists the worktrees removed (completion, reset, archive).
 	Removed []string `json:"removed,omitempty"`
+	// Kept lists the branches of removed worktrees that stay (archiving a
+	// session keeps its features' work; activating it again resumes it).
+	Kept []string `json:"kept_branches,omitempty"`
 	// Warning says what git work failed after the action was stored (the
 	// action stands; run --feature makes a missing worktree again).
 	Warning string `json:"warning,omitempty"`
@@ -56,6 +59,8 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 		}
 	case model.ResetFeature:
 		return resetWithWorktrees(st, act, seen, actor, now)
+	case model.ResetSession, model.ActivateSession, model.PlanStart:
+		return archiveWithWorktrees(st, a, seen, actor, now)
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
 	return out, nil, err

@@ -195,8 +195,8 @@ func TestCommandLine(t *testing.T) {
 		{[]string{"node_modules/.bin/tsc", "-p", "."}, "tsc -p ."},
 		{[]string{}, ""},
 	} {
-		if got := CommandLine(tc.argv); got != tc.want {
-			t.Errorf("CommandLine(%q) = %q, want %q", tc.argv, got, tc.want)
+		if got, _ := commandLine(tc.argv); got != tc.want {
+			t.Errorf("commandLine(%q) = %q, want %q", tc.argv, got, tc.want)
 		}
 	}
 }

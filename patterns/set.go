@@ -76,16 +76,11 @@ func (s *Set) match(line string) *pattern {
 	return nil
 }
 
-// CommandLine returns the normalised command line that command_match
-// regexes are matched against: words joined by single spaces, argv[0]
-// reduced to its base name, and wrappers that do not change what runs
-// (VAR=x, env, time, nice, nohup, sudo, npx, uv/poetry run, sh -c, cd DIR &&)
-// removed.
-func CommandLine(argv []string) string {
-	line, _ := commandLine(argv)
-	return line
-}
-
+// commandLine returns the normalised command line that command_match
+// regexes are matched against, and its words: words joined by single
+// spaces, argv[0] reduced to its base name, and wrappers that do not change
+// what runs (VAR=x, env, time, nice, nohup, sudo, npx, uv/poetry run, sh -c,
+// cd DIR &&) removed.
 func commandLine(argv []string) (string, []string) {
 	w := normalize(argv, 0)
 	return strings.Join(w, " "), w

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
@@ -227,3 +228,10 @@ func write(t *testing.T, path, text string) {
 }
 
 func errorsAs(err error, target any) bool { return err != nil && errors.As(err, target) }
+
+// The config's bound on max_parallel is the model's.
+func TestMaxParallelLimitsAgree(t *testing.T) {
+	if config.MaxParallelLimit != model.MaxParallelLimit {
+		t.Fatalf("config allows %d, the model %d", config.MaxParallelLimit, model.MaxParallelLimit)
+	}
+}

@@ -277,6 +277,7 @@ func renderFeature(s *model.Session, f *model.Feature, dependents map[string][]s
 	if f.Status == model.FeatureInProgress && f.StartedSeq > 0 {
 		line("- **Started:** seq ", strconv.FormatUint(f.StartedSeq, 10))
 	}
+	writeFeatureGit(line, s, f) // render/featuregit.go
 
 	line()
 	line("## Summary")

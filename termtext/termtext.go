@@ -145,21 +145,5 @@ func Bytes(b []byte) []byte {
 // and bidi character that slipped into it is dropped.
 func Frame(s string) string { return With(s, Options{KeepSGR: true}) }
 
-// Strings applies String to each element, in place, and returns ss.
-func Strings(ss []string) []string {
-	for i, s := range ss {
-		ss[i] = String(s)
-	}
-	return ss
-}
-
-// Lines applies Line to each element, in place, and returns ss.
-func Lines(ss []string) []string {
-	for i, s := range ss {
-		ss[i] = Line(s)
-	}
-	return ss
-}
-
 // Safe reports whether s holds nothing String would remove.
 func Safe(s string) bool { return plain(s, Options{}) && !strings.Contains(s, "\r") }

@@ -250,13 +250,13 @@ func bigRun(tb testing.TB, st *db.Store, n int) string {
 			buf = fmt.Appendf(buf, "     step %d of the build compiled package number %d with some flags\n", i, i)
 		}
 		if len(buf) > 1<<20 {
-			if _, err := w.Write(buf); err != nil {
+			if err := writeRaw(w, buf); err != nil {
 				tb.Fatal(err)
 			}
 			buf = buf[:0]
 		}
 	}
-	if _, err := w.Write(buf); err != nil {
+	if err := writeRaw(w, buf); err != nil {
 		tb.Fatal(err)
 	}
 	if _, err := w.Finish(model.RunRecord{Argv: []string{"make", "build"}, Outcome: "exited"}, 0); err != nil {
@@ -326,7 +326,7 @@ func BenchmarkKeyLatencyUnderFlood(b *testing.B) {
 			case <-stop:
 				return
 			case <-tick.C:
-				_, _ = w.Write(chunk)
+				writeRaw(w, chunk)
 			}
 		}
 	}()

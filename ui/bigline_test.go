@@ -33,7 +33,8 @@ func TestFiftyMBLineCockpit(t *testing.T) {
 	if raceDetector {
 		t.Skip("peak RSS means nothing under -race (shadow memory); .ci/run runs this test without it")
 	}
-	st, err := db.Open(filepath.Join(t.TempDir(), db.DBFile), db.Options{NoSync: true})
+	path := filepath.Join(t.TempDir(), db.DBFile)
+	st, err := db.Open(path, db.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,16 +45,16 @@ func TestFiftyMBLineCockpit(t *testing.T) {
 	}
 	chunk := bytes.Repeat([]byte("var a=1;\x1b[1mb\x1b[m"), (1<<20)/16)
 	for written := 0; written < 50<<20; written += len(chunk) {
-		if _, err := w.Write(chunk); err != nil {
+		if err := writeRaw(w, chunk); err != nil {
 			t.Fatal(err)
 		}
 	}
-	w.Write([]byte("\n\x1b]0;" + strings.Repeat("A", 70000))) // and an unterminated OSC
+	writeRaw(w, []byte("\n\x1b]0;"+strings.Repeat("A", 70000))) // and an unterminated OSC
 	if _, err := w.Finish(model.RunRecord{Argv: rec.Argv, Outcome: "exited"}, 0); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestBigLineChild$", "-test.v")
-	cmd.Env = append(os.Environ(), "FLOWDECK_BIGLINE_DB="+st.Path())
+	cmd.Env = append(os.Environ(), "FLOWDECK_BIGLINE_DB="+path)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("child: %v\n%s", err, out)

@@ -187,8 +187,8 @@ func TestFocusMouseAndResize(t *testing.T) {
 	scenario(t, st, "running")
 	h := newHarness(t, st, 80, 24, zeroConfig())
 	h.key("tab")
-	if h.m.Focus() != 1 {
-		t.Fatalf("tab focused %d", h.m.Focus())
+	if h.m.focus != 1 {
+		t.Fatalf("tab focused %d", h.m.focus)
 	}
 	h.mustSee("2 Graph", "upstream")
 	h.key("shift+tab", "3")
@@ -201,8 +201,8 @@ func TestFocusMouseAndResize(t *testing.T) {
 	// Click the graph's first node row (border, summary, level header, node).
 	r := h.m.lay.Rects[1]
 	h.send(click(r.X+4, r.Y+3))
-	if h.m.Focus() != 1 || h.m.sel != "token-store" {
-		t.Fatalf("click: focus %d, selection %q", h.m.Focus(), h.m.sel)
+	if h.m.focus != 1 || h.m.sel != "token-store" {
+		t.Fatalf("click: focus %d, selection %q", h.m.focus, h.m.sel)
 	}
 	// m turns the mouse off: clicks are ignored, text can be selected.
 	h.key("m")
@@ -210,7 +210,7 @@ func TestFocusMouseAndResize(t *testing.T) {
 		t.Fatal("mouse still captured")
 	}
 	h.send(click(1, 4))
-	if h.m.Focus() != 1 {
+	if h.m.focus != 1 {
 		t.Fatal("a click focused a pane with the mouse off")
 	}
 	h.send(windowSize(80, 24))

@@ -154,7 +154,7 @@ func TestPrintableKeysNeverDecide(t *testing.T) {
 						c.enter(h)
 					}
 					h.key(k)
-					if h.m.Jobs() != 0 || h.m.FlowJobs() != 0 {
+					if len(h.m.jobs) != 0 || len(h.m.flowJobs) != 0 {
 						t.Fatalf("%s: %q started something", c.name, k)
 					}
 					if now := storeState(t, st); now != before {

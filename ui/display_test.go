@@ -55,8 +55,8 @@ func addInternalRun(t *testing.T, st *db.Store, at time.Time, argv []string, out
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.Write([]byte(out))
-	w.IndexLine([]byte(strings.TrimSpace(out)))
+	writeRaw(w, []byte(out))
+	indexLine(w, strings.TrimSpace(out))
 	rec.Outcome, rec.Summary = "exited", "ok"
 	if _, err := w.Finish(rec, 0); err != nil {
 		t.Fatal(err)

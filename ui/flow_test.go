@@ -93,15 +93,15 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 	h := newHarness(t, st, 80, 24, zeroConfig())
 	h.startFlow("/flow " + testFlow(t, "ship.md") + " v1.2")
 	h.waitScreen("the decision prompt", "Decision · ship-1 · step ask", "Ship v1.2?", "1 ship", "2 hold")
-	if h.m.Focus() != 7-1 {
-		t.Fatalf("focus %d: the flow pane should show the decision's run", h.m.Focus())
+	if h.m.focus != 7-1 {
+		t.Fatalf("focus %d: the flow pane should show the decision's run", h.m.focus)
 	}
 	h.mustSee("7 Flow", "ship-1 · waiting", "⚑ 1 waiting: decision ship-1 ask")
 	if title := h.m.View().WindowTitle; title != "⚑ flowdeck: decision ship-1 ask" {
 		t.Fatalf("title %q", title)
 	}
-	if h.m.Bells() != 1 {
-		t.Fatalf("%d bells for one decision", h.m.Bells())
+	if h.m.bells != 1 {
+		t.Fatalf("%d bells for one decision", h.m.bells)
 	}
 
 	// A key in flight when the prompt appeared is ignored.
@@ -111,7 +111,7 @@ func TestFlowDecisionFromCommandLine(t *testing.T) {
 	}
 	h.clk.Add(time.Second)
 	h.key("2")
-	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the flow to finish", func() bool { return len(h.m.flowJobs) == 0 })
 
 	ds := decisionsOf(t, st)
 	if len(ds) != 1 || ds[0].Status != model.DecisionResolved || ds[0].Resolution.Option != "hold" || ds[0].Resolution.Actor != "human" {
@@ -152,7 +152,7 @@ func TestFlowFormDecision(t *testing.T) {
 	h.mustSee("‹ large ›")
 	h.mustNotSee("✗ want a number")
 	h.key("enter")
-	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the flow to finish", func() bool { return len(h.m.flowJobs) == 0 })
 
 	d := decisionsOf(t, st)[0]
 	if d.Status != model.DecisionResolved || d.Kind != model.DecisionForm {
@@ -186,7 +186,7 @@ func TestFlowDecisionRefusedSecondResolution(t *testing.T) {
 		t.Fatalf("%d decision_resolved events", n)
 	}
 	// Loads do not take the refusal away; esc does.
-	h.pump(10*time.Second, "the flow to finish", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the flow to finish", func() bool { return len(h.m.flowJobs) == 0 })
 	h.mustSee("refused (decision_not_pending)")
 	h.key("esc")
 	h.mustNotSee("Decision · ship-1")
@@ -239,7 +239,7 @@ func TestFlowInterruptedRunShowsAtStart(t *testing.T) {
 	}
 	h.keyAsync("2")
 	h.pump(10*time.Second, "the resumed run to finish", func() bool {
-		return h.m.FlowJobs() == 0 && flowRun(t, st, id).Status == model.FlowCompleted
+		return len(h.m.flowJobs) == 0 && flowRun(t, st, id).Status == model.FlowCompleted
 	})
 	r := flowRun(t, st, id)
 	if r.Step != "after" || len(r.History) != 2 || r.History[0].Outcome != "done" {
@@ -269,7 +269,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.key("enter") // the flow pane opens the decision again
 	h.mustSee("Decision · ship-1")
 	h.key("1")
-	h.pump(10*time.Second, "the pause", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the pause", func() bool { return len(h.m.flowJobs) == 0 })
 	// The answer is in; the run stops before it routes on.
 	h.waitScreen("the paused run", "ship-1 · paused", "paused at step ask")
 	if r := flowRun(t, st, "ship-1"); r.Status != model.FlowInterrupted || !r.PauseRequested {
@@ -277,7 +277,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	}
 	h.keyAsync("u")
 	h.pump(10*time.Second, "the resumed run", func() bool { return flowRun(t, st, "ship-1").Status == model.FlowCompleted })
-	h.pump(10*time.Second, "the engine to return", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the engine to return", func() bool { return len(h.m.flowJobs) == 0 })
 
 	h.clk.Add(time.Second) // the second run sorts after the first
 	h.startFlow("/flow " + testFlow(t, "ship.md") + " that")
@@ -286,7 +286,7 @@ func TestFlowPauseResumeCancel(t *testing.T) {
 	h.key("esc", "c")
 	h.mustSee("Cancel flow run ship-2?", "Its pending decision")
 	h.key("y")
-	h.pump(10*time.Second, "the cancelled run's engine", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the cancelled run's engine", func() bool { return len(h.m.flowJobs) == 0 })
 	r := flowRun(t, st, "ship-2")
 	d := decisionsOf(t, st)
 	if r.Status != model.FlowCancelled || d[len(d)-1].Status != model.DecisionCancelled {
@@ -305,7 +305,7 @@ func TestFlowAutoNeedsAGoal(t *testing.T) {
 	h.typeText("/flow-auto")
 	h.key("enter")
 	h.mustSee("/flow-auto needs a goal", "/flow-plan GOAL")
-	if runs, _ := st.FlowRuns(); len(runs) != 0 || h.m.FlowJobs() != 0 {
+	if runs, _ := st.FlowRuns(); len(runs) != 0 || len(h.m.flowJobs) != 0 {
 		t.Fatalf("started %d runs", len(runs))
 	}
 	// Completion knows the flows and the flow runs.
@@ -329,7 +329,7 @@ func TestFlowFileErrors(t *testing.T) {
 	}
 	h := newHarness(t, st, 100, 30, zeroConfig())
 	h.startFlow("/flow " + bad)
-	h.pump(10*time.Second, "the refusal", func() bool { return h.m.FlowJobs() == 0 })
+	h.pump(10*time.Second, "the refusal", func() bool { return len(h.m.flowJobs) == 0 })
 	h.mustSee("the flow file has errors", "bad.md:6")
 	if runs, _ := st.FlowRuns(); len(runs) != 0 {
 		t.Fatalf("started %d runs", len(runs))
@@ -453,11 +453,11 @@ func flowCapture(t *testing.T, st *db.Store, id string, at time.Time, argv []str
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.Write([]byte(out)); err != nil {
+	if err := writeRaw(w, []byte(out)); err != nil {
 		t.Fatal(err)
 	}
 	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		w.IndexLine([]byte(l))
+		indexLine(w, l)
 	}
 	if running {
 		t.Cleanup(func() { _, _ = w.Finish(rec, 0) })

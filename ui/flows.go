@@ -558,6 +558,3 @@ func (m *Model) onFlowAct(msg flowActMsg) tea.Cmd {
 	m.minLoad = m.loadSeq + 1
 	return m.loadCmd()
 }
-
-// FlowJobs is the number of engine goroutines running. For tests.
-func (m *Model) FlowJobs() int { return len(m.flowJobs) }

@@ -181,7 +181,7 @@ func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, cfg config.Config, op
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
 	// Engine goroutines (flows the test started) end before the project
 	// directory is removed.
-	tb.Cleanup(func() { m.Shutdown(quitWait) })
+	tb.Cleanup(func() { m.shutdown(quitWait) })
 	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		hs.ticks = append(hs.ticks, fn)
 		return nil
@@ -350,7 +350,7 @@ func addRun(tb testing.TB, st *db.Store, at time.Time, argv []string, feature, o
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := w.Write([]byte(out)); err != nil {
+	if err := writeRaw(w, []byte(out)); err != nil {
 		tb.Fatal(err)
 	}
 	// Index what a person sees, as capture does: the parsed plain lines.
@@ -360,7 +360,7 @@ func addRun(tb testing.TB, st *db.Store, at time.Time, argv []string, feature, o
 		lines = append(lines, l)
 	}
 	for _, l := range lines {
-		w.IndexLine([]byte(l.Plain))
+		indexLine(w, l.Plain)
 	}
 	if running {
 		tb.Cleanup(func() { _, _ = w.Finish(rec, 0) })

@@ -411,10 +411,10 @@ func waitDone(done []chan struct{}, d time.Duration) {
 	}
 }
 
-// Shutdown stops whatever the cockpit still runs (commands, flows) and
+// shutdown stops whatever the cockpit still runs (commands, flows) and
 // waits up to d for it to be recorded. Run calls it after the program ends
 // however it ended (q, SIGTERM, a panic), since only q goes through quit.
-func (m *Model) Shutdown(d time.Duration) {
+func (m *Model) shutdown(d time.Duration) {
 	done := m.doneChans()
 	m.stopAll()
 	waitDone(done, d)
@@ -429,6 +429,3 @@ func (m *Model) verifying(feature string) bool {
 	}
 	return false
 }
-
-// Jobs is the number of runs the cockpit has in progress. For tests.
-func (m *Model) Jobs() int { return len(m.jobs) }

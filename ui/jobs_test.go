@@ -40,7 +40,7 @@ func TestVerifyRecordsObservedEvidence(t *testing.T) {
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.key("v")
 	h.keyAsync("y")
-	h.pump(20*time.Second, "the verification to finish", func() bool { return h.m.Jobs() == 0 })
+	h.pump(20*time.Second, "the verification to finish", func() bool { return len(h.m.jobs) == 0 })
 	// The evidence makes alpha wait for review: its prompt opens by itself.
 	h.pump(5*time.Second, "the review prompt", func() bool { return strings.Contains(h.screen(), "Review alpha") })
 	h.mustSee("validation: targeted passed (observed) · sh -c")
@@ -78,7 +78,7 @@ func TestVerifyRefusedNothingRuns(t *testing.T) {
 	h.key("j") // beta: pending, not active
 	h.key("v")
 	h.keyAsync("y")
-	h.pump(10*time.Second, "the refusal", func() bool { return h.m.Jobs() == 0 })
+	h.pump(10*time.Second, "the refusal", func() bool { return len(h.m.jobs) == 0 })
 	h.mustSee("refused (feature_not_active)")
 	if runs, _ := st.Runs(0); len(runs) != 0 {
 		t.Fatalf("a refused verification ran %d commands", len(runs))
@@ -92,7 +92,7 @@ func TestVerifyStopsAtFirstFailure(t *testing.T) {
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.key("v")
 	h.keyAsync("y")
-	h.pump(20*time.Second, "the verification to finish", func() bool { return h.m.Jobs() == 0 })
+	h.pump(20*time.Second, "the verification to finish", func() bool { return len(h.m.jobs) == 0 })
 	h.mustSee("→ alpha: failed (targeted, observed)", "1 more verification command(s) not run")
 	if runs, _ := st.Runs(0); len(runs) != 1 || runs[0].ExitCode != 3 {
 		t.Fatalf("runs = %+v", runs)
@@ -106,7 +106,7 @@ func TestCommandLineRun(t *testing.T) {
 	h.key(":")
 	h.typeText("/run echo hello from the cockpit")
 	h.keyAsync("enter")
-	h.pump(20*time.Second, "the run to finish", func() bool { return h.m.Jobs() == 0 })
+	h.pump(20*time.Second, "the run to finish", func() bool { return len(h.m.jobs) == 0 })
 	runs, _ := st.Runs(0)
 	if len(runs) != 1 || runs[0].Feature != "" || strings.Join(runs[0].Argv, " ") != "echo hello from the cockpit" || runs[0].Actor != "human" {
 		t.Fatalf("runs = %+v", runs)
@@ -163,7 +163,7 @@ func TestStopRunningJob(t *testing.T) {
 	h.mustSee("Stop sh -c", "process group")
 	start := time.Now()
 	h.keyAsync("y")
-	h.pump(10*time.Second, "the stopped run", func() bool { return h.m.Jobs() == 0 })
+	h.pump(10*time.Second, "the stopped run", func() bool { return len(h.m.jobs) == 0 })
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("stopping took %v", d)
 	}
@@ -242,7 +242,7 @@ func TestShutdownStopsJobs(t *testing.T) {
 	h.typeText("/run sh -c 'echo $$ > pid; exec sleep 60'")
 	h.keyAsync("enter")
 	pid := pidOf(t, pidFile)
-	h.m.Shutdown(quitWait)
+	h.m.shutdown(quitWait)
 	if !gone(pid) {
 		t.Fatalf("pid %d still runs after Shutdown", pid)
 	}

@@ -51,8 +51,8 @@ func TestBellOncePerChange(t *testing.T) {
 	}
 	validate()
 	h.tick()
-	if h.m.Bells() != 1 || len(h.raw) != 1 || h.raw[0] != "\a" {
-		t.Fatalf("bells = %d, raw = %q; want one BEL", h.m.Bells(), h.raw)
+	if h.m.bells != 1 || len(h.raw) != 1 || h.raw[0] != "\a" {
+		t.Fatalf("bells = %d, raw = %q; want one BEL", h.m.bells, h.raw)
 	}
 	if !strings.Contains(h.m.View().WindowTitle, "review reset-api") {
 		t.Fatalf("title = %q", h.m.View().WindowTitle)
@@ -64,8 +64,8 @@ func TestBellOncePerChange(t *testing.T) {
 	for range forceEvery + 1 {
 		h.tick()
 	}
-	if h.m.Bells() != 1 {
-		t.Fatalf("bells = %d after refreshes, want 1", h.m.Bells())
+	if h.m.bells != 1 {
+		t.Fatalf("bells = %d after refreshes, want 1", h.m.bells)
 	}
 	// Answer it, then a new validation asks again: a new change, a new bell.
 	h.key("x")
@@ -73,8 +73,8 @@ func TestBellOncePerChange(t *testing.T) {
 	h.key("enter")
 	validate()
 	h.tick()
-	if h.m.Bells() != 2 {
-		t.Fatalf("bells = %d after a new review request, want 2", h.m.Bells())
+	if h.m.bells != 2 {
+		t.Fatalf("bells = %d after a new review request, want 2", h.m.bells)
 	}
 }
 

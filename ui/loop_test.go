@@ -83,7 +83,7 @@ func TestFlowRunSaysWhyNot(t *testing.T) {
 	h.typeText("/flow-run rate-limit")
 	h.key("enter")
 	h.mustSee("cannot run rate-limit:", "feature_already_active")
-	if h.m.FlowJobs() != 0 {
+	if len(h.m.flowJobs) != 0 {
 		t.Fatal("a refused /flow-run started a flow")
 	}
 }

@@ -250,12 +250,3 @@ func New(p *project.Project, opts Options) *Model {
 	m.styleInputs()
 	return m
 }
-
-// Session is the session the cockpit shows (nil: none). For tests.
-func (m *Model) Session() *model.Session { return m.sess }
-
-// Bells counts the notifications fired. For tests.
-func (m *Model) Bells() int { return m.bells }
-
-// Focus is the focused pane. For tests.
-func (m *Model) Focus() layout.Pane { return m.focus }

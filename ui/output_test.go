@@ -59,7 +59,7 @@ func TestOutputLiveFollowWrap(t *testing.T) {
 	for i := range 60 {
 		line := "building step " + itoa(i) + "\n"
 		all.WriteString(line)
-		w.Write([]byte(line))
+		writeRaw(w, []byte(line))
 	}
 	waitStored(t, st, w.ID(), int64(all.Len()))
 	h.tick()
@@ -99,8 +99,8 @@ func TestRecallOpensRunAtLine(t *testing.T) {
 	h.typeText("smtp")
 	h.mustSee("go test ./mailer/...:2", "mail_test.go:12: no SMTP", "1 hits")
 	h.key("enter")
-	if h.m.Focus() != 4 {
-		t.Fatalf("focus %d, want the output pane", h.m.Focus())
+	if h.m.focus != 4 {
+		t.Fatalf("focus %d, want the output pane", h.m.focus)
 	}
 	h.mustSee("5 Output  go test ./mailer/...", "mail_test.go:12: no SMTP")
 	// q in the query is text, not quit.

@@ -90,7 +90,8 @@ func stripSGR(s string) string {
 //	go test ./ui -run '^$' -bench PeakRSS -benchtime 1x
 func BenchmarkPeakRSS1MLines(b *testing.B) {
 	dir := b.TempDir()
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	path := filepath.Join(dir, db.DBFile)
+	st, err := db.Open(path, db.Options{NoSync: true})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -100,12 +101,12 @@ func BenchmarkPeakRSS1MLines(b *testing.B) {
 	}
 	start := time.Now()
 	seedLines(b, st, runs)
-	fi, _ := os.Stat(st.Path())
+	fi, _ := os.Stat(path)
 	b.Logf("seeded 1M lines in %v; the database is %d MB", time.Since(start).Round(time.Millisecond), fi.Size()>>20)
 	b.ResetTimer()
 	for b.Loop() {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestRSSChild$", "-test.v")
-		cmd.Env = append(os.Environ(), "FLOWDECK_RSS_DB="+st.Path())
+		cmd.Env = append(os.Environ(), "FLOWDECK_RSS_DB="+path)
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			b.Fatalf("child: %v\n%s", err, out)

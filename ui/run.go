@@ -36,7 +36,7 @@ func Run(p *project.Project, opts Options) error {
 	_, err := prog.Run()
 	restore()
 	// However the program ended, nothing the cockpit started may outlive it.
-	m.Shutdown(quitWait)
+	m.shutdown(quitWait)
 	switch {
 	case err == nil, errors.Is(err, tea.ErrInterrupted):
 		return nil

@@ -36,7 +36,7 @@ func FuzzShellValue(f *testing.F) {
 		if strings.ContainsRune(v, 0) {
 			return // cannot travel through argv
 		}
-		code, err := Shell(`printf '%s\0' $v "$v" '$v' "$(printf '%s' "$v")"`, map[string]any{"v": v})
+		code, err := shellSh(`printf '%s\0' $v "$v" '$v' "$(printf '%s' "$v")"`, map[string]any{"v": v})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -17,6 +17,9 @@ var vars = map[string]any{
 	"none":  nil,
 }
 
+// shellSh interpolates for sh, the default dialect of an exec block.
+func shellSh(src string, vars map[string]any) (string, error) { return Code(src, "sh", vars) }
+
 func TestText(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"Hello, **$name**!", "Hello, **Alice**!"},
@@ -54,18 +57,18 @@ func TestShellTable(t *testing.T) {
 		{"cat <<EOF\n$name \"x\"\nEOF\necho $name", "cat <<EOF\nmy proj \"x\"\nEOF\necho 'my proj'"},
 		{`echo \$name`, `echo $name`},
 	} {
-		got, err := Shell(tc.in, v)
+		got, err := shellSh(tc.in, v)
 		if err != nil || got != tc.want {
-			t.Errorf("Shell(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
+			t.Errorf("shellSh(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
 	}
 	if got, err := Code(`echo $'a\'$q'`, "bash", v); got != `echo $'a\'it\x27s'` {
 		t.Errorf("bash $'...' = %q, %v", got, err)
 	}
-	if _, err := Shell(`echo $'a\'$q'`, v); err == nil {
+	if _, err := shellSh(`echo $'a\'$q'`, v); err == nil {
 		t.Error("sh accepted $'...', which dash reads as $ and '...'")
 	}
-	if _, err := Shell("cat <<EOF\n$name\nEOF", map[string]any{"name": "a\nEOF\nrm -rf x"}); err == nil {
+	if _, err := shellSh("cat <<EOF\n$name\nEOF", map[string]any{"name": "a\nEOF\nrm -rf x"}); err == nil {
 		t.Error("a value that ends a heredoc was accepted")
 	}
 }

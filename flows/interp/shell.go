@@ -9,23 +9,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// Shell interpolates a script for sh. Where each $var lands is decided by
-// mvdan.cc/sh's parser, not by a hand-written tracker: a value is
-// 'single-quoted' as an unquoted word, backslash-escaped inside "...",
-// closed, escaped and reopened inside '...', hex-escaped inside $'...',
-// escaped in an unquoted heredoc and inserted as it is in a quoted one.
-// Arithmetic ($(( )), (( )), let, [[ -eq ]], subscripts, declare -i) takes
-// integers only, because the shell evaluates whatever text lands there.
-// Comments are left alone. A value that cannot be placed as data is an
-// error, never a guess.
-//
-// sh is dash on some systems and bash on others, and they read some text
-// differently ("(( x <<= 1 ))" is arithmetic to bash, a heredoc to dash):
-// an sh script is placed only where the POSIX and the bash reading agree.
-func Shell(src string, vars map[string]any) (string, error) {
-	return shell(src, vars, "sh")
-}
-
 // shellLangs are the readings a dialect's script must agree under.
 func shellLangs(dialect string) []syntax.LangVariant {
 	switch dialect {
@@ -39,6 +22,19 @@ func shellLangs(dialect string) []syntax.LangVariant {
 	return []syntax.LangVariant{syntax.LangPOSIX, syntax.LangBash}
 }
 
+// shell interpolates a script for a shell dialect (sh, bash, zsh, ksh). Where each $var lands is decided by
+// mvdan.cc/sh's parser, not by a hand-written tracker: a value is
+// 'single-quoted' as an unquoted word, backslash-escaped inside "...",
+// closed, escaped and reopened inside '...', hex-escaped inside $'...',
+// escaped in an unquoted heredoc and inserted as it is in a quoted one.
+// Arithmetic ($(( )), (( )), let, [[ -eq ]], subscripts, declare -i) takes
+// integers only, because the shell evaluates whatever text lands there.
+// Comments are left alone. A value that cannot be placed as data is an
+// error, never a guess.
+//
+// sh is dash on some systems and bash on others, and they read some text
+// differently ("(( x <<= 1 ))" is arithmetic to bash, a heredoc to dash):
+// an sh script is placed only where the POSIX and the bash reading agree.
 func shell(src string, vars map[string]any, dialect string) (string, error) {
 	s, escaped := unescapeDollars(src)
 	if !mentions(s, escaped, vars) {

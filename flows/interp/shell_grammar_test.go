@@ -314,10 +314,10 @@ func TestShellIssueArithmeticShift(t *testing.T) {
 		}
 		if strings.Contains(code, "(( x") {
 			// dash reads "(( x <<= 1 ))" as a heredoc: an sh block is refused
-			if _, err := Shell(code, map[string]any{"name": name}); err == nil {
+			if _, err := shellSh(code, map[string]any{"name": name}); err == nil {
 				t.Errorf("sh accepted %q", code)
 			}
-		} else if sh, err := Shell(code, map[string]any{"name": name}); err != nil || sh != out {
+		} else if sh, err := shellSh(code, map[string]any{"name": name}); err != nil || sh != out {
 			t.Errorf("sh: %q, %v", sh, err)
 		}
 		got, err := exec.Command("bash", "-c", out).Output()
@@ -334,7 +334,7 @@ func TestShellIssueArithmeticShift(t *testing.T) {
 }
 
 func TestShellSyntaxErrorNamesLine(t *testing.T) {
-	_, err := Shell("echo ok\necho $v\nif then fi (", map[string]any{"v": "x"})
+	_, err := shellSh("echo ok\necho $v\nif then fi (", map[string]any{"v": "x"})
 	if err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("err = %v", err)
 	}

@@ -1,0 +1,91 @@
+package ops
+
+import (
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// archiveWithWorktrees stores an action that may archive the active
+// session (flow reset session, a new goal replacing it, activating another
+// session) and then removes the worktrees of the archived session's
+// unfinished features: worktree paths are per feature id, so another
+// session's feature of the same id could not have its own. Their branches
+// stay, with what the agent left uncommitted committed onto them, so that
+// activating the session again (run --feature remakes a worktree) loses
+// nothing; Kept says so.
+func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	out, err := st.DoSeen(a, seen, actor, now)
+	if err != nil || out == nil {
+		return out, nil, err
+	}
+	var archived string
+	for _, e := range out.Events {
+		if e.Type == model.EventSessionArchived {
+			archived = e.Session
+		}
+	}
+	if archived == "" || !inGitRepo(projectRoot(st)) {
+		return out, nil, nil
+	}
+	s, serr := st.Session(archived)
+	if serr != nil || !s.UsesWorktrees() || s.Plan == nil {
+		return out, nil, nil
+	}
+	var left []*model.FeatureGit
+	for _, f := range s.Plan.Features {
+		if f.Git != nil && f.Git.Worktree != "" && f.Status != model.FeatureCompleted {
+			left = append(left, f.Git)
+		}
+	}
+	if len(left) == 0 {
+		return out, nil, nil
+	}
+	return out, removeArchived(st, left), nil
+}
+
+// removeArchived removes the worktrees of features git (an archived
+// session's), committing leftovers first and keeping the branches.
+func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
+	rep := &GitReport{}
+	unlock, err := gitLock(st)
+	if err != nil {
+		rep.Warning = err.Error()
+		return rep
+	}
+	defer unlock()
+	root := projectRoot(st)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		rep.Warning = err.Error()
+		return rep
+	}
+	for _, g := range git {
+		wt := filepath.Join(root, filepath.FromSlash(g.Worktree))
+		w, err := repo.WorktreeAt(wt)
+		if err == nil && w != nil && w.Branch != g.Branch {
+			continue // someone else's worktree now: not the archived session's to remove
+		}
+		if err == nil && w != nil {
+			_, err = gitwork.CommitAll(w.Path, "flowdeck: changes left uncommitted when the session was archived")
+		}
+		if err == nil {
+			_, statErr := os.Stat(wt)
+			if err = repo.RemoveWorktree(wt, g.Branch, false); err == nil && statErr == nil {
+				rep.Removed = append(rep.Removed, wt)
+				rep.Kept = append(rep.Kept, g.Branch)
+			}
+		}
+		if err != nil {
+			rep.Warning = "the worktree " + wt + " was not removed: " + err.Error()
+		}
+	}
+	if len(rep.Removed) == 0 && rep.Warning == "" {
+		return nil
+	}
+	return rep
+}
