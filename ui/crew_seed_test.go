@@ -154,7 +154,7 @@ func crewRun(tb testing.TB, st *db.Store, id, actor, flowRun, feature string, at
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := w.Write([]byte(out)); err != nil {
+	if err := writeRaw(w, []byte(out)); err != nil {
 		tb.Fatal(err)
 	}
 	if running {
