@@ -1,0 +1,279 @@
+package flows
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// Crew is the agent scheduler behind `flows run auto --parallel N`: it keeps
+// up to Parallel worker agents busy (at most the plan's max_parallel), each
+// running the run flow on one feature as its own flow run. The scheduler
+// claims the feature for the agent (the first claimable one in critical-path
+// order, model.ClaimOrder) and starts a run of Flow with the feature, the
+// agent's name and the crew marker; when a run ends, its slot claims the
+// next feature. It stops when the session completes or nothing is claimable
+// and nothing runs. A run that waits for a person (a review, an agent that
+// failed) keeps its slot and its claim while the others carry on. Runs of
+// an earlier scheduler that died are adopted (resumed) before anything new
+// is claimed.
+type Crew struct {
+	Engine   *Engine // the template of every slot's engine (which waits for decisions)
+	Flow     *flowfile.Flow
+	Source   string
+	Parallel int
+	// Vars are given to every run (trust_reviewer, worktree, …).
+	Vars map[string]any
+	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
+	Prefix string
+}
+
+// VarCrew marks a run the crew scheduler started, so that a later scheduler
+// can adopt it.
+const VarCrew = "crew"
+
+// CrewRun is one run the scheduler started or adopted, and how it ended.
+type CrewRun struct {
+	Agent   string           `json:"agent"`
+	Feature string           `json:"feature"`
+	Run     string           `json:"run"`
+	Status  model.FlowStatus `json:"status"`
+	Step    string           `json:"step,omitempty"`
+	Adopted bool             `json:"adopted,omitempty"`
+	Error   string           `json:"error,omitempty"`
+}
+
+// CrewReport is what a scheduler did.
+type CrewReport struct {
+	Slots   int                 `json:"slots"`
+	Runs    []CrewRun           `json:"runs"`
+	Session model.SessionStatus `json:"session_status"`
+	// Reason says why it stopped: completed, or what keeps the rest waiting.
+	Reason string `json:"reason"`
+}
+
+type slotEnd struct {
+	run CrewRun
+}
+
+// Run schedules until the session completes, nothing is left to claim and
+// nothing runs, or ctx ends (the runs keep their state and are adopted by
+// the next scheduler).
+func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
+	st := c.Engine.Store
+	s, err := st.Active()
+	if err != nil {
+		return nil, err
+	}
+	if err := crewRefusal(s); err != nil {
+		return nil, err
+	}
+	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
+	done := make(chan slotEnd)
+	busy := map[string]bool{}
+	running := 0
+	var logMu sync.Mutex
+	crewLog := prefixed(&logMu, c.Engine.Log, "crew")
+	logf := func(format string, args ...any) {
+		if crewLog != nil {
+			fmt.Fprintf(crewLog, format+"\n", args...)
+		}
+	}
+	launch := func(agent, feature, resume string) {
+		busy[agent] = true
+		running++
+		eng := *c.Engine
+		eng.Wait = true
+		eng.Log = prefixed(&logMu, c.Engine.Log, agent)
+		eng.Live = prefixed(&logMu, c.Engine.Live, agent)
+		go func() {
+			var run *model.FlowRun
+			var err error
+			if resume != "" {
+				run, err = eng.Resume(ctx, resume)
+			} else {
+				vars := map[string]any{VarAgent: agent, VarCrew: true}
+				for k, v := range c.Vars {
+					vars[k] = v
+				}
+				run, err = eng.Start(ctx, c.Flow, c.Source, []string{feature}, vars)
+			}
+			end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
+			if run != nil {
+				end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
+				if f := runString(run, VarFeature); f != "" {
+					end.Feature = f
+				}
+			}
+			if err != nil {
+				end.Error = err.Error()
+			}
+			done <- slotEnd{end}
+		}()
+	}
+	for _, r := range c.orphans() {
+		agent := runString(&r, VarAgent)
+		if agent == "" || busy[agent] {
+			agent = c.freeAgent(busy)
+		}
+		logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
+		launch(agent, runString(&r, VarFeature), r.ID)
+	}
+	for {
+		if ctx.Err() == nil {
+			for running < rep.Slots {
+				agent := c.freeAgent(busy)
+				feature, reason, err := c.claim(agent)
+				if err != nil {
+					return rep, err
+				}
+				if feature == "" {
+					rep.Reason = reason
+					break
+				}
+				logf("▶ crew: %s claims %s", agent, feature)
+				launch(agent, feature, "")
+			}
+		}
+		if running == 0 {
+			break
+		}
+		end := <-done
+		running--
+		delete(busy, end.run.Agent)
+		rep.Runs = append(rep.Runs, end.run)
+		logf("■ crew: %s's run %s on %s ended %s at %s %s", end.run.Agent, end.run.Run, end.run.Feature, end.run.Status, end.run.Step, end.run.Error)
+	}
+	if s, err := st.Active(); err == nil && s != nil {
+		rep.Session = s.Status
+		if s.Status == model.StatusCompleted {
+			rep.Reason = "the session is completed"
+		}
+	}
+	return rep, ctx.Err()
+}
+
+// crewRefusal refuses to schedule without an approved plan.
+func crewRefusal(s *model.Session) error {
+	switch {
+	case s == nil || s.Plan == nil:
+		return &model.Error{Code: model.CodeNoPlan, Message: "there is no active session with a plan to run",
+			Recovery: model.Recovery{Hint: "Plan first.", NextCommand: "flowdeck flows run plan GOAL"}}
+	case s.Approval != model.ApprovalApproved:
+		return &model.Error{Code: model.CodePlanNotApproved, Message: "the plan of session " + s.ID + " is not approved",
+			Recovery: model.Recovery{Hint: "Review the plan, then approve it.", NextCommand: "flowdeck flow plan approve"}}
+	}
+	return nil
+}
+
+// claim claims the next feature for agent: the feature, or "" and why none.
+func (c *Crew) claim(agent string) (feature, reason string, err error) {
+	st := c.Engine.Store
+	s, err := st.Active()
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case s == nil || s.Plan == nil:
+		return "", "there is no active session", nil
+	case s.Status == model.StatusCompleted:
+		return "", "the session is completed", nil
+	case len(model.ActiveClaims(s)) >= s.MaxParallel():
+		return "", "max_parallel features are active", nil
+	case len(model.ClaimOrder(s)) == 0:
+		why := model.BlockReasons(s.Plan)
+		if why == "" {
+			why = "every feature is active or completed"
+		}
+		return "", "nothing is claimable: " + why, nil
+	}
+	out, err := st.Do(model.RunStart{Agent: agent}, agent, c.Engine.now())
+	if me, refused := model.AsError(err); refused {
+		return "", me.Message, nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	for _, ev := range out.Events {
+		if ev.Type == model.EventFeatureStarted {
+			return ev.Feature, "", nil
+		}
+	}
+	return "", "the claim started no feature", nil
+}
+
+// freeAgent is the first of Prefix-1, Prefix-2, … not busy.
+func (c *Crew) freeAgent(busy map[string]bool) string {
+	prefix := c.Prefix
+	if prefix == "" {
+		prefix = "worker"
+	}
+	for i := 1; ; i++ {
+		if name := fmt.Sprintf("%s-%d", prefix, i); !busy[name] {
+			return name
+		}
+	}
+}
+
+// orphans are the unfinished runs of this flow that a scheduler started and
+// whose process is gone (their lock is free).
+func (c *Crew) orphans() []model.FlowRun {
+	runs, err := c.Engine.Store.FlowRuns()
+	if err != nil {
+		return nil
+	}
+	var out []model.FlowRun
+	for _, r := range runs {
+		if r.Flow != c.Flow.Name || model.FlowEnded(r.Status) || r.Vars[VarCrew] != true {
+			continue
+		}
+		if l := tryLock(c.Engine.Store, r.ID); l != nil {
+			l.release()
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// ErrNotCrew is returned for a --parallel run of a flow other than auto.
+var ErrNotCrew = errors.New("--parallel schedules the auto flow only")
+
+// prefixed writes whole lines to w, each after "[name] ", one writer at a
+// time; nil when w is nil.
+func prefixed(mu *sync.Mutex, w io.Writer, name string) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &linePrefix{mu: mu, w: w, prefix: []byte("[" + name + "] ")}
+}
+
+type linePrefix struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix []byte
+	buf    []byte
+}
+
+func (l *linePrefix) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := append(append([]byte(nil), l.prefix...), l.buf[:i+1]...)
+		l.buf = l.buf[i+1:]
+		if _, err := l.w.Write(line); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}
