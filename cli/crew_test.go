@@ -1,0 +1,291 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/demo"
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+)
+
+// crewProject is the crew demo project (a git repository) with its session
+// approved, and a crew of agents scripted workers on it.
+func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (*flows.Crew, *db.Store, string) {
+	tb.Helper()
+	if !demo.HasGit() {
+		tb.Skip("git is not installed: the crew demo commits its agents' work")
+	}
+	dir := tb.TempDir()
+	if err := demo.WriteCrewProject(dir); err != nil {
+		tb.Fatal(err)
+	}
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := demo.SeedCrew(st, time.Now()); err != nil {
+		tb.Fatal(err)
+	}
+	eng, err := ops.FlowEngine(st, dir, "crew", config.Config{}, io.Discard)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	eng.Bin, eng.Poll, eng.NoIsolation = filepath.Dir(binary), 20*time.Millisecond, true
+	eng.Agents = demo.CrewAgents(binary, work)
+	for role, a := range eng.Agents {
+		for _, kv := range env {
+			k, v, _ := strings.Cut(kv, "=")
+			a.Env[k] = v
+		}
+		eng.Agents[role] = a
+	}
+	f, source, err := flows.Load(dir, "run")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: agents, Vars: map[string]any{"trust_reviewer": true}}, st, dir
+}
+
+// person answers the decisions that come to the person: it approves the
+// final review (and any feature review), as a person in the cockpit would,
+// until ctx ends; it records every decision it saw.
+func person(ctx context.Context, st *db.Store, seen *[]model.Decision, mu *sync.Mutex) {
+	for ctx.Err() == nil {
+		ds, _ := st.Decisions(true)
+		for _, d := range ds {
+			mu.Lock()
+			*seen = append(*seen, d)
+			mu.Unlock()
+			if d.Step == "final-confirm" || d.Step == "confirm" {
+				flows.ResolveDecision(st, d.ID, flows.Answer{Option: "approved"}, "person", time.Now())
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// runCrew runs the crew plan to its end and checks what the session shows.
+func runCrew(tb testing.TB, agents int, work time.Duration) time.Duration {
+	tb.Helper()
+	crew, st, dir := crewProject(tb, agents, work)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	var seen []model.Decision
+	var mu sync.Mutex
+	pctx, stop := context.WithCancel(ctx)
+	go person(pctx, st, &seen, &mu)
+	start := time.Now()
+	rep, err := crew.Run(ctx)
+	took := time.Since(start)
+	stop()
+	if err != nil {
+		tb.Fatalf("crew: %v", err)
+	}
+	if rep.Session != model.StatusCompleted || rep.Slots != agents {
+		tb.Fatalf("crew of %d (want %d) ended with the session %s: %s; runs %+v", rep.Slots, agents, rep.Session, rep.Reason, rep.Runs)
+	}
+	checkCrewSession(tb, st, dir)
+	return took
+}
+
+// checkCrewSession checks every completion is backed by observed passing
+// evidence and an approved review, that no event is lost (contiguous
+// sequence numbers, each feature started and completed once), that flow
+// verify is clean, and that each feature left a commit.
+func checkCrewSession(tb testing.TB, st *db.Store, dir string) {
+	tb.Helper()
+	s, err := st.Active()
+	if err != nil || s == nil {
+		tb.Fatalf("active session: %v", err)
+	}
+	for _, f := range s.Plan.Features {
+		observed, approved := false, false
+		for _, v := range f.Validations {
+			observed = observed || v.Source == model.SourceObserved && v.Status == model.ValidationPassed && v.Seq > f.StartedSeq
+		}
+		for _, r := range f.Reviews {
+			approved = approved || r.Decision == model.ReviewApproved && r.Seq > f.StartedSeq
+		}
+		if f.Status != model.FeatureCompleted || !observed || !approved {
+			tb.Errorf("feature %s: %s, observed evidence %v, approved review %v", f.ID, f.Status, observed, approved)
+		}
+	}
+	evs, err := st.Events(s.ID, 0, 0)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	started, completed := map[string]int{}, map[string]int{}
+	for i, ev := range evs {
+		if ev.Seq != uint64(i+1) {
+			tb.Fatalf("event %d has seq %d: an event is missing", i+1, ev.Seq)
+		}
+		switch ev.Type {
+		case model.EventFeatureStarted:
+			started[ev.Feature]++
+		case model.EventFeatureCompleted:
+			completed[ev.Feature]++
+		}
+	}
+	for _, f := range s.Plan.Features {
+		if started[f.ID] != 1 || completed[f.ID] != 1 {
+			tb.Errorf("feature %s started %d and completed %d times", f.ID, started[f.ID], completed[f.ID])
+		}
+	}
+	rep, err := st.Verify()
+	if err != nil || len(rep.Problems) > 0 {
+		tb.Fatalf("flow verify: %v %+v", err, rep)
+	}
+	out, err := exec.Command("git", "-C", dir, "log", "--format=%s").CombinedOutput()
+	if err != nil {
+		tb.Fatalf("git log: %v %s", err, out)
+	}
+	for _, f := range s.Plan.Features {
+		if !strings.Contains(string(out), f.ID+": built by worker-") {
+			tb.Errorf("no commit of %s in\n%s", f.ID, out)
+		}
+	}
+}
+
+// The 12-feature crew plan with 3 scripted agents against 1 agent, in the
+// same run: the ratio of wall times (target ≤ 0.45; the critical path is 4
+// of 12 features).
+func BenchmarkCrewDemo(b *testing.B) {
+	work := time.Second
+	var one, three time.Duration
+	for i := 0; i < b.N; i++ {
+		one += runCrew(b, 1, work)
+		three += runCrew(b, 3, work)
+	}
+	ratio := three.Seconds() / one.Seconds()
+	b.ReportMetric(one.Seconds()/float64(b.N), "s/1-agent")
+	b.ReportMetric(three.Seconds()/float64(b.N), "s/3-agents")
+	b.ReportMetric(ratio, "ratio")
+	if ratio > 0.45 {
+		b.Errorf("3 agents took %.2f of the time 1 agent took (target ≤ 0.45)", ratio)
+	}
+}
+
+// A crew of 3 runs the whole plan: every feature completed with observed
+// evidence and a review, nothing lost, verify clean.
+func TestCrewCompletesThePlan(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 12 features through real agent processes")
+	}
+	runCrew(t, 3, 50*time.Millisecond)
+}
+
+// An agent killed mid-feature leaves its feature claimed and its run
+// waiting for a retry/reassign/reset decision; the other agents complete
+// every feature that does not depend on it; retry then finishes the plan.
+func TestCrewAgentKilledMidFeature(t *testing.T) {
+	pids := t.TempDir()
+	const victim = "rate-limit" // nothing depends on it
+	crew, st, dir := crewProject(t, 3, 50*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var seen []model.Decision
+	var mu sync.Mutex
+	go person(ctx, st, &seen, &mu)
+	type result struct {
+		rep *flows.CrewReport
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		rep, err := crew.Run(ctx)
+		done <- result{rep, err}
+	}()
+	pid := crewWait(t, ctx, func() (int, bool) {
+		data, err := os.ReadFile(filepath.Join(pids, victim+".pid"))
+		var n int
+		if err == nil {
+			n = atoi(strings.TrimSpace(string(data)))
+		}
+		return n, n > 0
+	})
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill %d: %v", pid, err)
+	}
+	d := crewWait(t, ctx, func() (*model.Decision, bool) {
+		ds, _ := st.Decisions(true)
+		for i := range ds {
+			if ds[i].Step == "agent-failed" {
+				return &ds[i], true
+			}
+		}
+		return nil, false
+	})
+	if !strings.Contains(d.Prompt, victim) || !strings.Contains(d.Prompt, "SIGKILL") || len(d.Options) != 3 {
+		t.Fatalf("decision %+v", d)
+	}
+	// The others finish everything else; the victim stays claimed.
+	crewWait(t, ctx, func() (bool, bool) {
+		s, _ := st.Active()
+		n := 0
+		for _, f := range s.Plan.Features {
+			if f.Status == model.FeatureCompleted {
+				n++
+			}
+		}
+		v := s.Plan.Feature(victim)
+		return true, n == len(s.Plan.Features)-1 && v.Status == model.FeatureInProgress && v.Agent != ""
+	})
+	out, _, code := flowdeck(t, dir, "decisions")
+	if code != 0 || !strings.Contains(out, d.ID) {
+		t.Fatalf("flowdeck decisions (exit %d) does not list %s:\n%s", code, d.ID, out)
+	}
+	// Retry without the hang: the plan completes.
+	for role, a := range crew.Engine.Agents {
+		delete(a.Env, "DEMO_HANG")
+		crew.Engine.Agents[role] = a
+	}
+	if _, _, code := flowdeck(t, dir, "decide", d.ID, "retry"); code != 0 {
+		t.Fatalf("decide retry: exit %d", code)
+	}
+	res := <-done
+	if res.err != nil || res.rep.Session != model.StatusCompleted {
+		t.Fatalf("crew: %v %+v", res.err, res.rep)
+	}
+	checkCrewSession(t, st, dir)
+}
+
+// crewWait polls cond until it holds or ctx ends.
+func crewWait[T any](t *testing.T, ctx context.Context, cond func() (T, bool)) T {
+	t.Helper()
+	for {
+		if v, ok := cond(); ok {
+			return v
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("timed out waiting")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func atoi(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
