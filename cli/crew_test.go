@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -288,4 +289,99 @@ func atoi(s string) int {
 		n = n*10 + int(c-'0')
 	}
 	return n
+}
+
+// crewConfig writes a config naming the scripted crew agents, with env.
+func crewConfig(t *testing.T, path string, env map[string]string) {
+	t.Helper()
+	var b strings.Builder
+	for _, role := range []string{"worker", "reviewer"} {
+		fmt.Fprintf(&b, "[agents.%s]\ncommand = [%q, \"demo\", \"crew-agent\", %q]\n[agents.%s.env]\n", role, binary, role, role)
+		for k, v := range env {
+			fmt.Fprintf(&b, "%s = %q\n", k, v)
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A SIGKILLed `flows run auto --parallel 3` run again resumes the runs it
+// left (their features are not claimed twice) and completes the plan.
+func TestCrewSchedulerKilledResumes(t *testing.T) {
+	if !demo.HasGit() {
+		t.Skip("git is not installed: the crew demo commits its agents' work")
+	}
+	dir, pids := t.TempDir(), t.TempDir()
+	if err := demo.WriteCrewProject(dir); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := demo.SeedCrew(st, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(t.TempDir(), "config.toml")
+	const victim = "callback-handler"
+	crewConfig(t, cfg, map[string]string{"DEMO_WORK": "50ms", "DEMO_PIDS": pids, "DEMO_HANG": victim})
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	scheduler := func() *exec.Cmd {
+		cmd := exec.CommandContext(ctx, binary, "--dir", dir, "flows", "run", "auto", "--parallel", "3", "--var", "trust_reviewer=true")
+		cmd.Env = append(os.Environ(), "FLOWDECK_CONFIG="+cfg)
+		return cmd
+	}
+	first := scheduler()
+	var out1 strings.Builder
+	first.Stdout, first.Stderr = &out1, &out1
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := crewWait(t, ctx, func() (int, bool) {
+		data, _ := os.ReadFile(filepath.Join(pids, victim+".pid"))
+		n := atoi(strings.TrimSpace(string(data)))
+		return n, n > 0
+	})
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	syscall.Kill(pid, syscall.SIGKILL) // the hung agent outlived its scheduler
+	// The other agents lose their terminal with it; one cut off inside git
+	// leaves a stale index.lock, which the person removes once they are gone.
+	crewWait(t, ctx, func() (bool, bool) {
+		entries, _ := os.ReadDir(pids)
+		for _, e := range entries {
+			data, _ := os.ReadFile(filepath.Join(pids, e.Name()))
+			if n := atoi(strings.TrimSpace(string(data))); n > 0 && syscall.Kill(n, 0) == nil {
+				return false, false
+			}
+		}
+		return true, true
+	})
+	os.Remove(filepath.Join(dir, ".git", "index.lock"))
+	s, _ := st.Active()
+	if f := s.Plan.Feature(victim); f.Status != model.FeatureInProgress {
+		t.Fatalf("%s is %s after the kill\n%s", victim, f.Status, out1.String())
+	}
+	crewConfig(t, cfg, map[string]string{"DEMO_WORK": "50ms"})
+	go func() { // the person: retry what was cut off, approve the final review
+		for ctx.Err() == nil {
+			ds, _ := st.Decisions(true)
+			for _, d := range ds {
+				opt := "approved"
+				if d.Kind == model.DecisionInterrupted {
+					opt = "retry"
+				}
+				flows.ResolveDecision(st, d.ID, flows.Answer{Option: opt}, "person", time.Now())
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	second := scheduler()
+	out, err := second.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "adopting flow run") {
+		t.Fatalf("second scheduler: %v\n%s\nfirst:\n%s", err, out, out1.String())
+	}
+	checkCrewSession(t, st, dir)
 }

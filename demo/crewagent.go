@@ -80,7 +80,11 @@ func crewWorker(out io.Writer) int {
 			files = append(files, p)
 		}
 	}
-	if msg := commit(files, feature+": built by "+agent); msg != "" {
+	if msg, err := commit(files, feature+": built by "+agent); err != nil {
+		// A crashed git (a stale index.lock) needs the person.
+		crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})
+		return 0
+	} else if msg != "" {
 		fmt.Fprintln(out, msg)
 	}
 	crewAnswer(out, map[string]any{"outcome": "completed", "summary": "built " + feature})
@@ -90,9 +94,9 @@ func crewWorker(out io.Writer) int {
 // commit commits files in the working directory when it is a git
 // repository. Without worktrees the agents share one index: a commit that
 // meets another's index.lock tries again.
-func commit(files []string, msg string) string {
+func commit(files []string, msg string) (string, error) {
 	if _, err := os.Stat(".git"); err != nil {
-		return "" // not a repository (or git is missing): the files are the work
+		return "", nil // not a repository (or git is missing): the files are the work
 	}
 	var last []byte
 	for i := 0; i < 100; i++ {
@@ -105,10 +109,10 @@ func commit(files []string, msg string) string {
 		c := exec.Command("git", append([]string{"commit", "-q", "-m", msg, "--"}, files...)...)
 		out, err := c.CombinedOutput()
 		if err == nil {
-			return "committed: " + msg
+			return "committed: " + msg, nil
 		}
 		last = out
 		time.Sleep(20 * time.Millisecond)
 	}
-	return "git commit failed: " + strings.TrimSpace(string(last))
+	return "", fmt.Errorf("git commit failed: %s", strings.TrimSpace(string(last)))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/flowdeck/flowdeck/flows/flowfile"
@@ -117,13 +118,22 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 			done <- slotEnd{end}
 		}()
 	}
-	for _, r := range c.orphans() {
+	orphans, claimed := c.orphans()
+	for _, r := range orphans {
 		agent := runString(&r, VarAgent)
 		if agent == "" || busy[agent] {
 			agent = c.freeAgent(busy)
 		}
 		logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
 		launch(agent, runString(&r, VarFeature), r.ID)
+	}
+	// A scheduler killed between a claim and its run's start left a claim
+	// of one of its agents that no run works on: start that run now.
+	for _, cl := range model.ActiveClaims(s) {
+		if !claimed[cl.Feature] && !busy[cl.Agent] && strings.HasPrefix(cl.Agent, c.prefix()+"-") {
+			logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
+			launch(cl.Agent, cl.Feature, "")
+		}
 	}
 	for {
 		if ctx.Err() == nil {
@@ -208,29 +218,38 @@ func (c *Crew) claim(agent string) (feature, reason string, err error) {
 	return "", "the claim started no feature", nil
 }
 
+func (c *Crew) prefix() string {
+	if c.Prefix == "" {
+		return "worker"
+	}
+	return c.Prefix
+}
+
 // freeAgent is the first of Prefix-1, Prefix-2, … not busy.
 func (c *Crew) freeAgent(busy map[string]bool) string {
-	prefix := c.Prefix
-	if prefix == "" {
-		prefix = "worker"
-	}
 	for i := 1; ; i++ {
-		if name := fmt.Sprintf("%s-%d", prefix, i); !busy[name] {
+		if name := fmt.Sprintf("%s-%d", c.prefix(), i); !busy[name] {
 			return name
 		}
 	}
 }
 
 // orphans are the unfinished runs of this flow that a scheduler started and
-// whose process is gone (their lock is free).
-func (c *Crew) orphans() []model.FlowRun {
+// whose process is gone (their lock is free); claimed holds the features of
+// every unfinished run of the flow.
+func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
+	claimed := map[string]bool{}
 	runs, err := c.Engine.Store.FlowRuns()
 	if err != nil {
-		return nil
+		return nil, claimed
 	}
 	var out []model.FlowRun
 	for _, r := range runs {
-		if r.Flow != c.Flow.Name || model.FlowEnded(r.Status) || r.Vars[VarCrew] != true {
+		if r.Flow != c.Flow.Name || model.FlowEnded(r.Status) {
+			continue
+		}
+		claimed[runString(&r, VarFeature)] = true
+		if r.Vars[VarCrew] != true {
 			continue
 		}
 		if l := tryLock(c.Engine.Store, r.ID); l != nil {
@@ -238,7 +257,7 @@ func (c *Crew) orphans() []model.FlowRun {
 			out = append(out, r)
 		}
 	}
-	return out
+	return out, claimed
 }
 
 // ErrNotCrew is returned for a --parallel run of a flow other than auto.
