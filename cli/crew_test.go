@@ -196,6 +196,7 @@ func TestCrewCompletesThePlan(t *testing.T) {
 func TestCrewAgentKilledMidFeature(t *testing.T) {
 	pids := t.TempDir()
 	const victim = "rate-limit" // nothing depends on it
+	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
 	crew, st, dir := crewProject(t, 3, 50*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -251,10 +252,7 @@ func TestCrewAgentKilledMidFeature(t *testing.T) {
 		t.Fatalf("flowdeck decisions (exit %d) does not list %s:\n%s", code, d.ID, out)
 	}
 	// Retry without the hang: the plan completes.
-	for role, a := range crew.Engine.Agents {
-		delete(a.Env, "DEMO_HANG")
-		crew.Engine.Agents[role] = a
-	}
+	os.Remove(filepath.Join(pids, "HANG"))
 	if _, _, code := flowdeck(t, dir, "decide", d.ID, "retry"); code != 0 {
 		t.Fatalf("decide retry: exit %d", code)
 	}
@@ -325,6 +323,7 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	}
 	cfg := filepath.Join(t.TempDir(), "config.toml")
 	const victim = "callback-handler"
+	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
 	crewConfig(t, cfg, map[string]string{"DEMO_WORK": "50ms", "DEMO_PIDS": pids, "DEMO_HANG": victim})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -364,7 +363,7 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if f := s.Plan.Feature(victim); f.Status != model.FeatureInProgress {
 		t.Fatalf("%s is %s after the kill\n%s", victim, f.Status, out1.String())
 	}
-	crewConfig(t, cfg, map[string]string{"DEMO_WORK": "50ms"})
+	os.Remove(filepath.Join(pids, "HANG"))
 	go func() { // the person: retry what was cut off, approve the final review
 		for ctx.Err() == nil {
 			ds, _ := st.Decisions(true)

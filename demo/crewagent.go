@@ -17,9 +17,9 @@ import (
 // $DEMO_WORK (1s by default) on $FLOWDECK_FEATURE, writes
 // internal/FEATURE.go in its working directory (the feature's worktree once
 // there is one), commits it when that is a git repository, and answers the
-// flow's JSON; the reviewer approves. For tests: the worker on the feature
-// $DEMO_HANG writes its pid to $DEMO_PIDS/FEATURE.pid and hangs (to be
-// killed). It returns the exit status.
+// flow's JSON; the reviewer approves. For tests: every worker writes its
+// pid to $DEMO_PIDS/FEATURE.pid, and the one on feature $DEMO_HANG hangs (to
+// be killed) while $DEMO_PIDS/HANG exists. It returns the exit status.
 func CrewAgent(role string, stdin io.Reader, stdout io.Writer) int {
 	io.Copy(io.Discard, stdin) // the prompt: the script knows its part
 	switch role {
@@ -50,7 +50,7 @@ func crewWorker(out io.Writer) int {
 	if pids := os.Getenv("DEMO_PIDS"); pids != "" {
 		os.WriteFile(filepath.Join(pids, feature+".pid"), []byte(fmt.Sprint(os.Getpid())), 0o644)
 	}
-	if os.Getenv("DEMO_HANG") == feature {
+	if os.Getenv("DEMO_HANG") == feature && hangOn() {
 		fmt.Fprintf(out, "%s: working on %s for a long time\n", agent, feature)
 		time.Sleep(time.Hour)
 	}
@@ -115,4 +115,14 @@ func commit(files []string, msg string) (string, error) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return "", fmt.Errorf("git commit failed: %s", strings.TrimSpace(string(last)))
+}
+
+// hangOn reports whether the hang of a test is still wanted.
+func hangOn() bool {
+	pids := os.Getenv("DEMO_PIDS")
+	if pids == "" {
+		return true
+	}
+	_, err := os.Stat(filepath.Join(pids, "HANG"))
+	return err == nil
 }
