@@ -384,3 +384,62 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	}
 	checkCrewSession(t, st, dir)
 }
+
+// reassign hands the feature of a killed agent to the agent the note
+// names: the claim restarts under that name and the plan completes.
+func TestCrewReassignAfterKilledAgent(t *testing.T) {
+	pids := t.TempDir()
+	const victim = "audit-log"
+	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
+	crew, st, dir := crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var seen []model.Decision
+	var mu sync.Mutex
+	go person(ctx, st, &seen, &mu)
+	done := make(chan error, 1)
+	go func() {
+		rep, err := crew.Run(ctx)
+		if err == nil && rep.Session != model.StatusCompleted {
+			err = fmt.Errorf("session %s: %s", rep.Session, rep.Reason)
+		}
+		done <- err
+	}()
+	pid := crewWait(t, ctx, func() (int, bool) {
+		data, _ := os.ReadFile(filepath.Join(pids, victim+".pid"))
+		n := atoi(strings.TrimSpace(string(data)))
+		return n, n > 0
+	})
+	os.Remove(filepath.Join(pids, "HANG"))
+	syscall.Kill(pid, syscall.SIGKILL)
+	d := crewWait(t, ctx, func() (*model.Decision, bool) {
+		ds, _ := st.Decisions(true)
+		for i := range ds {
+			if ds[i].Step == "agent-failed" {
+				return &ds[i], true
+			}
+		}
+		return nil, false
+	})
+	if _, _, code := flowdeck(t, dir, "decide", d.ID, "reassign", "--note", "helper-1"); code != 0 {
+		t.Fatalf("decide reassign: exit %d", code)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s, _ := st.Active()
+	evs, _ := st.Events(s.ID, 0, 0)
+	var claims []string
+	for _, ev := range evs {
+		if ev.Type == model.EventFeatureStarted && ev.Feature == victim {
+			claims = append(claims, ev.Agent)
+		}
+	}
+	if len(claims) != 2 || !strings.HasPrefix(claims[0], "worker-") || claims[1] != "helper-1" || s.Plan.Feature(victim).Status != model.FeatureCompleted {
+		t.Fatalf("claims of %s: %v; status %s", victim, claims, s.Plan.Feature(victim).Status)
+	}
+	out, _ := exec.Command("git", "-C", dir, "log", "--format=%s").CombinedOutput()
+	if !strings.Contains(string(out), victim+": built by helper-1") {
+		t.Fatalf("the reassigned agent did not build %s:\n%s", victim, out)
+	}
+}
