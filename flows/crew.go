@@ -59,8 +59,79 @@ type CrewReport struct {
 	Reason string `json:"reason"`
 }
 
-type slotEnd struct {
-	run CrewRun
+// crewState is one scheduler's bookkeeping: which agents are busy and how
+// many runs are under way.
+type crewState struct {
+	c       *Crew
+	ctx     context.Context
+	done    chan CrewRun
+	busy    map[string]bool
+	running int
+	logMu   sync.Mutex
+	log     io.Writer
+}
+
+func (cs *crewState) logf(format string, args ...any) {
+	if cs.log != nil {
+		fmt.Fprintf(cs.log, format+"\n", args...)
+	}
+}
+
+// launch runs the flow for agent in its own goroutine: a new run on
+// feature, or the run resume.
+func (cs *crewState) launch(agent, feature, resume string) {
+	cs.busy[agent] = true
+	cs.running++
+	eng := *cs.c.Engine
+	eng.Wait = true
+	eng.Log = prefixed(&cs.logMu, cs.c.Engine.Log, agent)
+	eng.Live = prefixed(&cs.logMu, cs.c.Engine.Live, agent)
+	go func() {
+		var run *model.FlowRun
+		var err error
+		if resume != "" {
+			run, err = eng.Resume(cs.ctx, resume)
+		} else {
+			vars := map[string]any{VarAgent: agent, VarCrew: true}
+			for k, v := range cs.c.Vars {
+				vars[k] = v
+			}
+			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
+		}
+		end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
+		if run != nil {
+			end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
+			if f := runString(run, VarFeature); f != "" {
+				end.Feature = f
+			}
+		}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		cs.done <- end
+	}()
+}
+
+// adopt resumes the runs of a scheduler that died, and starts the runs of
+// claims it made and never started.
+func (cs *crewState) adopt(s *model.Session) {
+	orphans, claimed := cs.c.orphans()
+	for _, r := range orphans {
+		agent := runString(&r, VarAgent)
+		if agent == "" || cs.busy[agent] {
+			agent = cs.c.freeAgent(cs.busy)
+		}
+		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
+		cs.launch(agent, runString(&r, VarFeature), r.ID)
+	}
+	// A scheduler killed between a claim and its run's start left a claim
+	// of one of its agents that no run works on.
+	for _, cl := range model.ActiveClaims(s) {
+		if !claimed[cl.Feature] && !cs.busy[cl.Agent] && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
+			cs.logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
+			cs.launch(cl.Agent, cl.Feature, "")
+		}
+	}
 }
 
 // Run schedules until the session completes, nothing is left to claim and
@@ -76,95 +147,42 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		return nil, err
 	}
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
-	done := make(chan slotEnd)
-	busy := map[string]bool{}
-	running := 0
-	var logMu sync.Mutex
-	crewLog := prefixed(&logMu, c.Engine.Log, "crew")
-	logf := func(format string, args ...any) {
-		if crewLog != nil {
-			fmt.Fprintf(crewLog, format+"\n", args...)
-		}
-	}
-	launch := func(agent, feature, resume string) {
-		busy[agent] = true
-		running++
-		eng := *c.Engine
-		eng.Wait = true
-		eng.Log = prefixed(&logMu, c.Engine.Log, agent)
-		eng.Live = prefixed(&logMu, c.Engine.Live, agent)
-		go func() {
-			var run *model.FlowRun
-			var err error
-			if resume != "" {
-				run, err = eng.Resume(ctx, resume)
-			} else {
-				vars := map[string]any{VarAgent: agent, VarCrew: true}
-				for k, v := range c.Vars {
-					vars[k] = v
-				}
-				run, err = eng.Start(ctx, c.Flow, c.Source, []string{feature}, vars)
-			}
-			end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
-			if run != nil {
-				end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
-				if f := runString(run, VarFeature); f != "" {
-					end.Feature = f
-				}
-			}
-			if err != nil {
-				end.Error = err.Error()
-			}
-			done <- slotEnd{end}
-		}()
-	}
-	orphans, claimed := c.orphans()
-	for _, r := range orphans {
-		agent := runString(&r, VarAgent)
-		if agent == "" || busy[agent] {
-			agent = c.freeAgent(busy)
-		}
-		logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
-		launch(agent, runString(&r, VarFeature), r.ID)
-	}
-	// A scheduler killed between a claim and its run's start left a claim
-	// of one of its agents that no run works on: start that run now.
-	for _, cl := range model.ActiveClaims(s) {
-		if !claimed[cl.Feature] && !busy[cl.Agent] && strings.HasPrefix(cl.Agent, c.prefix()+"-") {
-			logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
-			launch(cl.Agent, cl.Feature, "")
-		}
-	}
+	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}}
+	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
+	cs.adopt(s)
+	var failed error // a storage error stops the claims; the runs finish
 	for {
-		if ctx.Err() == nil {
-			for running < rep.Slots {
-				agent := c.freeAgent(busy)
-				feature, reason, err := c.claim(agent)
-				if err != nil {
-					return rep, err
-				}
-				if feature == "" {
-					rep.Reason = reason
-					break
-				}
-				logf("▶ crew: %s claims %s", agent, feature)
-				launch(agent, feature, "")
+		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
+			agent := c.freeAgent(cs.busy)
+			feature, reason, err := c.claim(agent)
+			if err != nil {
+				failed = err
+				break
 			}
+			if feature == "" {
+				rep.Reason = reason
+				break
+			}
+			cs.logf("▶ crew: %s claims %s", agent, feature)
+			cs.launch(agent, feature, "")
 		}
-		if running == 0 {
+		if cs.running == 0 {
 			break
 		}
-		end := <-done
-		running--
-		delete(busy, end.run.Agent)
-		rep.Runs = append(rep.Runs, end.run)
-		logf("■ crew: %s's run %s on %s ended %s at %s %s", end.run.Agent, end.run.Run, end.run.Feature, end.run.Status, end.run.Step, end.run.Error)
+		end := <-cs.done
+		cs.running--
+		delete(cs.busy, end.Agent)
+		rep.Runs = append(rep.Runs, end)
+		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
 	}
 	if s, err := st.Active(); err == nil && s != nil {
 		rep.Session = s.Status
 		if s.Status == model.StatusCompleted {
 			rep.Reason = "the session is completed"
 		}
+	}
+	if failed != nil {
+		return rep, failed
 	}
 	return rep, ctx.Err()
 }
