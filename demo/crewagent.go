@@ -73,6 +73,7 @@ func crewWorker(out io.Writer) int {
 	if slices.Contains(ConflictPair[:], feature) {
 		// Both append at the end of the same file: one merge conflicts.
 		p := filepath.Join("internal", "oauth", "providers.go")
+		os.MkdirAll(filepath.Dir(p), 0o755)
 		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
 		if err == nil {
 			fmt.Fprintf(f, "//   %s (added by %s)\n", feature, agent)
