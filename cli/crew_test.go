@@ -69,8 +69,8 @@ func person(ctx context.Context, st *db.Store, seen *[]model.Decision, mu *sync.
 			mu.Lock()
 			*seen = append(*seen, d)
 			mu.Unlock()
-			if d.Step == "final-confirm" || d.Step == "confirm" {
-				flows.ResolveDecision(st, d.ID, flows.Answer{Option: "approved"}, "person", time.Now())
+			if opt := personsAnswer(d); opt != "" {
+				flows.ResolveDecision(st, d.ID, flows.Answer{Option: opt}, "person", time.Now())
 			}
 		}
 		select {
@@ -78,6 +78,21 @@ func person(ctx context.Context, st *db.Store, seen *[]model.Decision, mu *sync.
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// personsAnswer is what the scripted person answers: approve reviews, let
+// the agent rebase after a merge conflict (once worktrees merge), retry what
+// a dead scheduler cut off; "" leaves the decision to the test.
+func personsAnswer(d model.Decision) string {
+	switch {
+	case d.Kind == model.DecisionInterrupted:
+		return "retry"
+	case d.Step == "final-confirm" || d.Step == "confirm":
+		return "approved"
+	case d.Step == "merge-conflict":
+		return "rebase"
+	}
+	return ""
 }
 
 // runCrew runs the crew plan to its end and checks what the session shows.
@@ -368,11 +383,9 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 		for ctx.Err() == nil {
 			ds, _ := st.Decisions(true)
 			for _, d := range ds {
-				opt := "approved"
-				if d.Kind == model.DecisionInterrupted {
-					opt = "retry"
+				if opt := personsAnswer(d); opt != "" {
+					flows.ResolveDecision(st, d.ID, flows.Answer{Option: opt}, "person", time.Now())
 				}
-				flows.ResolveDecision(st, d.ID, flows.Answer{Option: opt}, "person", time.Now())
 			}
 			time.Sleep(20 * time.Millisecond)
 		}

@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,7 +44,7 @@ func TestCrewAgentAnswers(t *testing.T) {
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "internal", "provider-github.go"))
 	prov, _ := os.ReadFile(filepath.Join(dir, "internal", "oauth", "providers.go"))
-	if !strings.HasPrefix(string(data), "// provider-github: built by worker-2.") || !strings.Contains(string(prov), "provider-github (added by worker-2)") {
+	if !strings.HasPrefix(string(data), "// provider-github: built by worker-2.") || string(prov) != "//   provider-github\n" {
 		t.Fatalf("files: %q %q", data, prov)
 	}
 	out.Reset()
@@ -55,4 +56,56 @@ func TestCrewAgentAnswers(t *testing.T) {
 	if CrewAgent("reviewer", strings.NewReader(""), &out); !strings.Contains(out.String(), `"verdict":"approved"`) {
 		t.Fatalf("reviewer: %s", out.String())
 	}
+}
+
+// After a merge conflict the scripted worker merges the integration branch
+// into its feature branch, keeps both sides, and commits; a second round
+// adds nothing twice.
+func TestCrewWorkerResolvesTheConflict(t *testing.T) {
+	if !HasGit() {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	t.Chdir(dir)
+	git := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("git", args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+		return string(out)
+	}
+	git("init", "-q", "-b", "main")
+	git("config", "user.email", "t@example.com")
+	git("config", "user.name", "t")
+	os.MkdirAll("internal/oauth", 0o755)
+	os.WriteFile("internal/oauth/providers.go", []byte(providersBase), 0o644)
+	git("add", "-A")
+	git("commit", "-q", "-m", "base")
+	git("branch", "flowdeck/S")
+	git("checkout", "-q", "flowdeck/S")
+	os.WriteFile("internal/oauth/providers.go", []byte(providersBase+"//   provider-github\n"), 0o644)
+	git("commit", "-q", "-am", "github")
+	git("checkout", "-q", "main")
+	t.Setenv("FLOWDECK_SESSION", "S")
+	t.Setenv("FLOWDECK_AGENT", "worker-1")
+	t.Setenv("DEMO_WORK", "1ms")
+	t.Setenv("DEMO_PIDS", "")
+	for round, prompt := range []string{"build it", "Completing the feature " + ConflictNote + ": … Rebase your branch"} {
+		t.Setenv("FLOWDECK_FEATURE", "provider-google")
+		var out bytes.Buffer
+		if code := CrewAgent("worker", strings.NewReader(prompt), &out); code != 0 || !strings.Contains(out.String(), `"outcome":"completed"`) {
+			t.Fatalf("round %d: exit %d: %s", round, code, out.String())
+		}
+	}
+	prov, _ := os.ReadFile("internal/oauth/providers.go")
+	if string(prov) != providersBase+"//   provider-google\n//   provider-github\n" {
+		t.Fatalf("providers.go:\n%s", prov)
+	}
+	if git("status", "--porcelain") != "" || !strings.Contains(git("log", "--format=%s"), "merge flowdeck/S") {
+		t.Fatalf("status %q, log %s", git("status", "--porcelain"), git("log", "--format=%s"))
+	}
+	// The merged branch now merges into the integration branch cleanly.
+	git("checkout", "-q", "flowdeck/S")
+	git("merge", "-q", "--no-edit", "main")
 }

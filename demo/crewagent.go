@@ -21,10 +21,10 @@ import (
 // pid to $DEMO_PIDS/FEATURE.pid, and the one on feature $DEMO_HANG hangs (to
 // be killed) while $DEMO_PIDS/HANG exists. It returns the exit status.
 func CrewAgent(role string, stdin io.Reader, stdout io.Writer) int {
-	io.Copy(io.Discard, stdin) // the prompt: the script knows its part
+	prompt, _ := io.ReadAll(stdin) // the script knows its part; it looks for a conflict
 	switch role {
 	case "worker":
-		return crewWorker(stdout)
+		return crewWorker(stdout, string(prompt))
 	case "reviewer":
 		crewAnswer(stdout, map[string]any{"verdict": "approved", "findings": []string{}})
 		return 0
@@ -38,7 +38,7 @@ func crewAnswer(w io.Writer, v any) {
 	fmt.Fprintf(w, "```json\n%s\n```\n", b)
 }
 
-func crewWorker(out io.Writer) int {
+func crewWorker(out io.Writer, prompt string) int {
 	feature, agent := os.Getenv("FLOWDECK_FEATURE"), os.Getenv("FLOWDECK_AGENT")
 	if feature == "" || strings.ContainsAny(feature, "/\\") || strings.HasPrefix(feature, ".") {
 		crewAnswer(out, map[string]any{"outcome": "blocked", "summary": "no feature named in FLOWDECK_FEATURE"})
@@ -60,26 +60,18 @@ func crewWorker(out io.Writer) int {
 	}
 	fmt.Fprintf(out, "%s: building %s (%s)\n", agent, feature, work)
 	time.Sleep(work)
-	files := []string{filepath.Join("internal", feature+".go")}
-	text := fmt.Sprintf("// %s: built by %s.\npackage internal\n", feature, agent)
-	if err := os.MkdirAll("internal", 0o755); err != nil {
-		fmt.Fprintln(out, err)
-		return 1
-	}
-	if err := os.WriteFile(files[0], []byte(text), 0o644); err != nil {
-		fmt.Fprintln(out, err)
-		return 1
-	}
-	if slices.Contains(ConflictPair[:], feature) {
-		// Both append at the end of the same file: one merge conflicts.
-		p := filepath.Join("internal", "oauth", "providers.go")
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
-		if err == nil {
-			fmt.Fprintf(f, "//   %s (added by %s)\n", feature, agent)
-			f.Close()
-			files = append(files, p)
+	if strings.Contains(prompt, ConflictNote) {
+		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
+		if err != nil {
+			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})
+			return 0
 		}
+		fmt.Fprintln(out, msg)
+	}
+	files, err := build(feature, agent)
+	if err != nil {
+		fmt.Fprintln(out, err)
+		return 1
 	}
 	if msg, err := commit(files, feature+": built by "+agent); err != nil {
 		// A crashed git (a stale index.lock) needs the person.
@@ -90,6 +82,33 @@ func crewWorker(out io.Writer) int {
 	}
 	crewAnswer(out, map[string]any{"outcome": "completed", "summary": "built " + feature})
 	return 0
+}
+
+// build writes the feature's file and, for the conflict pair, appends its
+// line to the shared file (once: a second round changes nothing).
+func build(feature, agent string) ([]string, error) {
+	files := []string{filepath.Join("internal", feature+".go")}
+	text := fmt.Sprintf("// %s: built by %s.\npackage internal\n", feature, agent)
+	if err := os.MkdirAll("internal", 0o755); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(files[0], []byte(text), 0o644); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(ConflictPair[:], feature) {
+		return files, nil
+	}
+	// Both append at the end of the same file: in worktrees, one merge conflicts.
+	p := filepath.Join("internal", "oauth", "providers.go")
+	line := fmt.Sprintf("//   %s\n", feature)
+	old, _ := os.ReadFile(p)
+	if strings.Contains(string(old), line) {
+		return append(files, p), nil
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	return append(files, p), os.WriteFile(p, append(old, line...), 0o644)
 }
 
 // commit commits files in the working directory when it is a git
@@ -106,6 +125,9 @@ func commit(files []string, msg string) (string, error) {
 			last = out
 			time.Sleep(20 * time.Millisecond)
 			continue
+		}
+		if exec.Command("git", append([]string{"diff", "--cached", "--quiet", "--"}, files...)...).Run() == nil {
+			return "nothing new to commit", nil // a second round
 		}
 		c := exec.Command("git", append([]string{"commit", "-q", "-m", msg, "--"}, files...)...)
 		out, err := c.CombinedOutput()
