@@ -32,8 +32,7 @@ type VerifyCommand struct {
 
 // VerifyFeature runs the active feature's verification commands (broad
 // scope: every feature's, in plan order, once each) through the runner, each
-// as `sh -c COMMAND` in opts.Dir (the feature's worktree, when the caller
-// knows one) or else the project root, recording observed evidence. It is
+// as `sh -c COMMAND` in the project root, recording observed evidence. It is
 // what the built-in flows call between the worker and the review, so the
 // evidence is flowdeck's own observation, not the agent's report. opts
 // supplies the capture settings (patterns, redaction, isolation, output).
@@ -90,10 +89,7 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	var lines []string
 	for _, c := range cmds {
 		o := opts
-		o.Argv, o.Feature, o.Scope = []string{"sh", "-c", c}, feature, scope
-		if o.Dir == "" {
-			o.Dir = root // opts.Dir: the feature's worktree, when it has one
-		}
+		o.Argv, o.Dir, o.Feature, o.Scope = []string{"sh", "-c", c}, root, feature, scope
 		res, err := capture.Run(ctx, st, o)
 		if err != nil {
 			return nil, err
