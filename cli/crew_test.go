@@ -36,7 +36,8 @@ func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := demo.SeedCrew(st, time.Now()); err != nil {
+	act := actionPath(st, time.Now)
+	if err := demo.SeedCrew(func(a model.Action, actor string) error { _, err := act(a, actor); return err }); err != nil {
 		tb.Fatal(err)
 	}
 	eng, err := ops.FlowEngine(st, dir, "crew", config.Config{}, io.Discard)
@@ -56,7 +57,7 @@ func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: agents, Vars: map[string]any{"trust_reviewer": true}}, st, dir
+	return &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: agents, Vars: map[string]any{"trust_reviewer": true}, Do: act}, st, dir
 }
 
 // person answers the decisions that come to the person: it approves the
@@ -333,7 +334,7 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := demo.SeedCrew(st, time.Now()); err != nil {
+	if err := demo.SeedCrew(demo.StoreDo(st, time.Now)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(t.TempDir(), "config.toml")

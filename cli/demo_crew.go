@@ -15,6 +15,7 @@ import (
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // demoCrew is `flowdeck demo --agents N`: the crew plan from scratch, run by
@@ -43,7 +44,10 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	if err != nil {
 		return internalErr(err)
 	}
-	if err := demo.SeedCrew(st, e.now()); err != nil {
+	if err := demo.SeedCrew(func(a model.Action, actor string) error {
+		_, err := actionPath(st, e.now)(a, actor)
+		return err
+	}); err != nil {
 		return internalErr(err)
 	}
 	self, err := os.Executable()
@@ -74,7 +78,8 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: agents, Vars: map[string]any{"trust_reviewer": true}}
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: agents, Vars: map[string]any{"trust_reviewer": true},
+		Do: actionPath(st, e.now)}
 	if noUI {
 		fmt.Fprintf(e.stdout, "demo project: %s; %d agents; the final review waits for you: flowdeck --dir %s decisions\n", dir, agents, dir)
 		rep, err := crew.Run(ctx)

@@ -2,6 +2,10 @@ package cli
 
 import (
 	"fmt"
+	"time"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/ops"
 
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
@@ -32,7 +36,7 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	eng.MaxSteps, eng.Strict = maxSteps, strict
 	ctx, stop := flowsContext()
 	defer stop()
-	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars}
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: actionPath(st, e.now)}
 	rep, err := crew.Run(ctx)
 	if me, refused := model.AsError(err); refused {
 		return e.fail(me)
@@ -58,4 +62,20 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		return silent(ExitRejected)
 	}
 	return nil
+}
+
+// actionPath is the crew's way to act: the CLI's own (ops.DoSeen), so a
+// claim does what flow run start does (a worktree, where the project uses
+// them).
+func actionPath(st *db.Store, now func() time.Time) func(model.Action, string) ([]model.Event, error) {
+	return func(a model.Action, actor string) ([]model.Event, error) {
+		res, err := ops.DoSeen(st, a, 0, actor, now(), false)
+		if err != nil {
+			return nil, err
+		}
+		if res.Error != nil {
+			return res.Raw, res.Error
+		}
+		return res.Raw, nil
+	}
 }

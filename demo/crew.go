@@ -116,8 +116,10 @@ func WriteCrewProject(dir string) error {
 	return nil
 }
 
-// SeedCrew starts the crew demo's session with CrewPlan, approved.
-func SeedCrew(st *db.Store, now time.Time) error {
+// SeedCrew starts the crew demo's session with CrewPlan, approved, through
+// do (the project's action path: approving it there sets up its git
+// worktrees).
+func SeedCrew(do func(a model.Action, actor string) error) error {
 	for _, a := range []struct {
 		action model.Action
 		actor  string
@@ -126,11 +128,19 @@ func SeedCrew(st *db.Store, now time.Time) error {
 		{model.PlanApply{Plan: CrewPlan()}, "planner"},
 		{model.PlanApprove{}, "human"},
 	} {
-		if _, err := st.Do(a.action, a.actor, now); err != nil {
+		if err := do(a.action, a.actor); err != nil {
 			return fmt.Errorf("crew demo seed: %w", err)
 		}
 	}
 	return nil
+}
+
+// StoreDo is an action path straight to st (no git worktrees).
+func StoreDo(st *db.Store, now func() time.Time) func(model.Action, string) error {
+	return func(a model.Action, actor string) error {
+		_, err := st.Do(a, actor, now())
+		return err
+	}
 }
 
 // CrewAgents are the scripted worker and reviewer: bin (the flowdeck

@@ -33,6 +33,22 @@ type Crew struct {
 	Vars map[string]any
 	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
 	Prefix string
+	// Do performs the scheduler's claims (model.RunStart for an agent) and
+	// returns the events stored, or the refusal as a *model.Error; nil is the
+	// store's Do. A project whose claims make git worktrees passes its action
+	// path (the one that makes them).
+	Do func(a model.Action, actor string) ([]model.Event, error)
+}
+
+func (c *Crew) do(a model.Action, actor string) ([]model.Event, error) {
+	if c.Do != nil {
+		return c.Do(a, actor)
+	}
+	out, err := c.Engine.Store.Do(a, actor, c.Engine.now())
+	if out == nil {
+		return nil, err
+	}
+	return out.Events, err
 }
 
 // VarCrew marks a run the crew scheduler started, so that a later scheduler
@@ -221,14 +237,14 @@ func (c *Crew) claim(agent string) (feature, reason string, err error) {
 		}
 		return "", "nothing is claimable: " + why, nil
 	}
-	out, err := st.Do(model.RunStart{Agent: agent}, agent, c.Engine.now())
+	events, err := c.do(model.RunStart{Agent: agent}, agent)
 	if me, refused := model.AsError(err); refused {
 		return "", me.Message, nil
 	}
 	if err != nil {
 		return "", "", err
 	}
-	for _, ev := range out.Events {
+	for _, ev := range events {
 		if ev.Type == model.EventFeatureStarted {
 			return ev.Feature, "", nil
 		}

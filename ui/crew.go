@@ -7,6 +7,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -40,7 +41,18 @@ func (m *Model) startCrew(n int) tea.Cmd {
 		if err != nil {
 			return nil, err
 		}
-		rep, err := (&flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: n}).Run(ctx)
+		crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: n, Do: func(a model.Action, actor string) ([]model.Event, error) {
+			// The cockpit's action path: a claim makes the feature's worktree.
+			res, err := ops.DoSeen(ec.st, a, 0, actor, ec.now(), false)
+			if err != nil {
+				return nil, err
+			}
+			if res.Error != nil {
+				return res.Raw, res.Error
+			}
+			return res.Raw, nil
+		}}
+		rep, err := crew.Run(ctx)
 		if err == nil && rep.Session != model.StatusCompleted {
 			err = fmt.Errorf("the crew of %d stopped: %s", rep.Slots, rep.Reason)
 		}

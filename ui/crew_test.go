@@ -43,7 +43,7 @@ func TestFlowAutoCrew(t *testing.T) {
 	if err := demo.WriteCrewProject(root); err != nil {
 		t.Fatal(err)
 	}
-	if err := demo.SeedCrew(st, time.Now()); err != nil {
+	if err := demo.SeedCrew(demo.StoreDo(st, time.Now)); err != nil {
 		t.Fatal(err)
 	}
 	cfg := config.Default() // (a zero config is replaced by the default one)
