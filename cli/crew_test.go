@@ -167,7 +167,7 @@ func checkCrewSession(tb testing.TB, st *db.Store, dir string) {
 	if err != nil || len(rep.Problems) > 0 {
 		tb.Fatalf("flow verify: %v %+v", err, rep)
 	}
-	out, err := exec.Command("git", "-C", dir, "log", "--format=%s").CombinedOutput()
+	out, err := exec.Command("git", "-C", dir, "log", "--all", "--format=%s").CombinedOutput() // the integration branch, with worktrees
 	if err != nil {
 		tb.Fatalf("git log: %v %s", err, out)
 	}
@@ -452,7 +452,7 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 	if len(claims) != 2 || !strings.HasPrefix(claims[0], "worker-") || claims[1] != "helper-1" || s.Plan.Feature(victim).Status != model.FeatureCompleted {
 		t.Fatalf("claims of %s: %v; status %s", victim, claims, s.Plan.Feature(victim).Status)
 	}
-	out, _ := exec.Command("git", "-C", dir, "log", "--format=%s").CombinedOutput()
+	out, _ := exec.Command("git", "-C", dir, "log", "--all", "--format=%s").CombinedOutput()
 	if !strings.Contains(string(out), victim+": built by helper-1") {
 		t.Fatalf("the reassigned agent did not build %s:\n%s", victim, out)
 	}

@@ -60,7 +60,9 @@ func crewWorker(out io.Writer, prompt string) int {
 	}
 	fmt.Fprintf(out, "%s: building %s (%s)\n", agent, feature, work)
 	time.Sleep(work)
-	if strings.Contains(prompt, ConflictNote) {
+	if strings.Contains(prompt, ConflictNote) || strings.Contains(prompt, VerifyFailedNote) {
+		// Catch up with the features merged since the worktree was made:
+		// the broad validation of the last feature checks them all.
 		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
 		if err != nil {
 			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})

@@ -12,6 +12,10 @@ import (
 // scripted worker then merges the integration branch and resolves it.
 const ConflictNote = "conflicts with the integration branch"
 
+// VerifyFailedNote is what run.md tells the worker after a failed
+// verification; the scripted worker then merges the integration branch too.
+const VerifyFailedNote = "The verification failed"
+
 // mergeIntegration merges the session's integration branch
 // (flowdeck/SESSION) into the feature branch checked out here and resolves
 // a conflict by keeping both sides, as the scripted agent's idea of a

@@ -81,7 +81,8 @@ type crewState struct {
 	c       *Crew
 	ctx     context.Context
 	done    chan CrewRun
-	busy    map[string]bool
+	busy    map[string]bool // agents at work
+	working map[string]bool // features their runs work on
 	running int
 	logMu   sync.Mutex
 	log     io.Writer
@@ -96,7 +97,7 @@ func (cs *crewState) logf(format string, args ...any) {
 // launch runs the flow for agent in its own goroutine: a new run on
 // feature, or the run resume.
 func (cs *crewState) launch(agent, feature, resume string) {
-	cs.busy[agent] = true
+	cs.busy[agent], cs.working[feature] = true, true
 	cs.running++
 	eng := *cs.c.Engine
 	eng.Wait = true
@@ -117,7 +118,7 @@ func (cs *crewState) launch(agent, feature, resume string) {
 		end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
 		if run != nil {
 			end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
-			if f := runString(run, VarFeature); f != "" {
+			if f := runString(run, VarFeature); f != "" && end.Feature == "" {
 				end.Feature = f
 			}
 		}
@@ -163,14 +164,14 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		return nil, err
 	}
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
-	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}}
+	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
 	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
 	cs.adopt(s)
 	var failed error // a storage error stops the claims; the runs finish
 	for {
 		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
 			agent := c.freeAgent(cs.busy)
-			feature, reason, err := c.claim(agent)
+			feature, reason, err := c.claim(agent, cs.working)
 			if err != nil {
 				failed = err
 				break
@@ -188,6 +189,7 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		end := <-cs.done
 		cs.running--
 		delete(cs.busy, end.Agent)
+		delete(cs.working, end.Feature)
 		rep.Runs = append(rep.Runs, end)
 		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
 	}
@@ -217,7 +219,11 @@ func crewRefusal(s *model.Session) error {
 }
 
 // claim claims the next feature for agent: the feature, or "" and why none.
-func (c *Crew) claim(agent string) (feature, reason string, err error) {
+//
+// A feature one of the scheduler's runs works on is never claimed again
+// here, even when it is pending for a moment (a run that reassigns its
+// feature resets and claims it again).
+func (c *Crew) claim(agent string, working map[string]bool) (feature, reason string, err error) {
 	st := c.Engine.Store
 	s, err := st.Active()
 	if err != nil {
@@ -230,14 +236,22 @@ func (c *Crew) claim(agent string) (feature, reason string, err error) {
 		return "", "the session is completed", nil
 	case len(model.ActiveClaims(s)) >= s.MaxParallel():
 		return "", "max_parallel features are active", nil
-	case len(model.ClaimOrder(s)) == 0:
+	}
+	next := ""
+	for _, id := range model.ClaimOrder(s) { // critical-path order
+		if !working[id] {
+			next = id
+			break
+		}
+	}
+	if next == "" {
 		why := model.BlockReasons(s.Plan)
 		if why == "" {
 			why = "every feature is active or completed"
 		}
 		return "", "nothing is claimable: " + why, nil
 	}
-	events, err := c.do(model.RunStart{Agent: agent}, agent)
+	events, err := c.do(model.RunStart{Feature: next, Agent: agent}, agent)
 	if me, refused := model.AsError(err); refused {
 		return "", me.Message, nil
 	}
