@@ -16,10 +16,14 @@ import (
 // CrewParallel is how many agents the crew demo plan allows at once.
 const CrewParallel = 3
 
-// ConflictPair are the two features whose workers both append to
-// internal/oauth/providers.go: in separate git worktrees their merges
-// conflict, and the person resolves it by a decision.
-var ConflictPair = [2]string{"provider-github", "provider-google"}
+// ConflictPair are two features the agents start at once (both roots of
+// the plan) whose workers both append to internal/registry.go: in separate
+// git worktrees the second merge conflicts, and the person resolves it by a
+// decision.
+var ConflictPair = [2]string{"config-schema", "token-store"}
+
+// RegistryFile is the file both features of ConflictPair append to.
+var RegistryFile = filepath.Join("internal", "registry.go")
 
 // CrewPlan is the 12-feature plan of `flowdeck demo --agents 3`: three
 // independent branches (oauth, sessions, web) joined by the callback and the
@@ -65,8 +69,8 @@ printf 'FAIL %s: 0 passed, 1 failed\n' "$f"
 exit 1
 `
 
-// providersBase is the file both features of ConflictPair append to.
-const providersBase = "// Package oauth lists the sign-in providers.\npackage oauth\n\n// providers:\n"
+// registryBase is RegistryFile before the features append to it.
+const registryBase = "// Package internal registers the app's components.\npackage internal\n\n// registered:\n"
 
 // HasGit reports whether git is installed.
 func HasGit() bool {
@@ -91,7 +95,7 @@ func WriteCrewProject(dir string) error {
 		mode       os.FileMode
 	}{
 		{filepath.Join("scripts", "check"), CheckScript, 0o755},
-		{filepath.Join("internal", "oauth", "providers.go"), providersBase, 0o644},
+		{RegistryFile, registryBase, 0o644},
 		{".gitignore", ".flow/\n", 0o644},
 	}
 	for _, f := range files {

@@ -34,7 +34,7 @@ func TestCrewPlanShape(t *testing.T) {
 func TestCrewAgentAnswers(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	t.Setenv("FLOWDECK_FEATURE", "provider-github")
+	t.Setenv("FLOWDECK_FEATURE", "token-store")
 	t.Setenv("FLOWDECK_AGENT", "worker-2")
 	t.Setenv("DEMO_WORK", "1ms")
 	t.Setenv("DEMO_PIDS", "")
@@ -42,9 +42,9 @@ func TestCrewAgentAnswers(t *testing.T) {
 	if code := CrewAgent("worker", strings.NewReader("prompt"), &out); code != 0 || !strings.Contains(out.String(), `"outcome":"completed"`) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, "internal", "provider-github.go"))
-	prov, _ := os.ReadFile(filepath.Join(dir, "internal", "oauth", "providers.go"))
-	if !strings.HasPrefix(string(data), "// provider-github: built by worker-2.") || string(prov) != "//   provider-github\n" {
+	data, _ := os.ReadFile(filepath.Join(dir, "internal", "token-store.go"))
+	prov, _ := os.ReadFile(filepath.Join(dir, RegistryFile))
+	if !strings.HasPrefix(string(data), "// token-store: built by worker-2.") || string(prov) != "//   token-store\n" {
 		t.Fatalf("files: %q %q", data, prov)
 	}
 	out.Reset()
@@ -78,29 +78,29 @@ func TestCrewWorkerResolvesTheConflict(t *testing.T) {
 	git("init", "-q", "-b", "main")
 	git("config", "user.email", "t@example.com")
 	git("config", "user.name", "t")
-	os.MkdirAll("internal/oauth", 0o755)
-	os.WriteFile("internal/oauth/providers.go", []byte(providersBase), 0o644)
+	os.MkdirAll("internal", 0o755)
+	os.WriteFile(RegistryFile, []byte(registryBase), 0o644)
 	git("add", "-A")
 	git("commit", "-q", "-m", "base")
 	git("branch", "flowdeck/S")
 	git("checkout", "-q", "flowdeck/S")
-	os.WriteFile("internal/oauth/providers.go", []byte(providersBase+"//   provider-github\n"), 0o644)
-	git("commit", "-q", "-am", "github")
+	os.WriteFile(RegistryFile, []byte(registryBase+"//   config-schema\n"), 0o644)
+	git("commit", "-q", "-am", "config-schema")
 	git("checkout", "-q", "main")
 	t.Setenv("FLOWDECK_SESSION", "S")
 	t.Setenv("FLOWDECK_AGENT", "worker-1")
 	t.Setenv("DEMO_WORK", "1ms")
 	t.Setenv("DEMO_PIDS", "")
 	for round, prompt := range []string{"build it", "Completing the feature " + ConflictNote + ": … Rebase your branch"} {
-		t.Setenv("FLOWDECK_FEATURE", "provider-google")
+		t.Setenv("FLOWDECK_FEATURE", "token-store")
 		var out bytes.Buffer
 		if code := CrewAgent("worker", strings.NewReader(prompt), &out); code != 0 || !strings.Contains(out.String(), `"outcome":"completed"`) {
 			t.Fatalf("round %d: exit %d: %s", round, code, out.String())
 		}
 	}
-	prov, _ := os.ReadFile("internal/oauth/providers.go")
-	if string(prov) != providersBase+"//   provider-google\n//   provider-github\n" {
-		t.Fatalf("providers.go:\n%s", prov)
+	prov, _ := os.ReadFile(RegistryFile)
+	if string(prov) != registryBase+"//   token-store\n//   config-schema\n" {
+		t.Fatalf("%s:\n%s", RegistryFile, prov)
 	}
 	if git("status", "--porcelain") != "" || !strings.Contains(git("log", "--format=%s"), "merge flowdeck/S") {
 		t.Fatalf("status %q, log %s", git("status", "--porcelain"), git("log", "--format=%s"))

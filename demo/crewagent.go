@@ -101,7 +101,7 @@ func build(feature, agent string) ([]string, error) {
 		return files, nil
 	}
 	// Both append at the end of the same file: in worktrees, one merge conflicts.
-	p := filepath.Join("internal", "oauth", "providers.go")
+	p := RegistryFile
 	line := fmt.Sprintf("//   %s\n", feature)
 	old, _ := os.ReadFile(p)
 	if strings.Contains(string(old), line) {
