@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -117,6 +118,16 @@ func runCrew(tb testing.TB, agents int, work time.Duration) time.Duration {
 		tb.Fatalf("crew of %d (want %d) ended with the session %s: %s; runs %+v", rep.Slots, agents, rep.Session, rep.Reason, rep.Runs)
 	}
 	checkCrewSession(tb, st, dir)
+	s, _ := st.Active()
+	if agents > 1 && exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "flowdeck/"+s.ID).Run() == nil {
+		// Claims made worktrees: the conflict pair, started at once, met a
+		// merge conflict, which the person answered.
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.ContainsFunc(seen, func(d model.Decision) bool { return d.Step == "merge-conflict" }) {
+			tb.Errorf("no merge-conflict decision with %d agents in worktrees", agents)
+		}
+	}
 	return took
 }
 
