@@ -47,6 +47,16 @@ func crewWorker(out io.Writer, prompt string) int {
 	if agent == "" {
 		agent = "worker"
 	}
+	if strings.Contains(prompt, CatchUpNote) {
+		// Not feature work: bring the branch up to date, no more.
+		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
+		if err != nil {
+			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})
+			return 0
+		}
+		crewAnswer(out, map[string]any{"outcome": "completed", "summary": msg})
+		return 0
+	}
 	if pids := os.Getenv("DEMO_PIDS"); pids != "" {
 		os.WriteFile(filepath.Join(pids, feature+".pid"), []byte(fmt.Sprint(os.Getpid())), 0o644)
 	}

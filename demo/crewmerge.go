@@ -12,6 +12,10 @@ import (
 // scripted worker then merges the integration branch and resolves it.
 const ConflictNote = "conflicts with the integration branch"
 
+// CatchUpNote is what run.md asks of the last feature's worker before the
+// broad validation, in a session with worktrees.
+const CatchUpNote = "merge the integration branch into your branch now"
+
 // VerifyFailedNote is what run.md tells the worker after a failed
 // verification; the scripted worker then merges the integration branch too.
 const VerifyFailedNote = "The verification failed"
