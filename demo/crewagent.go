@@ -47,8 +47,9 @@ func crewWorker(out io.Writer, prompt string) int {
 	if agent == "" {
 		agent = "worker"
 	}
-	if strings.Contains(prompt, CatchUpNote) {
-		// Not feature work: bring the branch up to date, no more.
+	if strings.Contains(prompt, CatchUpNote) || strings.Contains(prompt, ConflictNote) {
+		// Not feature work: bring the branch up to date (resolving the
+		// conflict), no more; the feature is built already.
 		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
 		if err != nil {
 			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})
@@ -70,7 +71,7 @@ func crewWorker(out io.Writer, prompt string) int {
 	}
 	fmt.Fprintf(out, "%s: building %s (%s)\n", agent, feature, work)
 	time.Sleep(work)
-	if strings.Contains(prompt, ConflictNote) || strings.Contains(prompt, VerifyFailedNote) {
+	if strings.Contains(prompt, VerifyFailedNote) {
 		// Catch up with the features merged since the worktree was made:
 		// the broad validation of the last feature checks them all.
 		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
