@@ -20,7 +20,7 @@ func TestFlowAutoTakesAnAgentCount(t *testing.T) {
 	h.typeText("/flow-auto everything")
 	h.key("enter")
 	h.mustSee("/flow-auto [AGENTS] takes the number of agents")
-	if runs, _ := st.FlowRuns(); len(runs) != 0 || h.m.FlowJobs() != 0 {
+	if runs, _ := st.FlowRuns(); len(runs) != 0 || len(h.m.flowJobs) != 0 {
 		t.Fatalf("started %d runs", len(runs))
 	}
 }
@@ -63,7 +63,7 @@ func TestFlowAutoCrew(t *testing.T) {
 		for _, d := range ds {
 			flows.ResolveDecision(st, d.ID, flows.Answer{Option: "approved"}, "person", time.Now())
 		}
-		return h.m.FlowJobs() == 0
+		return len(h.m.flowJobs) == 0
 	})
 	s := active(t, st)
 	if s.Status != model.StatusCompleted || !agents["worker-1"] || !agents["worker-3"] || agents["worker-4"] {
