@@ -468,3 +468,16 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 		t.Fatalf("the reassigned agent did not build %s:\n%s", victim, out)
 	}
 }
+
+// --parallel refuses without an approved plan (exit 1, the refusal's code)
+// and is for the auto flow only (exit 2).
+func TestFlowsRunParallelRefusals(t *testing.T) {
+	dir := t.TempDir()
+	out, _, code := flowdeck(t, dir, "--json", "flows", "run", "auto", "--parallel", "3")
+	if code != ExitRejected || !strings.Contains(out, `"code": "no_plan"`) {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if _, errOut, code := flowdeck(t, dir, "flows", "run", "plan", "x", "--parallel", "3"); code != ExitUsage || !strings.Contains(errOut, "auto flow only") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}

@@ -39,7 +39,12 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: actionPath(st, e.now)}
 	rep, err := crew.Run(ctx)
 	if me, refused := model.AsError(err); refused {
-		return e.fail(me)
+		if e.json {
+			e.writeJSON(map[string]any{"ok": false, "error": me})
+		} else {
+			printRefusal(e.stderr, me)
+		}
+		return silent(ExitRejected)
 	}
 	if err != nil && rep == nil {
 		return internalErr(err)
