@@ -47,7 +47,7 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		return silent(ExitRejected)
 	}
 	if err != nil && rep == nil {
-		return internalErr(err)
+		return e.fail(err)
 	}
 	if e.json {
 		if werr := e.writeJSON(map[string]any{"ok": err == nil && rep.Session == model.StatusCompleted, "crew": rep}); werr != nil {
