@@ -21,7 +21,8 @@ import (
 
 func (e *env) demoCommand() *cobra.Command {
 	var keep, noUI, noAgent bool
-	var agentTick time.Duration
+	var agentTick, work time.Duration
+	var agents int
 	c := &cobra.Command{
 		Use:   "demo [--keep] [--no-agent] [--no-ui] [--agent-tick DURATION]",
 		Short: "Open the cockpit on a throwaway project where a scripted agent is at work",
@@ -37,6 +38,9 @@ the agent pick up the next feature. The project is deleted on exit unless
 kept.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if agents > 0 {
+				return e.demoCrew(agents, work, keep, noUI)
+			}
 			dir, temp, err := e.demoDir()
 			if err != nil {
 				return err
@@ -80,7 +84,9 @@ kept.`,
 	c.Flags().BoolVar(&noUI, "no-ui", false, "no cockpit: seed the project and let the agent work")
 	c.Flags().BoolVar(&noAgent, "no-agent", false, "do not start the scripted agent")
 	c.Flags().DurationVar(&agentTick, "agent-tick", 700*time.Millisecond, "the agent's pause between steps (tests make it faster)")
-	c.AddCommand(e.demoAgentCommand())
+	c.Flags().IntVar(&agents, "agents", 0, "run the 12-feature crew plan from scratch with N scripted worker agents at once (1-3) and a scripted reviewer")
+	c.Flags().DurationVar(&work, "work", time.Second, "with --agents: how long each scripted worker works on a feature")
+	c.AddCommand(e.demoAgentCommand(), e.demoCrewAgentCommand())
 	return c
 }
 

@@ -192,9 +192,9 @@ func flowsContext() (context.Context, func()) {
 func (e *env) flowsRunCmd() *cobra.Command {
 	var vars []string
 	var noWait, strict bool
-	var maxSteps int
+	var maxSteps, parallel int
 	c := &cobra.Command{
-		Use:   "run NAME|FILE [ARGS...] [--var k=v]... [--no-wait]",
+		Use:   "run NAME|FILE [ARGS...] [--var k=v]... [--no-wait] [--parallel N]",
 		Short: "Run a flow headless; human steps and decisions wait for flowdeck decide or the cockpit",
 		Long: `Run a flow without the cockpit. Agent steps go to the agents configured in
 config.toml ([agents.ROLE]; a step that collects variables and names no role
@@ -203,6 +203,11 @@ are answered in a cockpit or with 'flowdeck decide' (with --no-wait the run
 is left waiting and this command returns). ARGS fill the flow's args and
 $ARGUMENTS; --var sets variables (values are JSON when they parse, else text).
 
+'flows run auto --parallel N' (N > 1) keeps up to N worker agents busy (at
+most the plan's max_parallel): each claims a feature in critical-path order
+and runs the run flow on it as its own flow run; see 'flowdeck flows show run'.
+Run it again after a crash: it resumes the unfinished runs first.
+
 Exit codes: 0 completed (or waiting with --no-wait), 1 the flow failed, was
 refused (a stop: refused step) or was cancelled, 2 usage or a flow file with errors, 3 storage.`,
 		Args: minArgs(1, "a flow name or file"),
@@ -210,6 +215,9 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 			initial, err := parseVars(vars)
 			if err != nil {
 				return err
+			}
+			if parallel > 1 {
+				return e.runCrew(args, initial, parallel, maxSteps, strict)
 			}
 			root, err := e.projectDir()
 			if err != nil {
@@ -252,6 +260,7 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 	fl.StringArrayVar(&vars, "var", nil, "set a variable: k=v (repeatable; v is JSON when it parses)")
 	fl.BoolVar(&noWait, "no-wait", false, "return when the run waits for a decision instead of waiting")
 	fl.BoolVar(&strict, "strict", false, "refuse what literate-commands tolerates: an unknown next target, a mode=store block printing no JSON")
+	fl.IntVar(&parallel, "parallel", 1, "auto only: keep up to N worker agents busy on the features the DAG allows (1 = the sequential auto loop)")
 	fl.IntVar(&maxSteps, "max-steps", 0, "loop guard: the most steps the run may execute (default the flow's max_steps, 1000)")
 	return c
 }

@@ -13,7 +13,7 @@ import (
 
 // agentStep sends the step's prompt to the role's agent and reads its
 // answer, retrying with the problem explained.
-func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a config.Agent, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
+func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role string, a config.Agent, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
 	n := len(s.Execs())
 	label := "agent " + role
 	run, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionStarted, Step: s.Name,
@@ -45,7 +45,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 			return run, err
 		}
 		argv := agentArgv(a, current, file)
-		res, out, err := e.capture(ctx, run, argv, e.env(run, role, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, role, true)
+		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true)
 		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
@@ -56,6 +56,10 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 		exit := res.Run.ExitCode
 		vals := map[string]any{}
 		problem = nil
+		if res.Run.Signal != "" {
+			// A crash is not a bad answer: asking again would hide it.
+			return run, &agentFailure{role: role, msg: fmt.Sprintf("the agent was killed by %s (%s)", res.Run.Signal, res.Headline), exit: exit, crashed: true, runID: res.Run.ID}
+		}
 		if exit != 0 {
 			problem = fmt.Errorf("the agent exited with status %d (%s)", exit, res.Headline)
 		} else if len(fields) > 0 {
@@ -73,7 +77,39 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, role string, a
 			return run, err
 		}
 	}
-	return run, fmt.Errorf("step %q: agent %s gave no usable answer in %d attempts: %v", s.Name, role, AgentRetries+1, problem)
+	return run, &agentFailure{role: role, msg: fmt.Sprintf("step %q: agent %s gave no usable answer in %d attempts: %v", s.Name, role, AgentRetries+1, problem)}
+}
+
+// agentFailure is an agent step that got no answer: the run fails, or
+// routes to the step's on_error.
+type agentFailure struct {
+	role, msg, runID string
+	exit             int
+	crashed          bool
+}
+
+func (a *agentFailure) Error() string { return a.msg }
+
+// agentFailed finishes step s after its agent failed, routing to its
+// on_error step with $agent_error set.
+func (e *Engine) agentFailed(f *flowfile.Flow, s *flowfile.Step, run *model.FlowRun, fail *agentFailure) (*model.FlowRun, error) {
+	target := f.Step(s.OnError)
+	if target == nil {
+		return run, fail
+	}
+	if run.StepsRun >= run.MaxSteps {
+		return run, fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, target.Name)
+	}
+	e.logf("✗ %s: step %s: %s → %s", run.ID, s.Name, fail.msg, target.Name)
+	exit := fail.exit
+	vals := map[string]any{"agent_error": map[string]any{"message": fail.msg, "crashed": fail.crashed,
+		"exit": float64(fail.exit), "run": fail.runID, "role": fail.role, "step": s.Name}}
+	next := target.Index
+	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(),
+		model.FlowEvent{Type: model.FlowEvActionFinished, Step: s.Name, StepIndex: s.Index, Action: len(s.Execs()), Kind: "agent",
+			RunID: fail.runID, Exit: &exit, Summary: fail.msg, Vars: vals},
+		model.FlowEvent{Type: model.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "agent_failed", Next: &next,
+			NextStep: target.Name, Note: fail.msg})
 }
 
 func mergeEnv(base map[string]string, k, v string) map[string]string {

@@ -35,6 +35,14 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 		set["FLOWDECK_SESSION"] = s.ID
 		set["FLOWDECK_FEATURE"] = s.Execution.ActiveFeature
 	}
+	// A run that names its feature (several may be active) is about that one.
+	if f := runString(run, VarFeature); f != "" {
+		set["FLOWDECK_FEATURE"] = f
+	}
+	set["FLOWDECK_WORKTREE"] = e.agentDir(run)
+	if a := runString(run, VarAgent); a != "" {
+		set["FLOWDECK_AGENT"] = a
+	}
 	for k, v := range extra {
 		set[k] = v
 	}
@@ -59,7 +67,7 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
 // show false marks the run internal: plumbing whose output a step stores.
-func (e *Engine) capture(ctx context.Context, run *model.FlowRun, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
+func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -85,7 +93,7 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, argv []string,
 		live = io.MultiWriter(buf, e.Live)
 	}
 	res, err := capture.Run(ctx, e.Store, capture.Options{
-		Argv: argv, Dir: e.Root, Env: env, Actor: actor, Timeout: timeout,
+		Argv: argv, Dir: dir, Env: env, Actor: actor, Timeout: timeout,
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
 		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
@@ -168,7 +176,7 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 	}
 	// Only stdout blocks stream live: store and none blocks print data
 	// for the flow, not for the person.
-	res, out, err := e.capture(ctx, run, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor(), ex.Mode == "stdout")
+	res, out, err := e.capture(ctx, run, e.Root, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor(), ex.Mode == "stdout")
 	if err == nil {
 		err = ctx.Err() // cut short by ^C: the action stays in flight, to be decided on resume
 	}

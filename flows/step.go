@@ -2,6 +2,7 @@ package flows
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -43,7 +44,11 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *model.FlowRun)
 		}
 		switch {
 		case hasAgent && (prompt != "" || len(fields) > 0):
-			if run, err = e.agentStep(ctx, s, role, agent, prompt, fields, run); err != nil {
+			if run, err = e.agentStep(ctx, s, agentName(run, role, f.Agent), role, agent, prompt, fields, run); err != nil {
+				var fail *agentFailure
+				if errors.As(err, &fail) && s.OnError != "" && ctx.Err() == nil {
+					return e.agentFailed(f, s, run, fail)
+				}
 				return run, err
 			}
 		default:

@@ -241,3 +241,82 @@ func (p *parallelWalk) checkBlocked(e *model.Error) {
 		p.fatalf("blocked without a blocked feature: %s", why)
 	}
 }
+
+// TestCrewScheduleProperty walks random DAGs as the crew scheduler
+// (flows.Crew) drives them: up to `slots` agents each claim the first
+// feature of ClaimOrder, and the active features finish in a random order —
+// completed, or now and then blocked. Every claim takes the claim order's
+// head, no feature starts before what it waits for (step checks it), never
+// more than min(slots, max_parallel) are active, and every walk ends
+// completed or in a named blocked state.
+func TestCrewScheduleProperty(t *testing.T) {
+	seeds := []uint64{11, uint64(time.Now().UnixNano())}
+	if *propertySeed != 0 {
+		seeds = []uint64{*propertySeed}
+	}
+	for _, seed := range seeds {
+		rng := rand.New(rand.NewPCG(seed, seed^0xc4e3))
+		completed, blocked := 0, 0
+		for run := range 300 {
+			p := &parallelWalk{t: t, rng: rng, tag: fmt.Sprintf("crew seed %d, run %d", seed, run)}
+			p.start()
+			if p.crewDrain(1+rng.IntN(4), rng.IntN(4) == 0) {
+				completed++
+			} else {
+				blocked++
+			}
+			assertReplayEqual(t, p.log, p.s)
+		}
+		t.Logf("seed %d (rerun: -model.seed=%d): %d completed, %d blocked", seed, seed, completed, blocked)
+		if seed == 11 && (completed == 0 || blocked == 0) {
+			t.Errorf("seed 11 did not cover both ends: %d completed, %d blocked", completed, blocked)
+		}
+	}
+}
+
+// crewDrain schedules like the crew: claim while a slot is free, then one
+// random active feature ends (blocked with probability 1/8 when failures
+// is set). It reports whether the session completed.
+func (p *parallelWalk) crewDrain(slots int, failures bool) bool {
+	p.t.Helper()
+	limit := min(slots, p.s.MaxParallel())
+	for range 400 {
+		for len(model.ActiveClaims(p.s)) < limit && p.s.Status != model.StatusCompleted {
+			order := model.ClaimOrder(p.s)
+			if len(order) == 0 {
+				break
+			}
+			events, err := p.step(model.RunStart{Agent: fmt.Sprintf("worker-%d", len(model.ActiveClaims(p.s))+1)})
+			if err != nil {
+				p.fatalf("claim with %v claimable refused: %v", order, err)
+			}
+			if len(events) > 0 && events[0].Type == model.EventFeatureStarted && events[0].Feature != order[0] {
+				p.fatalf("claimed %s, not the head of the claim order %v", events[0].Feature, order)
+			}
+		}
+		if p.s.Status == model.StatusCompleted {
+			return true
+		}
+		claims := model.ActiveClaims(p.s)
+		if len(claims) > limit {
+			p.fatalf("%d active with %d slots", len(claims), limit)
+		}
+		if len(claims) == 0 {
+			_, err := p.step(model.RunStart{Agent: "worker-1"})
+			e, ok := model.AsError(err)
+			if !ok || e.Code != model.CodeNoRunnableFeature {
+				p.fatalf("nothing active, nothing claimable, but run start says %v", err)
+			}
+			p.checkBlocked(e)
+			return false
+		}
+		id := claims[p.rng.IntN(len(claims))].Feature
+		if failures && p.rng.IntN(8) == 0 {
+			p.must(model.RunComplete{Feature: id, Outcome: model.OutcomeBlocked, Summary: "the agent failed"})
+			continue
+		}
+		p.pass(id)
+	}
+	p.fatalf("the crew did not finish: %s", model.ClaimsText(p.s))
+	return false
+}

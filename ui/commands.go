@@ -73,8 +73,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		return m.startFlow("run", c.Args), nil
 	case "/flow-auto":
-		if len(c.Args) > 0 {
-			return nil, usageError("/flow-auto takes no goal: it runs the active session's plan; /flow-plan GOAL plans a new one")
+		agents, err := crewSize(c.Args)
+		if err != nil {
+			return nil, err
 		}
 		if m.sess == nil {
 			// The auto flow would stop and ask; it never invents a goal.
@@ -82,6 +83,9 @@ func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 		}
 		if m.sess.Status == model.StatusCompleted {
 			return nil, usageError("/flow-auto needs a goal: the session is completed · /flow-plan GOAL plans the next one")
+		}
+		if agents > 1 {
+			return m.startCrew(agents), nil
 		}
 		return m.startFlow("auto", nil), nil
 	case "/flow":

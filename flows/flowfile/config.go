@@ -73,12 +73,14 @@ func (p *parser) config(s *Step, text string, first int) {
 				}
 				s.Set = append(s.Set, Assign{Name: name.Value, Expr: ex.Value, Line: at(name)})
 			}
+		case "on_error":
+			s.OnError, s.OnErrorLine = strings.TrimSpace(p.str(v, first, "on_error")), at(v)
 		case "timeout":
 			s.Timeout = p.duration(v, at, "timeout")
 		case "limits":
 			p.limits(s, v, at)
 		default:
-			p.errorf(at(k), "unknown config key %q (known: step, parse, next, stop, agent, decision, set, timeout, limits, idempotent)", k.Value)
+			p.errorf(at(k), "unknown config key %q (known: step, parse, next, stop, agent, decision, set, timeout, limits, idempotent, on_error)", k.Value)
 		}
 	}
 }

@@ -63,7 +63,12 @@ type Step struct {
 	Timeout    time.Duration `json:"timeout,omitempty"`
 	Limits     Limits        `json:"limits"`
 	Idempotent bool          `json:"idempotent,omitempty"`
-	Body       []Segment     `json:"body"`
+	// OnError names the step that runs when the step's agent fails (gives
+	// no usable answer, or crashes) instead of failing the run; $agent_error
+	// says what happened.
+	OnError     string    `json:"on_error,omitempty"`
+	OnErrorLine int       `json:"-"`
+	Body        []Segment `json:"body"`
 }
 
 // Execs returns the step's exec blocks in order.
@@ -258,6 +263,9 @@ func (p *parser) check(f *Flow) {
 		seen[s.Name] = s
 	}
 	for _, s := range f.Steps {
+		if s.OnError != "" && seen[s.OnError] == nil {
+			p.errorf(s.OnErrorLine, "step %q: on_error target %q is not a step of this flow", s.Name, s.OnError)
+		}
 		if s.Next == nil {
 			continue
 		}

@@ -23,7 +23,7 @@ type Spec struct {
 var Specs = []Spec{
 	{"/flow-plan", "/flow-plan GOAL", ""},
 	{"/flow-run", "/flow-run [FEATURE]", "feature"},
-	{"/flow-auto", "/flow-auto", ""},
+	{"/flow-auto", "/flow-auto [AGENTS]", ""},
 	{"/flow", "/flow FLOW|FILE [ARGS]", "flow"},
 	{"/flow-show", "/flow-show [FLOW-RUN]", "flowrun"},
 	{"/flow-status", "/flow-status", ""},

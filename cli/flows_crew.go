@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/project"
+)
+
+// runCrew is `flows run auto --parallel N`: the crew scheduler runs the
+// run flow once per claimed feature, N at a time.
+func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int, strict bool) error {
+	if args[0] != "auto" || len(args) > 1 {
+		return usageErr("--parallel runs the built-in auto flow only: flowdeck flows run auto --parallel %d", parallel)
+	}
+	p, err := e.project()
+	if err != nil {
+		return err
+	}
+	f, source, err := flows.Load(p.Root(), "run")
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	eng, err := e.engine(p, true)
+	if err != nil {
+		return err
+	}
+	eng.MaxSteps, eng.Strict = maxSteps, strict
+	ctx, stop := flowsContext()
+	defer stop()
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: actionPath(p)}
+	rep, err := crew.Run(ctx)
+	if me, refused := model.AsError(err); refused {
+		if e.json {
+			e.writeJSON(map[string]any{"ok": false, "error": me})
+		} else {
+			printRefusal(e.stderr, me)
+		}
+		return silent(ExitRejected)
+	}
+	if err != nil && rep == nil {
+		return e.fail(err)
+	}
+	if e.json {
+		if werr := e.writeJSON(map[string]any{"ok": err == nil && rep.Session == model.StatusCompleted, "crew": rep}); werr != nil {
+			return werr
+		}
+	} else {
+		for _, r := range rep.Runs {
+			fmt.Fprintf(e.stdout, "%-10s %-20s %-12s %s %s\n", r.Agent, r.Feature, r.Status, r.Run, r.Error)
+		}
+		fmt.Fprintf(e.stdout, "crew of %d: %s\n", rep.Slots, rep.Reason)
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "flowdeck: stopped; run flowdeck flows run auto --parallel %d again to resume the unfinished runs\n", parallel)
+		return silent(ExitRejected)
+	}
+	if rep.Session != model.StatusCompleted {
+		return silent(ExitRejected)
+	}
+	return nil
+}
+
+// actionPath is the crew's way to act: the project's (flow run start's),
+// so a claim makes the feature's worktree where the project uses them.
+func actionPath(p *project.Project) func(model.Action, string) ([]model.Event, error) {
+	return func(a model.Action, actor string) ([]model.Event, error) {
+		res, err := p.As(actor).Do(a, 0, false)
+		if err != nil {
+			return nil, err
+		}
+		if res.Error != nil {
+			return res.Raw, res.Error
+		}
+		return res.Raw, nil
+	}
+}

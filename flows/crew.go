@@ -1,0 +1,346 @@
+package flows
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// Crew is the agent scheduler behind `flows run auto --parallel N`: it keeps
+// up to Parallel worker agents busy (at most the plan's max_parallel), each
+// running the run flow on one feature as its own flow run. The scheduler
+// claims the feature for the agent (the first claimable one in critical-path
+// order, model.ClaimOrder) and starts a run of Flow with the feature, the
+// agent's name and the crew marker; when a run ends, its slot claims the
+// next feature. It stops when the session completes or nothing is claimable
+// and nothing runs. A run that waits for a person (a review, an agent that
+// failed) keeps its slot and its claim while the others carry on. Runs of
+// an earlier scheduler that died are adopted (resumed) before anything new
+// is claimed.
+type Crew struct {
+	Engine   *Engine // the template of every slot's engine (which waits for decisions)
+	Flow     *flowfile.Flow
+	Source   string
+	Parallel int
+	// Vars are given to every run (trust_reviewer, worktree, …).
+	Vars map[string]any
+	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
+	Prefix string
+	// Do performs the scheduler's claims (model.RunStart for an agent) and
+	// returns the events stored, or the refusal as a *model.Error; nil is the
+	// store's Do. A project whose claims make git worktrees passes its action
+	// path (the one that makes them).
+	Do func(a model.Action, actor string) ([]model.Event, error)
+}
+
+func (c *Crew) do(a model.Action, actor string) ([]model.Event, error) {
+	if c.Do != nil {
+		return c.Do(a, actor)
+	}
+	out, err := c.Engine.Store.Do(a, actor, c.Engine.now())
+	if out == nil {
+		return nil, err
+	}
+	return out.Events, err
+}
+
+// VarCrew marks a run the crew scheduler started, so that a later scheduler
+// can adopt it.
+const VarCrew = "crew"
+
+// CrewRun is one run the scheduler started or adopted, and how it ended.
+type CrewRun struct {
+	Agent   string           `json:"agent"`
+	Feature string           `json:"feature"`
+	Run     string           `json:"run"`
+	Status  model.FlowStatus `json:"status"`
+	Step    string           `json:"step,omitempty"`
+	Adopted bool             `json:"adopted,omitempty"`
+	Error   string           `json:"error,omitempty"`
+}
+
+// CrewReport is what a scheduler did.
+type CrewReport struct {
+	Slots   int                 `json:"slots"`
+	Runs    []CrewRun           `json:"runs"`
+	Session model.SessionStatus `json:"session_status"`
+	// Reason says why it stopped: completed, or what keeps the rest waiting.
+	Reason string `json:"reason"`
+}
+
+// crewState is one scheduler's bookkeeping: which agents are busy and how
+// many runs are under way.
+type crewState struct {
+	c       *Crew
+	ctx     context.Context
+	done    chan CrewRun
+	busy    map[string]bool // agents at work
+	working map[string]bool // features their runs work on
+	running int
+	logMu   sync.Mutex
+	log     io.Writer
+}
+
+func (cs *crewState) logf(format string, args ...any) {
+	if cs.log != nil {
+		fmt.Fprintf(cs.log, format+"\n", args...)
+	}
+}
+
+// launch runs the flow for agent in its own goroutine: a new run on
+// feature, or the run resume.
+func (cs *crewState) launch(agent, feature, resume string) {
+	cs.busy[agent], cs.working[feature] = true, true
+	cs.running++
+	eng := *cs.c.Engine
+	eng.Wait = true
+	eng.Log = prefixed(&cs.logMu, cs.c.Engine.Log, agent)
+	eng.Live = prefixed(&cs.logMu, cs.c.Engine.Live, agent)
+	go func() {
+		var run *model.FlowRun
+		var err error
+		if resume != "" {
+			run, err = eng.Resume(cs.ctx, resume)
+		} else {
+			vars := map[string]any{VarAgent: agent, VarCrew: true}
+			for k, v := range cs.c.Vars {
+				vars[k] = v
+			}
+			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
+		}
+		end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
+		if run != nil {
+			end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
+			if f := runString(run, VarFeature); f != "" && end.Feature == "" {
+				end.Feature = f
+			}
+		}
+		if err != nil {
+			end.Error = err.Error()
+		}
+		cs.done <- end
+	}()
+}
+
+// adopt resumes the runs of a scheduler that died, and starts the runs of
+// claims it made and never started.
+func (cs *crewState) adopt(s *model.Session) {
+	orphans, claimed := cs.c.orphans()
+	for _, r := range orphans {
+		agent := runString(&r, VarAgent)
+		if agent == "" || cs.busy[agent] {
+			agent = cs.c.freeAgent(cs.busy)
+		}
+		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
+		cs.launch(agent, runString(&r, VarFeature), r.ID)
+	}
+	// A scheduler killed between a claim and its run's start left a claim
+	// of one of its agents that no run works on.
+	for _, cl := range model.ActiveClaims(s) {
+		if !claimed[cl.Feature] && !cs.busy[cl.Agent] && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
+			cs.logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
+			cs.launch(cl.Agent, cl.Feature, "")
+		}
+	}
+}
+
+// Run schedules until the session completes, nothing is left to claim and
+// nothing runs, or ctx ends (the runs keep their state and are adopted by
+// the next scheduler).
+func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
+	st := c.Engine.Store
+	s, err := st.Active()
+	if err != nil {
+		return nil, err
+	}
+	if err := crewRefusal(s); err != nil {
+		return nil, err
+	}
+	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
+	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
+	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
+	cs.adopt(s)
+	var failed error // a storage error stops the claims; the runs finish
+	for {
+		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
+			agent := c.freeAgent(cs.busy)
+			feature, reason, err := c.claim(agent, cs.working)
+			if err != nil {
+				failed = err
+				break
+			}
+			if feature == "" {
+				rep.Reason = reason
+				break
+			}
+			cs.logf("▶ crew: %s claims %s", agent, feature)
+			cs.launch(agent, feature, "")
+		}
+		if cs.running == 0 {
+			break
+		}
+		end := <-cs.done
+		cs.running--
+		delete(cs.busy, end.Agent)
+		delete(cs.working, end.Feature)
+		rep.Runs = append(rep.Runs, end)
+		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
+	}
+	if s, err := st.Active(); err == nil && s != nil {
+		rep.Session = s.Status
+		if s.Status == model.StatusCompleted {
+			rep.Reason = "the session is completed"
+		}
+	}
+	if failed != nil {
+		return rep, failed
+	}
+	return rep, ctx.Err()
+}
+
+// crewRefusal refuses to schedule without an approved plan.
+func crewRefusal(s *model.Session) error {
+	switch {
+	case s == nil || s.Plan == nil:
+		return &model.Error{Code: model.CodeNoPlan, Message: "there is no active session with a plan to run",
+			Recovery: model.Recovery{Hint: "Plan first.", NextCommand: "flowdeck flows run plan GOAL"}}
+	case s.Approval != model.ApprovalApproved:
+		return &model.Error{Code: model.CodePlanNotApproved, Message: "the plan of session " + s.ID + " is not approved",
+			Recovery: model.Recovery{Hint: "Review the plan, then approve it.", NextCommand: "flowdeck flow plan approve"}}
+	}
+	return nil
+}
+
+// claim claims the next feature for agent: the feature, or "" and why none.
+//
+// A feature one of the scheduler's runs works on is never claimed again
+// here, even when it is pending for a moment (a run that reassigns its
+// feature resets and claims it again).
+func (c *Crew) claim(agent string, working map[string]bool) (feature, reason string, err error) {
+	st := c.Engine.Store
+	s, err := st.Active()
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case s == nil || s.Plan == nil:
+		return "", "there is no active session", nil
+	case s.Status == model.StatusCompleted:
+		return "", "the session is completed", nil
+	case len(model.ActiveClaims(s)) >= s.MaxParallel():
+		return "", "max_parallel features are active", nil
+	}
+	next := ""
+	for _, id := range model.ClaimOrder(s) { // critical-path order
+		if !working[id] {
+			next = id
+			break
+		}
+	}
+	if next == "" {
+		why := model.BlockReasons(s.Plan)
+		if why == "" {
+			why = "every feature is active or completed"
+		}
+		return "", "nothing is claimable: " + why, nil
+	}
+	events, err := c.do(model.RunStart{Feature: next, Agent: agent}, agent)
+	if me, refused := model.AsError(err); refused {
+		return "", me.Message, nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	for _, ev := range events {
+		if ev.Type == model.EventFeatureStarted {
+			return ev.Feature, "", nil
+		}
+	}
+	return "", "the claim started no feature", nil
+}
+
+func (c *Crew) prefix() string {
+	if c.Prefix == "" {
+		return "worker"
+	}
+	return c.Prefix
+}
+
+// freeAgent is the first of Prefix-1, Prefix-2, … not busy.
+func (c *Crew) freeAgent(busy map[string]bool) string {
+	for i := 1; ; i++ {
+		if name := fmt.Sprintf("%s-%d", c.prefix(), i); !busy[name] {
+			return name
+		}
+	}
+}
+
+// orphans are the unfinished runs of this flow that a scheduler started and
+// whose process is gone (their lock is free); claimed holds the features of
+// every unfinished run of the flow.
+func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
+	claimed := map[string]bool{}
+	runs, err := c.Engine.Store.FlowRuns()
+	if err != nil {
+		return nil, claimed
+	}
+	var out []model.FlowRun
+	for _, r := range runs {
+		if r.Flow != c.Flow.Name || model.FlowEnded(r.Status) {
+			continue
+		}
+		claimed[runString(&r, VarFeature)] = true
+		if r.Vars[VarCrew] != true {
+			continue
+		}
+		if l := tryLock(c.Engine.Store, r.ID); l != nil {
+			l.release()
+			out = append(out, r)
+		}
+	}
+	return out, claimed
+}
+
+// ErrNotCrew is returned for a --parallel run of a flow other than auto.
+var ErrNotCrew = errors.New("--parallel schedules the auto flow only")
+
+// prefixed writes whole lines to w, each after "[name] ", one writer at a
+// time; nil when w is nil.
+func prefixed(mu *sync.Mutex, w io.Writer, name string) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &linePrefix{mu: mu, w: w, prefix: []byte("[" + name + "] ")}
+}
+
+type linePrefix struct {
+	mu     *sync.Mutex
+	w      io.Writer
+	prefix []byte
+	buf    []byte
+}
+
+func (l *linePrefix) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			break
+		}
+		line := append(append([]byte(nil), l.prefix...), l.buf[:i+1]...)
+		l.buf = l.buf[i+1:]
+		if _, err := l.w.Write(line); err != nil {
+			return len(p), err
+		}
+	}
+	return len(p), nil
+}

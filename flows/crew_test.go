@@ -1,0 +1,77 @@
+package flows
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows/flowfile"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+const onErrorFlow = "---\nliterate: true\n---\n```yaml {config}\nstep: ask\nagent: worker\non_error: failed\nparse:\n  n: number\nnext: done\n```\nHow many?\n\n---\n\n```yaml {config}\nstep: failed\nstop: true\n```\n\nfailed: $agent_error.message\n\n---\n\n```yaml {config}\nstep: done\nstop: true\n```\n"
+
+// An agent that never answers usably routes to on_error, with $agent_error,
+// instead of failing the run.
+func TestAgentFailureRoutesToOnError(t *testing.T) {
+	e, log := project(t, map[string]config.Agent{"worker": shAgent(t, `{"x": 1}`)})
+	run := start(t, e, onErrorFlow)
+	ae, _ := run.Vars["agent_error"].(map[string]any)
+	if run.Status != model.FlowCompleted || run.Step != "failed" || ae == nil || ae["crashed"] != false ||
+		!strings.Contains(ae["message"].(string), "no usable answer in 4 attempts") {
+		t.Fatalf("%s at %s: %v\n%s", run.Status, run.Step, run.Vars["agent_error"], log)
+	}
+}
+
+// A crashed agent (killed by a signal) is not asked again: the step routes
+// to on_error at once.
+func TestCrashedAgentIsNotRetried(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	os.WriteFile(script, []byte("echo x >> \"$0.calls\"\nkill -9 $$\n"), 0o755)
+	e, log := project(t, map[string]config.Agent{"worker": {Command: []string{"sh", script}}})
+	run := start(t, e, onErrorFlow)
+	ae, _ := run.Vars["agent_error"].(map[string]any)
+	calls, _ := os.ReadFile(script + ".calls")
+	if run.Step != "failed" || ae == nil || ae["crashed"] != true || !strings.Contains(ae["message"].(string), "SIGKILL") || string(calls) != "x\n" {
+		t.Fatalf("%s at %s: %v, calls %q\n%s", run.Status, run.Step, ae, calls, log)
+	}
+}
+
+// on_error must name a step of the flow.
+func TestOnErrorTargetMustExist(t *testing.T) {
+	_, err := flowfile.Parse("x.md", []byte("---\nliterate: true\n---\n```yaml {config}\nstep: a\non_error: nowhere\n```\nhi\n"))
+	if err == nil || !strings.Contains(err.Error(), `x.md:6: step "a": on_error target "nowhere" is not a step`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+// The run's agent_name names the agent of the flow's role (its runs and
+// $FLOWDECK_AGENT); worktree is its working directory, only beneath the
+// project; feature is $FLOWDECK_FEATURE.
+func TestAgentNameAndWorktree(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	os.WriteFile(script, []byte("cat >/dev/null\necho \"{\\\"where\\\": \\\"$(pwd)|$FLOWDECK_AGENT|$FLOWDECK_ACTOR|$FLOWDECK_WORKTREE|$FLOWDECK_FEATURE\\\"}\"\n"), 0o755)
+	e, log := project(t, map[string]config.Agent{"worker": {Command: []string{"sh", script}}})
+	wt := filepath.Join(e.Root, ".flow", "worktrees", "f1")
+	os.MkdirAll(wt, 0o755)
+	src := "---\nliterate: true\nagent: worker\n---\n```yaml {config}\nparse:\n  where: string\n```\nWhere?\n"
+	for _, c := range []struct {
+		worktree, want string
+	}{
+		{wt, wt + "|worker-2|worker-2|" + wt + "|f1"},
+		{".flow/worktrees/f1", wt + "|worker-2|worker-2|" + wt + "|f1"},
+		{"/tmp", e.Root + "|worker-2|worker-2|" + e.Root + "|f1"}, // outside the project: refused
+		{"../elsewhere", e.Root + "|worker-2|worker-2|" + e.Root + "|f1"},
+	} {
+		run, err := e.Start(context.Background(), parse(t, "w.md", src), "w.md", nil,
+			map[string]any{VarAgent: "worker-2", VarWorktree: c.worktree, VarFeature: "f1"})
+		if err != nil || run.Vars["where"] != c.want {
+			t.Fatalf("worktree %q: %v: where %q, want %q\n%s", c.worktree, err, run.Vars["where"], c.want, log)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package flows
+
+import (
+	"path/filepath"
+	"strings"
+
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// A run of the built-in run flow started by the crew scheduler carries two
+// variables that name where and as whom its agent works:
+//
+//	agent_name the agent's name (worker-2): the claim's owner, the actor of
+//	          its runs, $FLOWDECK_AGENT
+//	worktree  the directory its agent works in (the feature's git worktree
+//	          once there is one), $FLOWDECK_WORKTREE
+//
+// They are the one place to change the cwd and name of an agent step.
+const (
+	VarAgent    = "agent_name"
+	VarWorktree = "worktree"
+	VarFeature  = "feature"
+)
+
+// runString is a string variable of run, "" when unset or not a string.
+func runString(run *model.FlowRun, name string) string {
+	if run == nil {
+		return ""
+	}
+	s, _ := run.Vars[name].(string)
+	return strings.TrimSpace(s)
+}
+
+// agentDir is the working directory of run's agent steps: its worktree
+// variable when that is a directory beneath the project (a flow or agent
+// must not move an agent outside it), else the project root.
+func (e *Engine) agentDir(run *model.FlowRun) string {
+	wt := runString(run, VarWorktree)
+	if wt == "" {
+		return e.Root
+	}
+	if !filepath.IsAbs(wt) {
+		wt = filepath.Join(e.Root, wt)
+	}
+	wt = filepath.Clean(wt)
+	rel, err := filepath.Rel(e.Root, wt)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return e.Root
+	}
+	return wt
+}
+
+// agentName is who answers run's agent step for role: the run's agent
+// variable for the flow's own role (the worker a scheduler slot named),
+// else the role.
+func agentName(run *model.FlowRun, role, flowRole string) string {
+	if n := runString(run, VarAgent); n != "" && role == flowRole && model.ValidAgentName(n) {
+		return n
+	}
+	return role
+}
