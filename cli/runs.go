@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -150,6 +151,10 @@ func (e *env) showCmd() *cobra.Command {
 				return e.show(ops.Refused(&model.Error{Code: "run_forgotten", Message: "the output of run " + rec.ID + " was forgotten",
 					Recovery: model.Recovery{Hint: "Only the record is kept; run the command again.", NextCommand: "flowdeck run -- " + model.ShellJoin(rec.Argv)}}), nil)
 			}
+			// The output streams through in bounded pieces; a soft memory
+			// limit keeps the collector from letting the heap double on a
+			// busy machine (as run does).
+			debug.SetMemoryLimit(48 << 20)
 			if err := e.streamOutput(p, rec, raw); err != nil {
 				return err
 			}

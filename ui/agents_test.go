@@ -173,6 +173,7 @@ func TestReviewDecisionsOfThreeAgentsQueue(t *testing.T) {
 			Prompt: "Review of " + f + "?", Options: []model.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}, t0.Add(time.Duration(i-10)*time.Minute)))
 	}
 	h := newHarness(t, st, 120, 40, zeroConfig())
+	answerKeys, answered := []string{"a", "x", "1"}, []string{"approved", "needs_fix", "approved"}
 	h.mustSee("⚑ 3 waiting: review store (worker-1), review api (worker-2), review cli (worker-3)")
 	for i := range ids {
 		if _, ok := h.m.top().(*decisionDialog); !ok {
@@ -180,13 +181,16 @@ func TestReviewDecisionsOfThreeAgentsQueue(t *testing.T) {
 		}
 		// The prompt names whose review it is.
 		h.mustSee(fmt.Sprintf("step confirm · review %s (worker-%d)", feats[i], i+1))
+		// A review question answers to the review keys as well as to its
+		// numbers, and the hint bar says so.
+		h.mustSee("a approved")
 		h.clk.Add(time.Second)
-		h.key("1")
+		h.key(answerKeys[i])
 	}
-	for _, id := range ids {
+	for i, id := range ids {
 		d, err := st.Decision(id)
-		if err != nil || d.Resolution == nil || d.Resolution.Option != "approved" {
-			t.Fatalf("decision %s: %+v %v", id, d, err)
+		if err != nil || d.Resolution == nil || d.Resolution.Option != answered[i] {
+			t.Fatalf("decision %s: %+v %v, want %s", id, d, err, answered[i])
 		}
 	}
 	if h.m.top() != nil {

@@ -211,6 +211,12 @@ func (d *decisionDialog) KeyMap(m *Model) keyMap {
 	f := d.f
 	var short []keys.Action
 	desc := map[keys.Action]string{keys.Back: "later"}
+	var verdicts []keys.Action // a review question's verdicts, by key
+	for _, v := range verdictKeys {
+		if id := verdictOption(&f.d, v); id != "" {
+			verdicts, desc[v] = append(verdicts, v), id
+		}
+	}
 	switch {
 	case f.refused:
 		return keyMap{km: m.keys, short: []keys.Action{keys.Back}, full: [][]keys.Action{{keys.Back}}, desc: map[keys.Action]string{keys.Back: "close"}}
@@ -218,6 +224,7 @@ func (d *decisionDialog) KeyMap(m *Model) keyMap {
 		return keyMap{km: m.keys}
 	case len(f.d.Options) > 0 && f.focus == focusOptions:
 		short, desc[keys.Choose] = append(short, keys.Choose), "choose"
+		short = append(short, verdicts...)
 	case len(f.d.Options) > 0:
 		short, desc[keys.Open] = append(short, keys.Open), "to the options"
 	default:
@@ -233,7 +240,7 @@ func (d *decisionDialog) KeyMap(m *Model) keyMap {
 		short = append(short, keys.Left, keys.Right)
 	}
 	short = append(short, keys.Back)
-	full := [][]keys.Action{{keys.Choose, keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.PageDown, keys.PageUp, keys.Back}}
+	full := [][]keys.Action{append(append([]keys.Action{keys.Choose}, verdicts...), keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.PageDown, keys.PageUp, keys.Back)}
 	label := map[keys.Action]string{}
 	if n := min(9, len(f.d.Options)); n > 1 {
 		label[keys.Choose] = fmt.Sprintf("1–%d", n)
@@ -253,6 +260,15 @@ func (d *decisionDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 	if !typing || !printable(k) {
 		a, ok = m.keys.Which(k, keys.Back, keys.Open, keys.NextField, keys.PrevField, keys.Down, keys.Up,
 			keys.PageDown, keys.PageUp, keys.Left, keys.Right, keys.Choose)
+	}
+	if !ok && !typing && f.focus == focusOptions && !f.refused && !f.sending {
+		// A review question of a flow answers to the same keys as the
+		// session's review dialog: approve, needs fix, block.
+		if v, is := m.keys.Which(k, verdictKeys...); is {
+			if id := verdictOption(&f.d, v); id != "" {
+				return m.submitDecision(d, id), true
+			}
+		}
 	}
 	switch {
 	case f.refused:
@@ -348,6 +364,22 @@ func (m *Model) decisionAction(d *decisionDialog, a keys.Action, k tea.KeyPressM
 		return nil, true
 	}
 	return nil, false
+}
+
+// verdictKeys choose a review decision's verdict by its key.
+var verdictKeys = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block}
+
+// verdictOption is the option of review decision d that verdict key a
+// chooses, or "" when d offers no such verdict.
+func verdictOption(d *model.Decision, a keys.Action) string {
+	want := map[keys.Action]model.ReviewDecision{keys.Approve: model.ReviewApproved,
+		keys.NeedsFix: model.ReviewNeedsFix, keys.Block: model.ReviewBlocked}[a]
+	for _, o := range d.Options {
+		if o.ID == string(want) {
+			return o.ID
+		}
+	}
+	return ""
 }
 
 // submitDecision checks the form's values against their types and sends
