@@ -32,6 +32,14 @@ var (
 	allStatuses = []nodeStatus{statusOK, statusRun, statusWait, statusFail, statusBlock, statusPend}
 )
 
+// agentMark is " @AGENT" for a feature an agent works on now, else "".
+func agentMark(f *model.Feature) string {
+	if f.Status != model.FeatureInProgress || f.Agent == "" {
+		return ""
+	}
+	return " @" + diagramText(f.Agent)
+}
+
 func statusFor(s *model.Session, f *model.Feature) nodeStatus {
 	switch model.StateOf(s, f) {
 	case model.StateCompleted:
@@ -200,7 +208,7 @@ func (l asciiLayout) prefixW() int { return asciiTagW + 1 + l.idCol + 2 }
 // frame, on the id's row when the id and every dependency fit there, else on
 // the rows below it.
 func (l asciiLayout) rows(s *model.Session, f *model.Feature) []string {
-	id := truncate(diagramText(f.ID), l.inner-asciiTagW-1)
+	id := truncate(diagramText(f.ID)+agentMark(f), l.inner-asciiTagW-1)
 	head := padRight(statusFor(s, f).Tag, asciiTagW) + " " + id
 	tokens := depTokens(f)
 	if len(tokens) == 0 {
@@ -345,8 +353,11 @@ func DiagramMermaid(s *model.Session) string {
 	}
 	p := s.Plan
 	for _, f := range p.Features {
-		fmt.Fprintf(&b, "  %s[\"%s<br/>%s\"]\n", mermaidID(f.ID), mermaidText(f.ID, model.MaxFeatureIDLen),
-			mermaidText(f.Title, mermaidTitleMax))
+		label := mermaidText(f.ID, model.MaxFeatureIDLen) + "<br/>" + mermaidText(f.Title, mermaidTitleMax)
+		if mark := agentMark(&f); mark != "" {
+			label += "<br/>" + mermaidText(strings.TrimSpace(mark), model.MaxAgentNameLen+1)
+		}
+		fmt.Fprintf(&b, "  %s[\"%s\"]\n", mermaidID(f.ID), label)
 	}
 	for _, f := range p.Features {
 		for _, d := range f.DependsOn {
@@ -428,7 +439,7 @@ func DiagramDOT(s *model.Session) string {
 	for _, f := range p.Features {
 		st := statusFor(s, p.Feature(f.ID))
 		label := truncate(diagramText(f.ID), model.MaxFeatureIDLen) + "\n" + truncate(diagramText(f.Title), mermaidTitleMax) +
-			"\n" + st.Tag + " " + st.Label
+			"\n" + st.Tag + " " + st.Label + agentMark(&f)
 		fmt.Fprintf(&b, "  %s [label=%s, %s];\n", dotQuote(f.ID), dotQuote(label), dotStyles[st.Class])
 	}
 	if levels := model.Levels(p.Features); len(levels) > 1 {

@@ -72,7 +72,17 @@ func RenderIndex(s *model.Session) string {
 	line("- **Approval:** ", mdText(string(s.Approval)))
 	line("- **Next command:** ", codeSpan(model.NextCommand(s)))
 	line("- **Progress:** ", ProgressText(s.Plan))
-	if id := s.Execution.ActiveFeature; id != "" {
+	if claims := model.ActiveClaims(s); len(claims) > 1 || len(claims) == 1 && claims[0].Agent != "" {
+		// Several agents at once: every active feature and who works on it.
+		parts := make([]string, len(claims))
+		for i, c := range claims {
+			parts[i] = featureLink(c.Feature, "features/")
+			if c.Agent != "" {
+				parts[i] += " (agent " + codeSpan(c.Agent) + ")"
+			}
+		}
+		line("- **Active features:** ", strings.Join(parts, ", "))
+	} else if id := s.Execution.ActiveFeature; id != "" {
 		line("- **Active feature:** ", featureLink(id, "features/"))
 	}
 	if id := s.Execution.LastFeature; id != "" {
@@ -273,6 +283,17 @@ func renderFeature(s *model.Session, f *model.Feature, dependents map[string][]s
 	line("- **State:** ", state)
 	if active {
 		line("- **Next command:** ", codeSpan(model.NextCommand(s)))
+	}
+	if f.Status == model.FeatureInProgress && f.Agent != "" {
+		line("- **Agent:** ", codeSpan(f.Agent))
+	}
+	if f.Status == model.FeatureInProgress && !active {
+		// Another agent's feature: its own next step, not the session's.
+		for _, st := range model.NextSteps(s) {
+			if st.Feature == f.ID {
+				line("- **Next command:** ", codeSpan(st.Command))
+			}
+		}
 	}
 	if f.Status == model.FeatureInProgress && f.StartedSeq > 0 {
 		line("- **Started:** seq ", strconv.FormatUint(f.StartedSeq, 10))

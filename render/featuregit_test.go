@@ -59,3 +59,27 @@ func TestFeatureDocGit(t *testing.T) {
 		t.Fatalf("conflict doc:\n%s", doc)
 	}
 }
+
+// With several agents at once, the diagrams and the session index name the
+// agent of every active feature (and none of a finished one).
+func TestDiagramsAndIndexNameTheAgents(t *testing.T) {
+	s := worktreeSession(t).s
+	ascii, mermaid, dot := render.DiagramASCII(s), render.DiagramMermaid(s), render.DiagramDOT(s)
+	for name, text := range map[string]string{"ascii": ascii, "mermaid": mermaid, "dot": dot} {
+		for _, want := range []string{"@w2", "@w3"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s diagram lacks %s:\n%s", name, want, text)
+			}
+		}
+		if strings.Contains(text, "@w1") {
+			t.Errorf("%s diagram marks the completed feature's agent:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(ascii, "working @w2") {
+		t.Errorf("ascii diagram: the agent does not follow its feature:\n%s", ascii)
+	}
+	index := render.RenderIndex(s)
+	if !strings.Contains(index, "- **Active features:** [`working`](features/working.md) (agent `w2`), [`clash`](features/clash.md) (agent `w3`)") {
+		t.Errorf("index does not list both active features with their agents:\n%s", index)
+	}
+}
