@@ -173,6 +173,11 @@ func (e *env) showCmd() *cobra.Command {
 // longer line is cleaned in pieces.
 const maxCarry = 1 << 20
 
+// readPiece is how much output show reads at a time: every piece is copied a
+// few times on its way out (escapes stripped, cleaned, JSON-quoted), so a
+// small piece keeps the garbage, and the peak, small.
+const readPiece = 1 << 20
+
 // streamOutput prints a run's output in pieces cut at line ends, so that a
 // huge output never sits in memory. With --json it writes the object
 // {"ok", "run", "output"}, the output string streamed the same way.
@@ -202,7 +207,7 @@ func (e *env) streamOutput(p *project.Project, rec *model.RunRecord, raw bool) e
 	}
 	var pending []byte
 	for off := int64(0); ; {
-		data, next, err := p.ReadOutput(rec.ID, off, 4<<20)
+		data, next, err := p.ReadOutput(rec.ID, off, readPiece)
 		if err != nil {
 			return internalErr(err)
 		}
