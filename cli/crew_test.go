@@ -194,20 +194,26 @@ func checkCrewSession(tb testing.TB, st *db.Store, dir string) {
 
 // The 12-feature crew plan with 3 scripted agents against 1 agent, in the
 // same run: the ratio of wall times (target ≤ 0.45; the critical path is 4
-// of 12 features).
+// of 12 features). Each feature is `work` of scripted work plus flowdeck's
+// own overhead (flow steps, verification, review, git), which three agents
+// contend for on a 2-core machine: with 1 s of work it is a fifth of the
+// time; real agents work for minutes, which 2 s stands for better.
 func BenchmarkCrewDemo(b *testing.B) {
-	work := time.Second
-	var one, three time.Duration
-	for i := 0; i < b.N; i++ {
-		one += runCrew(b, 1, work)
-		three += runCrew(b, 3, work)
-	}
-	ratio := three.Seconds() / one.Seconds()
-	b.ReportMetric(one.Seconds()/float64(b.N), "s/1-agent")
-	b.ReportMetric(three.Seconds()/float64(b.N), "s/3-agents")
-	b.ReportMetric(ratio, "ratio")
-	if ratio > 0.45 {
-		b.Errorf("3 agents took %.2f of the time 1 agent took (target ≤ 0.45)", ratio)
+	for _, work := range []time.Duration{time.Second, 2 * time.Second} {
+		b.Run("work="+work.String(), func(b *testing.B) {
+			var one, three time.Duration
+			for i := 0; i < b.N; i++ {
+				one += runCrew(b, 1, work)
+				three += runCrew(b, 3, work)
+			}
+			ratio := three.Seconds() / one.Seconds()
+			b.ReportMetric(one.Seconds()/float64(b.N), "s/1-agent")
+			b.ReportMetric(three.Seconds()/float64(b.N), "s/3-agents")
+			b.ReportMetric(ratio, "ratio")
+			if ratio > 0.45 {
+				b.Errorf("3 agents took %.2f of the time 1 agent took (target ≤ 0.45)", ratio)
+			}
+		})
 	}
 }
 

@@ -19,8 +19,10 @@ const CrewParallel = 3
 // ConflictPair are two features the agents start at once (both roots of
 // the plan) whose workers both append to internal/registry.go: in separate
 // git worktrees the second merge conflicts, and the person resolves it by a
-// decision.
-var ConflictPair = [2]string{"config-schema", "token-store"}
+// decision. login-page has slack (only rate-limit and the last feature
+// wait for it), so when it is the one that conflicts the extra round does
+// not lengthen the critical path; a pair of critical-path roots would.
+var ConflictPair = [2]string{"config-schema", "login-page"}
 
 // RegistryFile is the file both features of ConflictPair append to.
 var RegistryFile = filepath.Join("internal", "registry.go")

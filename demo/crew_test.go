@@ -34,7 +34,7 @@ func TestCrewPlanShape(t *testing.T) {
 func TestCrewAgentAnswers(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
-	t.Setenv("FLOWDECK_FEATURE", "token-store")
+	t.Setenv("FLOWDECK_FEATURE", "login-page")
 	t.Setenv("FLOWDECK_AGENT", "worker-2")
 	t.Setenv("DEMO_WORK", "1ms")
 	t.Setenv("DEMO_PIDS", "")
@@ -42,9 +42,9 @@ func TestCrewAgentAnswers(t *testing.T) {
 	if code := CrewAgent("worker", strings.NewReader("prompt"), &out); code != 0 || !strings.Contains(out.String(), `"outcome":"completed"`) {
 		t.Fatalf("exit %d: %s", code, out.String())
 	}
-	data, _ := os.ReadFile(filepath.Join(dir, "internal", "token-store.go"))
+	data, _ := os.ReadFile(filepath.Join(dir, "internal", "login-page.go"))
 	prov, _ := os.ReadFile(filepath.Join(dir, RegistryFile))
-	if !strings.HasPrefix(string(data), "// token-store: built by worker-2.") || string(prov) != "//   token-store\n" {
+	if !strings.HasPrefix(string(data), "// login-page: built by worker-2.") || string(prov) != "//   login-page\n" {
 		t.Fatalf("files: %q %q", data, prov)
 	}
 	out.Reset()
@@ -92,14 +92,14 @@ func TestCrewWorkerResolvesTheConflict(t *testing.T) {
 	t.Setenv("DEMO_WORK", "1ms")
 	t.Setenv("DEMO_PIDS", "")
 	for round, prompt := range []string{"build it", "Completing the feature " + ConflictNote + ": … Rebase your branch"} {
-		t.Setenv("FLOWDECK_FEATURE", "token-store")
+		t.Setenv("FLOWDECK_FEATURE", "login-page")
 		var out bytes.Buffer
 		if code := CrewAgent("worker", strings.NewReader(prompt), &out); code != 0 || !strings.Contains(out.String(), `"outcome":"completed"`) {
 			t.Fatalf("round %d: exit %d: %s", round, code, out.String())
 		}
 	}
 	prov, _ := os.ReadFile(RegistryFile)
-	if string(prov) != registryBase+"//   token-store\n//   config-schema\n" {
+	if string(prov) != registryBase+"//   login-page\n//   config-schema\n" {
 		t.Fatalf("%s:\n%s", RegistryFile, prov)
 	}
 	if git("status", "--porcelain") != "" || !strings.Contains(git("log", "--format=%s"), "merge flowdeck/S") {
