@@ -61,14 +61,9 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	}
 	eng.Agents = demo.CrewAgents(self, work)
 	if !noUI {
-		r, err := contain.Open(dir)
+		log, err := openDemoCrewLog(dir)
 		if err != nil {
-			return internalErr(err)
-		}
-		log, err := r.Create(filepath.Join(".flow", "demo-crew.log")) // beneath dir, never through a link out
-		r.Close()
-		if err != nil {
-			return internalErr(contain.Fault(dir, err))
+			return err
 		}
 		defer log.Close()
 		eng.Log, eng.Live = log, log
@@ -100,6 +95,21 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	}()
 	defer func() { cancel(); <-finished }()
 	return e.openCockpit(false)
+}
+
+// openDemoCrewLog creates the crew's log, .flow/demo-crew.log, where the
+// engine writes while the cockpit holds the terminal.
+func openDemoCrewLog(dir string) (*os.File, error) {
+	r, err := contain.Open(dir)
+	if err != nil {
+		return nil, internalErr(err)
+	}
+	log, err := r.Create(filepath.Join(".flow", "demo-crew.log")) // beneath dir, never through a link out
+	r.Close()
+	if err != nil {
+		return nil, internalErr(contain.Fault(dir, err))
+	}
+	return log, nil
 }
 
 // demoCrewAgentCommand is the scripted crew agent, as the agents' command.

@@ -144,51 +144,68 @@ func Load(path string) (Config, []error) {
 		errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q", path, LineOf(data, k[len(k)-1]), k.String()))
 	}
 	parsed.Path, parsed.raw = path, data
-	if parsed.Bell == "" {
-		parsed.Bell = c.Bell
+	errs = append(errs, checkLook(&parsed, c, path, data)...)
+	errs = append(errs, checkRun(&parsed, path, data)...)
+	errs = append(errs, checkSession(&parsed, path, data)...)
+	errs = append(errs, checkAgents(&parsed, path, data)...)
+	return parsed, errs
+}
+
+// checkLook puts back def's bell and theme where c's are unset or unknown,
+// and says why for the unknown ones.
+func checkLook(c *Config, def Config, path string, data []byte) []error {
+	var errs []error
+	if c.Bell == "" {
+		c.Bell = def.Bell
 	}
-	switch parsed.Bell {
+	switch c.Bell {
 	case BellOff, BellBell, BellOSC777, BellOSC99:
 	default:
-		errs = append(errs, fmt.Errorf("%s:%d: bell = %q: use off, bell, osc777 or osc99", path, LineOf(data, "bell"), parsed.Bell))
-		parsed.Bell = c.Bell
+		errs = append(errs, fmt.Errorf("%s:%d: bell = %q: use off, bell, osc777 or osc99", path, LineOf(data, "bell"), c.Bell))
+		c.Bell = def.Bell
 	}
-	if parsed.Theme == "" {
-		parsed.Theme = c.Theme
+	if c.Theme == "" {
+		c.Theme = def.Theme
 	}
-	switch parsed.Theme {
+	switch c.Theme {
 	case "auto", "dark", "light":
 	default:
-		errs = append(errs, fmt.Errorf("%s:%d: theme = %q: use auto, dark or light", path, LineOf(data, "theme"), parsed.Theme))
-		parsed.Theme = c.Theme
+		errs = append(errs, fmt.Errorf("%s:%d: theme = %q: use auto, dark or light", path, LineOf(data, "theme"), c.Theme))
+		c.Theme = def.Theme
 	}
+	return errs
+}
+
+// checkRun drops a [run] value that cannot work and says why.
+func checkRun(c *Config, path string, data []byte) []error {
+	var errs []error
 	for _, d := range []struct {
 		key string
 		val *string
-	}{{"timeout", &parsed.Run.Timeout}, {"stall", &parsed.Run.Stall}} {
+	}{{"timeout", &c.Run.Timeout}, {"stall", &c.Run.Stall}} {
 		if v, err := time.ParseDuration(*d.val); *d.val != "" && (err != nil || v < 0) {
 			errs = append(errs, fmt.Errorf("%s:%d: run.%s = %q: use a duration like 30m", path, LineOf(data, d.key), d.key, *d.val))
 			*d.val = ""
 		}
 	}
-	if c := parsed.Run.CPU; c < 0 || math.IsNaN(c) || math.IsInf(c, 0) {
-		errs = append(errs, fmt.Errorf("%s:%d: run.cpu = %v: use a number of cores like 0.5", path, LineOf(data, "cpu"), c))
-		parsed.Run.CPU = 0
+	if cpu := c.Run.CPU; cpu < 0 || math.IsNaN(cpu) || math.IsInf(cpu, 0) {
+		errs = append(errs, fmt.Errorf("%s:%d: run.cpu = %v: use a number of cores like 0.5", path, LineOf(data, "cpu"), cpu))
+		c.Run.CPU = 0
 	}
-	if parsed.Run.Pids < 0 {
-		errs = append(errs, fmt.Errorf("%s:%d: run.pids = %d: use a positive number", path, LineOf(data, "pids"), parsed.Run.Pids))
-		parsed.Run.Pids = 0
+	if c.Run.Pids < 0 {
+		errs = append(errs, fmt.Errorf("%s:%d: run.pids = %d: use a positive number", path, LineOf(data, "pids"), c.Run.Pids))
+		c.Run.Pids = 0
 	}
-	for k := range parsed.Run.Env {
+	for k := range c.Run.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {
 			errs = append(errs, fmt.Errorf("%s:%d: run.env: %q is not a variable name", path, LineOf(data, k), k))
-			delete(parsed.Run.Env, k)
+			delete(c.Run.Env, k)
 		}
 	}
 	for _, sz := range []struct {
 		key string
 		val *string
-	}{{"memory", &parsed.Run.Memory}, {"retain", &parsed.Run.Retain}} {
+	}{{"memory", &c.Run.Memory}, {"retain", &c.Run.Retain}} {
 		if *sz.val == "" || *sz.val == "0" {
 			continue
 		}
@@ -198,13 +215,11 @@ func Load(path string) (Config, []error) {
 		}
 	}
 	// The redactor's own check, so that config and runs agree on what works.
-	if _, err := patterns.NewRedactor(parsed.Run.Redact); err != nil {
-		parsed.Run.RedactErr = fmt.Errorf("%s:%d: run.redact: %v; runs are refused until it is fixed", path, LineOf(data, "redact"), err)
-		errs = append(errs, parsed.Run.RedactErr)
+	if _, err := patterns.NewRedactor(c.Run.Redact); err != nil {
+		c.Run.RedactErr = fmt.Errorf("%s:%d: run.redact: %v; runs are refused until it is fixed", path, LineOf(data, "redact"), err)
+		errs = append(errs, c.Run.RedactErr)
 	}
-	errs = append(errs, checkSession(&parsed, path, data)...)
-	errs = append(errs, checkAgents(&parsed, path, data)...)
-	return parsed, errs
+	return errs
 }
 
 // checkSession drops a [session] value out of range and says why.

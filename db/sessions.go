@@ -81,31 +81,9 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		if len(steps) == 0 {
 			return nil // already done: nothing to store
 		}
-		for _, st := range steps {
-			before := model.MarkDocs(st.Session)
-			if _, ok := st.Action.(model.PlanStart); ok {
-				before = model.MarkDocs(nil) // a new session: render all
-			}
-			next, events, derr := model.Execute(st.Session, st.Action, ctx)
-			if len(events) > 0 {
-				if err := appendEvents(tx, next, events); err != nil {
-					return err
-				}
-				if err := moveActivePointer(tx, next, events); err != nil {
-					return err
-				}
-				out.Events = append(out.Events, events...)
-				touched = append(touched, docsJob{next, before, events})
-				out.Session = next
-			}
-			if derr != nil {
-				if _, ok := model.AsError(derr); !ok {
-					return derr
-				}
-				refusal = derr
-				break
-			}
-			out.Session = next
+		touched, refusal, err = storeSteps(tx, steps, ctx, out)
+		if err != nil {
+			return err
 		}
 		if len(out.Events) == 0 && refusal != nil {
 			// Nothing to store: roll back so the change counter stays put.
@@ -124,6 +102,39 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 		return nil, err
 	}
 	return out, refusal
+}
+
+// storeSteps executes steps in turn, appending each one's events to the log
+// and recording them in out. A refusal stops the steps; the events before it
+// stay. touched are the sessions whose docs the events change.
+func storeSteps(tx *bolt.Tx, steps []model.Step, ctx model.Context, out *Outcome) (touched []docsJob, refusal, err error) {
+	for _, st := range steps {
+		before := model.MarkDocs(st.Session)
+		if _, ok := st.Action.(model.PlanStart); ok {
+			before = model.MarkDocs(nil) // a new session: render all
+		}
+		next, events, derr := model.Execute(st.Session, st.Action, ctx)
+		if len(events) > 0 {
+			if err := appendEvents(tx, next, events); err != nil {
+				return nil, nil, err
+			}
+			if err := moveActivePointer(tx, next, events); err != nil {
+				return nil, nil, err
+			}
+			out.Events = append(out.Events, events...)
+			touched = append(touched, docsJob{next, before, events})
+			out.Session = next
+		}
+		if derr != nil {
+			if _, ok := model.AsError(derr); !ok {
+				return nil, nil, derr
+			}
+			refusal = derr
+			break
+		}
+		out.Session = next
+	}
+	return touched, refusal, nil
 }
 
 func loadActive(tx *bolt.Tx) (*model.Session, error) {

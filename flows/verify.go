@@ -62,20 +62,7 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	if f == nil {
 		return refuse(model.CodeUnknownFeature, fmt.Sprintf("no feature %q in the plan", feature))
 	}
-	var cmds []string
-	if scope == model.ScopeBroad {
-		seen := map[string]bool{}
-		for _, pf := range s.Plan.Features {
-			for _, c := range pf.Verification {
-				if !seen[c] {
-					seen[c] = true
-					cmds = append(cmds, c)
-				}
-			}
-		}
-	} else {
-		cmds = f.Verification
-	}
+	cmds := verifyCommands(s.Plan, f, scope)
 	if len(cmds) == 0 {
 		return refuse(model.CodeMissingValidation, fmt.Sprintf("feature %s has no verification commands: record validation by hand (flowdeck run --feature %s -- CMD)", feature, feature))
 	}
@@ -119,6 +106,25 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	}
 	v.Summary = strings.Join(lines, "\n")
 	return v, nil
+}
+
+// verifyCommands are the commands that verify f in scope: its own, or for
+// broad scope every feature's in plan order, once each.
+func verifyCommands(p *model.Plan, f *model.Feature, scope model.Scope) []string {
+	if scope != model.ScopeBroad {
+		return f.Verification
+	}
+	var cmds []string
+	seen := map[string]bool{}
+	for _, pf := range p.Features {
+		for _, c := range pf.Verification {
+			if !seen[c] {
+				seen[c] = true
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	return cmds
 }
 
 func clipDetail(s string) string {

@@ -314,7 +314,16 @@ func asResult[T ops.Result](res T, err error) (ops.Result, error) {
 	return res, nil
 }
 
+// addTools registers every tool the server offers, by group.
 func (s *server) addTools() {
+	s.addPlanTools()
+	s.addExecutionTools()
+	s.addOutputTools()
+	s.addLandTool()
+}
+
+// addPlanTools registers the tools that read the session and shape its plan.
+func (s *server) addPlanTools() {
 	addTool(s, "flow_status", "The active session, its plan and features, and the next command.", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in statusArgs) (ops.Result, error) {
 			return asResult(s.p.Status(in.Full))
@@ -347,6 +356,11 @@ func (s *server) addTools() {
 		func(ctx context.Context, req *sdk.CallToolRequest, in actionArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.PlanApprove{})
 		})
+}
+
+// addExecutionTools registers the tools that move features through a run
+// and keep the session's record.
+func (s *server) addExecutionTools() {
 	addTool(s, "flow_run_start", "Start a feature (default: the first runnable one in plan order).", false,
 		func(ctx context.Context, req *sdk.CallToolRequest, in optionalFeatureArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.RunStart{Feature: in.FeatureID, Agent: in.Agent})
@@ -384,6 +398,11 @@ func (s *server) addTools() {
 		func(ctx context.Context, req *sdk.CallToolRequest, in noteArgs) (ops.Result, error) {
 			return s.do(req, in.agent, in.full, in.guard, model.AddNote{Text: in.Text})
 		})
+}
+
+// addOutputTools registers the tools over commands and their output, the
+// diagram and the decisions flows wait on.
+func (s *server) addOutputTools() {
 	addTool(s, "run", "Run a command in the project root through flowdeck's pty, isolator and output classifier; the output is stored for recall. With feature_id the result is observed validation evidence. Reports progress while it runs; cancelling the call kills the command's whole process group.", false,
 		s.run)
 	addTool(s, "recall", "Fuzzy-search every line of output that flowdeck has stored, newest run first.", true,
@@ -406,7 +425,6 @@ func (s *server) addTools() {
 			}
 			return res, err
 		})
-	s.addLandTool()
 }
 
 // run runs a command with progress notifications; the call's context

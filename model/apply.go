@@ -18,13 +18,44 @@ func Apply(s *Session, e Event) error {
 			return fmt.Errorf("session %s: event %d (%s) follows event %d", s.ID, e.Seq, e.Type, s.Seq)
 		}
 	}
-	feature := func() (*Feature, error) {
-		f := s.Plan.Feature(e.Feature)
-		if f == nil {
-			return nil, fmt.Errorf("session %s: event %d (%s) names unknown feature %q", s.ID, e.Seq, e.Type, e.Feature)
-		}
-		return f, nil
+	// Each group reports whether the type is one of its own; a type no
+	// group knows is a corrupt log.
+	handled, err := applySessionEvent(s, e)
+	if !handled {
+		handled, err = applyPlanEvent(s, e)
 	}
+	if !handled {
+		handled, err = applyFeatureEvent(s, e)
+	}
+	if !handled {
+		handled, err = applyEvidenceEvent(s, e)
+	}
+	if !handled {
+		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
+	}
+	if err != nil {
+		return err
+	}
+	s.Seq = e.Seq
+	s.Timestamps.Updated = e.At
+	s.Execution.HistoryTotal++
+	s.Execution.History = lastN(append(s.Execution.History, HistoryItem{
+		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: Describe(e),
+	}), MaxHistory)
+	return nil
+}
+
+// eventFeature is the plan's feature e names.
+func (s *Session) eventFeature(e Event) (*Feature, error) {
+	f := s.Plan.Feature(e.Feature)
+	if f == nil {
+		return nil, fmt.Errorf("session %s: event %d (%s) names unknown feature %q", s.ID, e.Seq, e.Type, e.Feature)
+	}
+	return f, nil
+}
+
+// applySessionEvent folds the events about the session as a whole.
+func applySessionEvent(s *Session, e Event) (bool, error) {
 	switch e.Type {
 	case EventSessionStarted:
 		*s = Session{
@@ -33,9 +64,31 @@ func Apply(s *Session, e Event) error {
 			Execution:  Execution{History: []HistoryItem{}},
 			Timestamps: Timestamps{Created: e.At},
 		}
+	case EventSessionCompleted:
+		s.Status = StatusCompleted
+		at := e.At
+		s.Timestamps.Completed = &at
+	case EventSessionBlocked:
+		s.Status = StatusBlocked
+	case EventSessionArchived:
+		s.Archived = true
+	case EventSessionActivated:
+		s.Archived = false
+	case EventNoteAdded:
+		s.NotesTotal++
+		s.Notes = lastN(append(s.Notes, Note{Seq: e.Seq, At: e.At, Actor: e.Actor, Text: e.Text}), MaxNotes)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// applyPlanEvent folds the events that change the plan or its approval.
+func applyPlanEvent(s *Session, e Event) (bool, error) {
+	switch e.Type {
 	case EventPlanApplied:
 		if e.Plan == nil {
-			return fmt.Errorf("session %s: event %d has no plan", s.ID, e.Seq)
+			return true, fmt.Errorf("session %s: event %d has no plan", s.ID, e.Seq)
 		}
 		p := normalizePlan(*e.Plan)
 		p.reindex()
@@ -45,7 +98,7 @@ func Apply(s *Session, e Event) error {
 		s.Execution.ActiveFeature = ""
 	case EventPlanSelected:
 		if s.Plan == nil {
-			return fmt.Errorf("session %s: event %d selects features of no plan", s.ID, e.Seq)
+			return true, fmt.Errorf("session %s: event %d selects features of no plan", s.ID, e.Seq)
 		}
 		keep := map[string]bool{}
 		for _, id := range e.FeatureIDs {
@@ -69,11 +122,60 @@ func Apply(s *Session, e Event) error {
 		}
 		at := e.At
 		s.Timestamps.Approved = &at
-	case EventFeatureStarted:
-		f, err := feature()
-		if err != nil {
-			return err
+	case EventFeaturesReset:
+		return true, s.resetFeatures(e)
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
+// resetFeatures folds features_reset: the features go back to pending with
+// their plan fields only.
+func (s *Session) resetFeatures(e Event) error {
+	reset := map[string]bool{}
+	for _, id := range e.FeatureIDs {
+		f := s.Plan.Feature(id)
+		if f == nil {
+			return fmt.Errorf("session %s: event %d resets unknown feature %q", s.ID, e.Seq, id)
 		}
+		*f = Feature{ID: f.ID, Title: f.Title, Summary: f.Summary, Files: f.Files, Verification: f.Verification,
+			DependsOn: f.DependsOn, BlockedBy: f.BlockedBy, Status: FeaturePending}
+		reset[id] = true
+	}
+	x := &s.Execution
+	x.forget(reset)
+	if x.ActiveFeature == "" && s.MaxParallel() > 1 {
+		s.refreshActive()
+	}
+	s.Timestamps.Completed = nil
+	switch {
+	case x.ActiveFeature != "":
+		s.Status = StatusRunning
+	case s.Approval == ApprovalApproved:
+		s.Status = StatusReady
+	default:
+		s.Status = StatusPlanning
+	}
+	return nil
+}
+
+// applyFeatureEvent folds the events that move one feature through its
+// life: started, completed, conflicted, sent back or blocked.
+func applyFeatureEvent(s *Session, e Event) (bool, error) {
+	switch e.Type {
+	case EventFeatureStarted, EventFeatureCompleted, EventMergeConflict, EventReplanRequired, EventFeatureBlocked:
+	case EventCompletionRejected:
+		return true, nil // only history: a rejected completion changes nothing else
+	default:
+		return false, nil
+	}
+	f, err := s.eventFeature(e)
+	if err != nil {
+		return true, err
+	}
+	switch e.Type {
+	case EventFeatureStarted:
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
 		f.Git = nil
 		if e.FeatureGit != nil {
@@ -83,119 +185,64 @@ func Apply(s *Session, e Event) error {
 		}
 		s.Execution.ActiveFeature = f.ID
 		s.Status = StatusRunning
+	case EventFeatureCompleted:
+		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
+		if f.Git != nil {
+			f.Git.MergeCommit, f.Git.Conflicts = e.Commit, nil
+		}
+		s.finish(f.ID, OutcomeCompleted)
+	case EventMergeConflict:
+		if f.Git == nil {
+			return true, fmt.Errorf("session %s: event %d: feature %s has no worktree", s.ID, e.Seq, f.ID)
+		}
+		f.Git.Conflicts = slices.Clone(e.Files)
+	case EventReplanRequired:
+		f.Status, f.Outcome, f.OutcomeNote = FeaturePending, OutcomeReplanRequired, e.Summary
+		s.finish(f.ID, OutcomeReplanRequired)
+		s.Status, s.Approval, s.Timestamps.Approved = StatusPlanning, ApprovalPending, nil
+	case EventFeatureBlocked:
+		f.Status, f.Outcome, f.OutcomeNote = FeatureBlocked, e.Outcome, e.Summary
+		s.finish(f.ID, e.Outcome)
+		if s.Execution.ActiveFeature == "" { // with others still active the session runs on
+			s.Status = StatusBlocked
+		}
+	}
+	return true, nil
+}
+
+// applyEvidenceEvent folds recorded validations and reviews.
+func applyEvidenceEvent(s *Session, e Event) (bool, error) {
+	switch e.Type {
 	case EventValidationRecorded:
-		f, err := feature()
+		f, err := s.eventFeature(e)
 		if err != nil {
-			return err
+			return true, err
 		}
 		if e.Evidence == nil {
-			return fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
+			return true, fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
 		}
 		ev := *e.Evidence
 		f.Validations = trimEvidence(append(f.Validations, ev))
 		s.Execution.LastValidation = &ev
 	case EventReviewRecorded:
 		if e.Review == nil {
-			return fmt.Errorf("session %s: event %d has no review", s.ID, e.Seq)
+			return true, fmt.Errorf("session %s: event %d has no review", s.ID, e.Seq)
 		}
 		r := *e.Review
 		if r.Final {
 			s.Execution.FinalReviews = lastN(append(s.Execution.FinalReviews, r), MaxEvidencePerItem)
 		} else {
-			f, err := feature()
+			f, err := s.eventFeature(e)
 			if err != nil {
-				return err
+				return true, err
 			}
 			f.Reviews = lastN(append(f.Reviews, r), MaxEvidencePerItem)
 		}
 		s.Execution.LastReview = &r
-	case EventFeatureCompleted:
-		f, err := feature()
-		if err != nil {
-			return err
-		}
-		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
-		if f.Git != nil {
-			f.Git.MergeCommit, f.Git.Conflicts = e.Commit, nil
-		}
-		s.finish(f.ID, OutcomeCompleted)
-	case EventCompletionRejected:
-		// Only history: a rejected completion changes nothing else.
-	case EventMergeConflict:
-		f, err := feature()
-		if err != nil {
-			return err
-		}
-		if f.Git == nil {
-			return fmt.Errorf("session %s: event %d: feature %s has no worktree", s.ID, e.Seq, f.ID)
-		}
-		f.Git.Conflicts = slices.Clone(e.Files)
-	case EventReplanRequired:
-		f, err := feature()
-		if err != nil {
-			return err
-		}
-		f.Status, f.Outcome, f.OutcomeNote = FeaturePending, OutcomeReplanRequired, e.Summary
-		s.finish(f.ID, OutcomeReplanRequired)
-		s.Status, s.Approval, s.Timestamps.Approved = StatusPlanning, ApprovalPending, nil
-	case EventFeatureBlocked:
-		f, err := feature()
-		if err != nil {
-			return err
-		}
-		f.Status, f.Outcome, f.OutcomeNote = FeatureBlocked, e.Outcome, e.Summary
-		s.finish(f.ID, e.Outcome)
-		if s.Execution.ActiveFeature == "" { // with others still active the session runs on
-			s.Status = StatusBlocked
-		}
-	case EventSessionCompleted:
-		s.Status = StatusCompleted
-		at := e.At
-		s.Timestamps.Completed = &at
-	case EventSessionBlocked:
-		s.Status = StatusBlocked
-	case EventFeaturesReset:
-		reset := map[string]bool{}
-		for _, id := range e.FeatureIDs {
-			f := s.Plan.Feature(id)
-			if f == nil {
-				return fmt.Errorf("session %s: event %d resets unknown feature %q", s.ID, e.Seq, id)
-			}
-			*f = Feature{ID: f.ID, Title: f.Title, Summary: f.Summary, Files: f.Files, Verification: f.Verification,
-				DependsOn: f.DependsOn, BlockedBy: f.BlockedBy, Status: FeaturePending}
-			reset[id] = true
-		}
-		x := &s.Execution
-		x.forget(reset)
-		if x.ActiveFeature == "" && s.MaxParallel() > 1 {
-			s.refreshActive()
-		}
-		s.Timestamps.Completed = nil
-		switch {
-		case x.ActiveFeature != "":
-			s.Status = StatusRunning
-		case s.Approval == ApprovalApproved:
-			s.Status = StatusReady
-		default:
-			s.Status = StatusPlanning
-		}
-	case EventSessionArchived:
-		s.Archived = true
-	case EventSessionActivated:
-		s.Archived = false
-	case EventNoteAdded:
-		s.NotesTotal++
-		s.Notes = lastN(append(s.Notes, Note{Seq: e.Seq, At: e.At, Actor: e.Actor, Text: e.Text}), MaxNotes)
 	default:
-		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
+		return false, nil
 	}
-	s.Seq = e.Seq
-	s.Timestamps.Updated = e.At
-	s.Execution.HistoryTotal++
-	s.Execution.History = lastN(append(s.Execution.History, HistoryItem{
-		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: Describe(e),
-	}), MaxHistory)
-	return nil
+	return true, nil
 }
 
 // forget clears the execution fields that belong to the given features.
