@@ -2,14 +2,12 @@ package demo
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"time"
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -87,26 +85,13 @@ func WriteCrewProject(dir string) error {
 	if err := WriteProject(dir); err != nil {
 		return err
 	}
-	r, err := contain.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	files := []struct {
-		name, text string
-		mode       os.FileMode
-	}{
+	err := writeFiles(dir, []projectFile{
 		{filepath.Join("scripts", "check"), CheckScript, 0o755},
 		{RegistryFile, registryBase, 0o644},
 		{".gitignore", ".flow/\n", 0o644},
-	}
-	for _, f := range files {
-		if err := r.MkdirAll(filepath.Dir(f.name), 0o755); err != nil {
-			return contain.Fault(dir, err)
-		}
-		if err := contain.WriteAtomic(r, f.name, []byte(f.text), f.mode); err != nil {
-			return err
-		}
+	})
+	if err != nil {
+		return err
 	}
 	if !HasGit() {
 		return nil

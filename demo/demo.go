@@ -102,18 +102,26 @@ grep = 'FAIL|_test.go'
 // WriteProject puts the verify script and the pattern into dir, through an
 // os.Root on it: a link in dir that leads out of it is refused, not followed.
 func WriteProject(dir string) error {
+	return writeFiles(dir, []projectFile{
+		{filepath.Join("scripts", "verify"), VerifyScript, 0o755},
+		{filepath.Join(".flow", "patterns", "demo.toml"), PatternTOML, 0o644},
+	})
+}
+
+// projectFile is one file a demo project starts with.
+type projectFile struct {
+	name, text string
+	mode       os.FileMode
+}
+
+// writeFiles writes files into dir through an os.Root on it, creating
+// their directories: a link in dir that leads out of it is refused.
+func writeFiles(dir string, files []projectFile) error {
 	r, err := contain.Open(dir)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	files := []struct {
-		name, text string
-		mode       os.FileMode
-	}{
-		{filepath.Join("scripts", "verify"), VerifyScript, 0o755},
-		{filepath.Join(".flow", "patterns", "demo.toml"), PatternTOML, 0o644},
-	}
 	for _, f := range files {
 		if err := r.MkdirAll(filepath.Dir(f.name), 0o755); err != nil {
 			return contain.Fault(dir, err)

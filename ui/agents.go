@@ -219,8 +219,13 @@ func agentLabel(a *agentspane.Agent) string {
 	return "agent " + a.Name
 }
 
-// agentFlow is the agent's flow run as loaded, or a note saying there is none.
-func (m *Model) agentFlow(ag *agentspane.Agent) (*model.FlowRun, bool) {
+// selectedAgentFlow is the selected agent's flow run as loaded, or a note
+// saying there is none.
+func (m *Model) selectedAgentFlow() (*model.FlowRun, bool) {
+	ag, ok := m.selectedAgent()
+	if !ok {
+		return nil, false
+	}
 	for i := range m.flowRuns {
 		if m.flowRuns[i].ID == ag.FlowRun {
 			return &m.flowRuns[i], true
@@ -233,11 +238,7 @@ func (m *Model) agentFlow(ag *agentspane.Agent) (*model.FlowRun, bool) {
 // pauseAgent asks the process executing the agent's flow run to stop after
 // its current step.
 func (m *Model) pauseAgent() tea.Cmd {
-	ag, ok := m.selectedAgent()
-	if !ok {
-		return nil
-	}
-	r, ok := m.agentFlow(ag)
+	r, ok := m.selectedAgentFlow()
 	if !ok {
 		return nil
 	}
@@ -260,11 +261,7 @@ func (m *Model) pauseAgent() tea.Cmd {
 
 // resumeAgent resumes the agent's paused or interrupted flow run here.
 func (m *Model) resumeAgent() tea.Cmd {
-	ag, ok := m.selectedAgent()
-	if !ok {
-		return nil
-	}
-	r, ok := m.agentFlow(ag)
+	r, ok := m.selectedAgentFlow()
 	if !ok {
 		return nil
 	}
@@ -277,14 +274,11 @@ func (m *Model) resumeAgent() tea.Cmd {
 
 // stopAgent asks before cancelling the agent's flow run.
 func (m *Model) stopAgent() tea.Cmd {
-	ag, ok := m.selectedAgent()
+	r, ok := m.selectedAgentFlow()
 	if !ok {
 		return nil
 	}
-	r, ok := m.agentFlow(ag)
-	if !ok {
-		return nil
-	}
+	ag, _ := m.selectedAgent()
 	if model.FlowEnded(r.Status) {
 		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to stop")
 		return nil
