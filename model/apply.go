@@ -31,6 +31,9 @@ func Apply(s *Session, e Event) error {
 		handled, err = applyEvidenceEvent(s, e)
 	}
 	if !handled {
+		handled, err = applyInterruptEvent(s, e)
+	}
+	if !handled {
 		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
 	}
 	if err != nil {
@@ -174,6 +177,9 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 	if err != nil {
 		return true, err
 	}
+	if e.Type != EventMergeConflict { // the feature moves on: its worker is not stuck
+		f.Interrupted = nil
+	}
 	switch e.Type {
 	case EventFeatureStarted:
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
@@ -222,6 +228,7 @@ func applyEvidenceEvent(s *Session, e Event) (bool, error) {
 			return true, fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
 		}
 		ev := *e.Evidence
+		f.Interrupted = nil
 		f.Validations = trimEvidence(append(f.Validations, ev))
 		s.Execution.LastValidation = &ev
 	case EventReviewRecorded:
@@ -237,6 +244,7 @@ func applyEvidenceEvent(s *Session, e Event) (bool, error) {
 				return true, err
 			}
 			f.Reviews = lastN(append(f.Reviews, r), MaxEvidencePerItem)
+			f.Interrupted = nil
 		}
 		s.Execution.LastReview = &r
 	default:

@@ -45,6 +45,7 @@ const (
 	CodeFailingFinalReview      = "failing_final_review"
 	CodeMergeConflict           = "merge_conflict"
 	CodeUnverifiedCommit        = "unverified_commit"
+	CodeFeatureNotInterrupted   = "feature_not_interrupted"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.

@@ -29,6 +29,8 @@ const (
 	EventSessionActivated   EventType = "session_activated"
 	EventNoteAdded          EventType = "note_added"
 	EventMergeConflict      EventType = "merge_conflict"
+	EventFeatureInterrupted EventType = "feature_interrupted"
+	EventFeatureResumed     EventType = "feature_resumed"
 )
 
 // Event is one entry of a session's append-only log. Only the fields its Type
@@ -111,6 +113,13 @@ func Describe(e Event) string {
 			return "completed " + e.Feature + " (merged at " + shortCommit(e.Commit) + ")"
 		}
 		return "completed " + e.Feature
+	case EventFeatureInterrupted:
+		if e.Summary != "" {
+			return "interrupted " + e.Feature + ": " + e.Summary
+		}
+		return "interrupted " + e.Feature
+	case EventFeatureResumed:
+		return "resumed " + e.Feature
 	case EventMergeConflict:
 		return fmt.Sprintf("merge of %s conflicts on %s", e.Feature, quotedFiles(e.Files))
 	case EventCompletionRejected:

@@ -53,6 +53,8 @@ func checkActionText(a Action) error {
 		err = checkTexts("review", "findings", a.Findings)
 	case RunComplete:
 		err = checkText("execution", "summary", a.Summary)
+	case RunInterrupt:
+		err = checkText("execution", "summary", a.Summary)
 	case AddNote:
 		err = checkText("note", "text", a.Text)
 	case RecordConflict:

@@ -36,9 +36,12 @@ const (
 	StateRunnable       FeatureState = "runnable"
 	StateInProgress     FeatureState = "in_progress"
 	StateAwaitingReview FeatureState = "awaiting_review"
-	StateNeedsFix       FeatureState = "needs_fix"
-	StateBlocked        FeatureState = "blocked"
-	StateCompleted      FeatureState = "completed"
+	// StateInterrupted is an in-progress feature whose worker crashed or gave
+	// up: still claimed, waiting for the person's decision.
+	StateInterrupted FeatureState = "interrupted"
+	StateNeedsFix    FeatureState = "needs_fix"
+	StateBlocked     FeatureState = "blocked"
+	StateCompleted   FeatureState = "completed"
 )
 
 // Glyph is the state's one-cell mark, so that it reads without colour; the
@@ -53,6 +56,8 @@ func (s FeatureState) Glyph() string {
 		return "?"
 	case StateNeedsFix:
 		return "✗"
+	case StateInterrupted:
+		return "!"
 	case StateBlocked:
 		return "■"
 	case StateRunnable:
@@ -73,6 +78,9 @@ func StateOf(s *Session, f *Feature) FeatureState {
 			return StateRunnable
 		}
 		return StatePending
+	}
+	if f.Interrupted != nil {
+		return StateInterrupted
 	}
 	since := evidenceSince(f.Validations, f.StartedSeq, "")
 	if len(since) == 0 {

@@ -82,6 +82,8 @@ func (h *hintWalk) flowAction(pos []string, fl map[string]string) (model.Action,
 		return model.RunStart{Feature: arg(2), Agent: agent}, cmd, true
 	case cmd == "run complete" && len(pos) == 3 && fl["outcome"] != "":
 		return model.RunComplete{Feature: pos[2], Outcome: model.Outcome(fl["outcome"]), Summary: fl["summary"]}, cmd, true
+	case cmd == "run resume" && len(pos) == 3:
+		return model.RunResume{Feature: pos[2]}, cmd, true
 	case pos[0] == "validate" && len(pos) == 2:
 		c := fl["command"]
 		if c == "CMD" {

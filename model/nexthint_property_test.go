@@ -32,7 +32,7 @@ func TestNextHintsAreAccepted(t *testing.T) {
 		t.Logf("seed %d: hints checked by command: %v", seed, checked)
 		if seed == 11 {
 			for _, c := range []string{"plan start", "plan apply", "plan approve", "run start", "run complete",
-				"validate", "run --feature", "review", "review --final", "reset feature"} {
+				"validate", "run --feature", "review", "review --final", "reset feature", "run resume"} {
 				if checked[c] == 0 {
 					t.Errorf("seed 11 never checked a %q hint: the walk does not cover the model", c)
 				}
@@ -211,8 +211,13 @@ func (h *hintWalk) randomAction() model.Action {
 	case 15:
 		return h.oversized()
 	case 16:
-		if pick(2) == 0 { // a merge that conflicted (refused with merge_conflict)
+		switch pick(4) {
+		case 0: // a merge that conflicted (refused with merge_conflict)
 			return model.RecordConflict{Feature: h.featureID(), Files: []string{"a.go"}}
+		case 1: // a crashed worker
+			return model.RunInterrupt{Feature: h.featureID(), Summary: "agent exited 137"}
+		case 2:
+			return model.RunResume{Feature: h.featureID()}
 		}
 	}
 	return model.AddNote{Text: []string{"a note", " "}[pick(2)]}

@@ -153,6 +153,9 @@ func nextForActive(s *Session, id string) string {
 	if f == nil {
 		return "flowdeck flow status"
 	}
+	if f.IsInterrupted() {
+		return "flowdeck flow run resume " + id
+	}
 	if err := CompletionGate(s, f); err != nil {
 		return err.Recovery.NextCommand
 	}

@@ -202,6 +202,9 @@ type Feature struct {
 	OutcomeNote string     `json:"outcome_note,omitempty"`
 	// Git is the feature's branch and worktree, when the session uses them.
 	Git *FeatureGit `json:"git,omitempty"`
+	// Interrupted is set while the in-progress feature's worker crashed or
+	// gave up and nobody has moved the feature on (see RunInterrupt).
+	Interrupted *Interruption `json:"interrupted,omitempty"`
 }
 
 // Evidence is the record of one validation run.
