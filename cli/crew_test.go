@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -287,6 +288,10 @@ func TestCrewAgentKilledMidFeature(t *testing.T) {
 	if code != 0 || !strings.Contains(out, d.ID) {
 		t.Fatalf("flowdeck decisions (exit %d) does not list %s:\n%s", code, d.ID, out)
 	}
+	// While the decision waits the feature reads interrupted, with the reason.
+	if got := featureStateJSON(t, dir, victim); got != string(model.StateInterrupted) {
+		t.Fatalf("%s reads %q while the decision waits, want interrupted", victim, got)
+	}
 	// Retry without the hang: the plan completes.
 	os.Remove(filepath.Join(pids, "HANG"))
 	if _, _, code := flowdeck(t, dir, "decide", d.ID, "retry"); code != 0 {
@@ -296,7 +301,51 @@ func TestCrewAgentKilledMidFeature(t *testing.T) {
 	if res.err != nil || res.rep.Session != model.StatusCompleted {
 		t.Fatalf("crew: %v %+v", res.err, res.rep)
 	}
+	wantInterruptResumed(t, st, victim)
 	checkCrewSession(t, st, dir)
+}
+
+// featureStateJSON is feature id's state as flow status --json reports it.
+func featureStateJSON(t *testing.T, dir, id string) string {
+	t.Helper()
+	out, errOut, code := flowdeck(t, dir, "flow", "status", "--json")
+	var res struct {
+		Session struct {
+			Plan struct {
+				Features []struct{ ID, State string }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &res); code != 0 || err != nil {
+		t.Fatalf("flow status --json (exit %d): %v\n%s%s", code, err, out, errOut)
+	}
+	for _, f := range res.Session.Plan.Features {
+		if f.ID == id {
+			return f.State
+		}
+	}
+	t.Fatalf("flow status --json has no feature %s:\n%s", id, out)
+	return ""
+}
+
+// wantInterruptResumed checks that id's log has its interrupt (naming the
+// kill) followed by its resume: the retry cleared the mark.
+func wantInterruptResumed(t *testing.T, st *db.Store, id string) {
+	t.Helper()
+	s, _ := st.Active()
+	evs, _ := st.Events(s.ID, 0, 0)
+	var seq []string
+	for _, ev := range evs {
+		if ev.Feature == id && (ev.Type == model.EventFeatureInterrupted || ev.Type == model.EventFeatureResumed) {
+			seq = append(seq, string(ev.Type)+": "+ev.Summary)
+		}
+	}
+	if f := s.Plan.Feature(id); model.StateOf(s, f) != model.StateCompleted || f.Interrupted != nil {
+		t.Fatalf("%s reads %s after the retry (interrupted %+v), want completed", id, model.StateOf(s, f), f.Interrupted)
+	}
+	if len(seq) != 2 || !strings.Contains(seq[0], "SIGKILL") || !strings.HasPrefix(seq[1], string(model.EventFeatureResumed)) {
+		t.Fatalf("interrupt events of %s: %q", id, seq)
+	}
 }
 
 // crewWait polls cond until it holds or ctx ends.

@@ -209,7 +209,7 @@ func (e *env) runCommand() *cobra.Command {
 		},
 	}
 	start.Flags().StringVar(&agent, "agent", "", "the agent that claims the feature (shown with it while it is active)")
-	run.AddCommand(start, complete)
+	run.AddCommand(append([]*cobra.Command{start, complete}, e.interruptCommands()...)...)
 	return run
 }
 

@@ -152,6 +152,8 @@ func describeEvent(ev model.Event) string {
 		return fmt.Sprintf("✓ session %s is active", ev.Session)
 	case model.EventNoteAdded:
 		return "✓ note added"
+	case model.EventFeatureInterrupted, model.EventFeatureResumed:
+		return interruptLine(ev)
 	}
 	return string(ev.Type)
 }
@@ -185,6 +187,9 @@ func printStatus(w io.Writer, s *model.Session) {
 			}
 			if f.Status == model.FeatureInProgress && f.Agent != "" {
 				line += "  @" + f.Agent
+			}
+			if f.IsInterrupted() && f.Interrupted.Summary != "" {
+				line += "  (" + f.Interrupted.Summary + ")"
 			}
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}

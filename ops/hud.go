@@ -115,6 +115,8 @@ func hudOf(s *model.Session) *HUD {
 			h.Waits = append(h.Waits, "review of "+f.ID+" (validation passed)")
 		case model.StateNeedsFix:
 			h.Waits = append(h.Waits, "fix of "+f.ID+": "+needsFixWhy(f))
+		case model.StateInterrupted:
+			h.Waits = append(h.Waits, "decision on interrupted "+f.ID+": "+f.Interrupted.Summary)
 		case model.StateBlocked:
 			why := f.OutcomeNote
 			if why == "" {

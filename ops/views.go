@@ -61,6 +61,9 @@ type FeatureView struct {
 	// root), its merge commit or its merge conflict, in sessions that use
 	// worktrees.
 	Git *model.FeatureGit `json:"git,omitempty"`
+	// Interrupted says when and why its worker stopped, while it reads
+	// interrupted (model.RunInterrupt).
+	Interrupted *model.Interruption `json:"interrupted,omitempty"`
 }
 
 // EvidenceView is a validation without its bookkeeping.
@@ -124,6 +127,7 @@ func ViewFeature(s *model.Session, id string) *FeatureView {
 	}
 	if f.Status == model.FeatureInProgress {
 		v.Agent = f.Agent
+		v.Interrupted = f.Interrupted
 	}
 	v.Git = f.Git
 	return v
