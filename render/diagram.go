@@ -3,6 +3,7 @@ package render
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -28,6 +29,10 @@ var (
 	statusFail  = nodeStatus{"[FAIL]", "fail", "needs fix"}
 	statusBlock = nodeStatus{"[BLOCK]", "block", "blocked"}
 	statusPend  = nodeStatus{"[PEND]", "pend", "pending"}
+	// statusInt is a claimed feature whose agent crashed or gave up. It is
+	// explained and styled only in drawings that have one, so plans without
+	// it draw as they always did.
+	statusInt = nodeStatus{"[INT]", "int", "interrupted"}
 	// allStatuses is the legend order.
 	allStatuses = []nodeStatus{statusOK, statusRun, statusWait, statusFail, statusBlock, statusPend}
 )
@@ -50,6 +55,8 @@ func statusFor(s *model.Session, f *model.Feature) nodeStatus {
 		return statusWait
 	case model.StateNeedsFix:
 		return statusFail
+	case model.StateInterrupted:
+		return statusInt
 	case model.StateBlocked:
 		return statusBlock
 	}
@@ -154,7 +161,7 @@ func DiagramASCII(s *model.Session) string {
 		}
 	}
 	b.WriteString("\n")
-	b.WriteString(asciiLegend())
+	b.WriteString(asciiLegend(s))
 	return b.String()
 }
 
@@ -290,13 +297,32 @@ func wrapTokens(tokens []string, width, hang int) []string {
 
 func runeLen(s string) int { return utf8.RuneCountInString(s) }
 
+// anyInterrupted reports whether a feature of s reads interrupted.
+func anyInterrupted(s *model.Session) bool {
+	for i := range s.Plan.Features {
+		if statusFor(s, &s.Plan.Features[i]) == statusInt {
+			return true
+		}
+	}
+	return false
+}
+
+// legendStatuses is the legend order, with [INT] when s has one.
+func legendStatuses(s *model.Session) []nodeStatus {
+	if anyInterrupted(s) {
+		return append(slices.Clone(allStatuses), statusInt)
+	}
+	return allStatuses
+}
+
 // asciiLegend explains the tags, three to a line so no line gets wide.
-func asciiLegend() string {
+func asciiLegend(s *model.Session) string {
 	var b strings.Builder
 	line := ""
-	for i, st := range allStatuses {
+	sts := legendStatuses(s)
+	for i, st := range sts {
 		line += padRight(st.Tag+" "+st.Label, 24)
-		if i%3 == 2 {
+		if i%3 == 2 || i == len(sts)-1 {
 			b.WriteString(strings.TrimRight(line, " ") + "\n")
 			line = ""
 		}
@@ -341,6 +367,9 @@ var mermaidClassDefs = []string{
 	"classDef pend fill:#ffffff,stroke:#adb5bd,color:#495057",
 }
 
+// mermaidIntClassDef is the interrupted look: the failed colours, dashed.
+const mermaidIntClassDef = "classDef int fill:#ffe3e3,stroke:#e03131,color:#7d1a1a,stroke-width:2px,stroke-dasharray:5 5"
+
 // DiagramMermaid draws the plan as a mermaid flowchart: one node per feature
 // labelled with its id and title, depends_on edges as arrows, blocked_by edges
 // dashed, and a class per status.
@@ -370,12 +399,15 @@ func DiagramMermaid(s *model.Session) string {
 	for _, c := range mermaidClassDefs {
 		b.WriteString("  " + c + "\n")
 	}
+	if anyInterrupted(s) {
+		b.WriteString("  " + mermaidIntClassDef + "\n")
+	}
 	groups := map[string][]string{}
 	for i := range p.Features {
 		st := statusFor(s, &p.Features[i])
 		groups[st.Class] = append(groups[st.Class], mermaidID(p.Features[i].ID))
 	}
-	for _, st := range allStatuses { // fixed order, not map order
+	for _, st := range legendStatuses(s) { // fixed order, not map order
 		if ids := groups[st.Class]; len(ids) > 0 {
 			fmt.Fprintf(&b, "  class %s %s\n", strings.Join(ids, ","), st.Class)
 		}
@@ -419,6 +451,7 @@ var dotStyles = map[string]string{
 	"fail":  `fillcolor="#ffe3e3", color="#e03131", penwidth=2`,
 	"block": `fillcolor="#e9ecef", color="#495057", style="rounded,filled,dashed"`,
 	"pend":  `fillcolor="#ffffff", color="#adb5bd"`,
+	"int":   `fillcolor="#ffe3e3", color="#e03131", penwidth=2, style="rounded,filled,dashed"`,
 }
 
 // DiagramDOT draws the plan as a Graphviz digraph, top to bottom, with the

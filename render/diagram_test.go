@@ -82,9 +82,27 @@ func runningSession(t *testing.T) *model.Session {
 	return r.s
 }
 
+// interruptedSession is runningSession after the restarted feature's agent
+// crashed.
+func interruptedSession(t *testing.T) *model.Session {
+	r := oauthSession(t)
+	r.as("reviewer").do(reviewed("oauth-callback", model.ReviewApproved))
+	r.as("agent").do(completed("oauth-callback", ""))
+	r.as("ana").do(model.ResetFeature{Feature: "rate-limit"})
+	r.as("agent").do(model.RunStart{Feature: "rate-limit", Agent: "worker-2"})
+	r.as("flowdeck").do(model.RunInterrupt{Feature: "rate-limit", Summary: "agent worker-2 was killed (SIGKILL)"})
+	return r.s
+}
+
 func TestDiagramGoldenOtherStates(t *testing.T) {
 	assertGolden(t, "diagram-needs-fix.txt", render.DiagramASCII(needsFixSession(t)))
 	assertGolden(t, "diagram-running.txt", render.DiagramASCII(runningSession(t)))
+	s := interruptedSession(t)
+	assertGolden(t, "diagram-interrupted.txt", render.DiagramASCII(s))
+	assertGolden(t, "diagram-interrupted.mmd", render.DiagramMermaid(s))
+	if dot := render.DiagramDOT(s); !strings.Contains(dot, "[INT] interrupted @worker-2") || !strings.Contains(dot, "dashed") {
+		t.Errorf("dot does not draw rate-limit interrupted:\n%s", dot)
+	}
 }
 
 // TestDiagramTags checks every status tag against the state it stands for,
@@ -102,8 +120,10 @@ func TestDiagramTags(t *testing.T) {
 		{"needs fix", needsFixSession(t), map[string]string{"oauth-callback": "[FAIL]", "rate-limit": "[BLOCK]"}},
 		{"running", runningSession(t), map[string]string{
 			"oauth-callback": "[OK]", "rate-limit": "[RUN]", "session-refresh": "[PEND]", "login-ui": "[PEND]"}},
+		{"interrupted", interruptedSession(t), map[string]string{"rate-limit": "[INT]", "session-refresh": "[PEND]"}},
 	}
-	classes := map[string]string{"[OK]": "ok", "[RUN]": "run", "[WAIT]": "wait", "[FAIL]": "fail", "[BLOCK]": "block", "[PEND]": "pend"}
+	classes := map[string]string{"[OK]": "ok", "[RUN]": "run", "[WAIT]": "wait", "[FAIL]": "fail", "[BLOCK]": "block", "[PEND]": "pend",
+		"[INT]": "int"}
 	seen := map[string]bool{}
 	for _, c := range cases {
 		ascii, mermaid := render.DiagramASCII(c.s), render.DiagramMermaid(c.s)

@@ -126,6 +126,13 @@ func writeFeatureHeader(b *strings.Builder, s *model.Session, f *model.Feature) 
 	if f.Status == model.FeatureInProgress && f.Agent != "" {
 		line("- **Agent:** ", codeSpan(f.Agent))
 	}
+	if f.IsInterrupted() {
+		why := "no reason given"
+		if f.Interrupted.Summary != "" {
+			why = mdText(firstLine(cleanText(f.Interrupted.Summary, false), 200))
+		}
+		line("- **Interrupted:** seq ", strconv.FormatUint(f.Interrupted.Seq, 10), ": ", why)
+	}
 	if f.Status == model.FeatureInProgress && !active {
 		// Another agent's feature: its own next step, not the session's.
 		for _, st := range model.NextSteps(s) {

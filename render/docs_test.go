@@ -174,6 +174,18 @@ func TestDocsGoldenNeedsFix(t *testing.T) {
 	assertGolden(t, "feature-oauth-callback-needs-fix.md", render.RenderFeature(r.s, f))
 }
 
+func TestDocsGoldenInterrupted(t *testing.T) {
+	s := interruptedSession(t)
+	f := s.Plan.Feature("rate-limit")
+	if st := model.StateOf(s, f); st != model.StateInterrupted {
+		t.Fatalf("state %s, want interrupted", st)
+	}
+	assertGolden(t, "feature-rate-limit-interrupted.md", render.RenderFeature(s, f))
+	if idx := render.RenderIndex(s); !strings.Contains(idx, "| interrupted |") {
+		t.Errorf("the index does not show rate-limit interrupted:\n%s", idx)
+	}
+}
+
 func TestDocsGoldenCompleted(t *testing.T) {
 	r := newDocsRig(t)
 	r.do(model.PlanStart{ID: "fix-typo", Goal: "Fix the typo in the README"},
