@@ -130,8 +130,8 @@ func (m *Model) setSession(s *model.Session) tea.Cmd {
 }
 
 // defaultSelection picks what the person most likely wants to look at: the
-// active feature, else the first that waits for review, is blocked or needs
-// a fix, else the first runnable, else the first.
+// active feature, else the first that waits for review, is interrupted, is
+// blocked or needs a fix, else the first runnable, else the first.
 func defaultSelection(s *model.Session) string {
 	if s == nil || s.Plan == nil || len(s.Plan.Features) == 0 {
 		return ""
@@ -139,7 +139,7 @@ func defaultSelection(s *model.Session) string {
 	if a := s.Execution.ActiveFeature; a != "" && s.Plan.Feature(a) != nil {
 		return a
 	}
-	for _, want := range []model.FeatureState{model.StateAwaitingReview, model.StateBlocked, model.StateNeedsFix, model.StateRunnable} {
+	for _, want := range []model.FeatureState{model.StateAwaitingReview, model.StateInterrupted, model.StateBlocked, model.StateNeedsFix, model.StateRunnable} {
 		for i := range s.Plan.Features {
 			if model.StateOf(s, &s.Plan.Features[i]) == want {
 				return s.Plan.Features[i].ID

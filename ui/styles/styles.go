@@ -171,7 +171,7 @@ func (s *Styles) State(fs model.FeatureState) Style {
 		return s.StateRunning
 	case model.StateAwaitingReview:
 		return s.StateReview
-	case model.StateNeedsFix:
+	case model.StateNeedsFix, model.StateInterrupted: // both wait for the person to act on a failure
 		return s.StateNeedsFix
 	case model.StateBlocked:
 		return s.StateBlocked
@@ -190,6 +190,8 @@ func Label(s model.FeatureState) string {
 		return "review"
 	case model.StateNeedsFix:
 		return "needs fix"
+	case model.StateInterrupted:
+		return "interrupt" // fits the features pane's 9 cells
 	}
 	return string(s)
 }

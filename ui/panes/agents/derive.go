@@ -235,6 +235,8 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		if ev := model.LatestEvidence(f); ev != nil {
 			a.Since = ev.At
 		}
+	case claimed && fs == model.StateInterrupted && !flowLive:
+		a.State, a.Since, a.Detail = Failed, f.Interrupted.At, "interrupted: "+firstLine(f.Interrupted.Summary)
 	case fr != nil && (fr.Status == model.FlowFailed || fr.Status == model.FlowRefused):
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "flow run "+string(fr.Status)+": "+firstLine(fr.Error)
 	case fr != nil && fr.Status == model.FlowInterrupted && fr.PauseRequested:

@@ -118,6 +118,14 @@ func TestDerive(t *testing.T) {
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}, Decisions: []model.Decision{d}}
 		}, []want{{name: "w1", feature: "a", state: Failed, detail: "cut off", dec: "d6"}}},
 
+		{"an interrupted feature with no decision yet is a failure", func(t *testing.T) Input {
+			return Input{Session: session(t, claim("a", "w1"), model.RunInterrupt{Feature: "a", Summary: "agent w1 exited 137\nmore"})}
+		}, []want{{name: "w1", feature: "a", state: Failed, detail: "interrupted: agent w1 exited 137"}}},
+
+		{"a resumed feature is worked on again", func(t *testing.T) Input {
+			return Input{Session: session(t, claim("a", "w1"), model.RunInterrupt{Feature: "a"}, model.RunResume{Feature: "a"})}
+		}, []want{{name: "w1", feature: "a", state: Working}}},
+
 		{"the run flow's agent-failed question is a failure that waits", func(t *testing.T) Input {
 			r := flowRun("run-12", model.FlowWaiting, map[string]any{"feature": "a", "agent_name": "worker-2"})
 			d := model.Decision{ID: "d12", FlowRun: "run-12", Status: model.DecisionPending, Kind: model.DecisionChoice,
