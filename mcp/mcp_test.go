@@ -117,7 +117,7 @@ var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "f
 var allTools = []string{
 	"decision_resolve", "decisions_list", "diagram", "flow_history", "flow_land", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
 	"flow_plan_start", "flow_reset_feature", "flow_reset_session", "flow_review_record_feature",
-	"flow_review_record_final", "flow_run_complete_feature", "flow_run_start", "flow_session_activate",
+	"flow_review_record_final", "flow_run_complete_feature", "flow_run_interrupt", "flow_run_resume", "flow_run_start", "flow_session_activate",
 	"flow_status", "flow_validate", "recall", "run",
 }
 
@@ -239,6 +239,11 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		t.Fatalf("recall = %v", hits)
 	}
 
+	intr := mustOK(t, cs, "flow_run_interrupt", map[string]any{"feature_id": "token-store", "summary": "worker exited 1"})
+	if f := intr["feature"].(map[string]any); f["state"] != "interrupted" || intr["next_command"] != "flowdeck flow run resume token-store" {
+		t.Fatalf("interrupt = %v", intr)
+	}
+	mustOK(t, cs, "flow_run_resume", map[string]any{"feature_id": "token-store"})
 	mustOK(t, cs, "flow_validate", map[string]any{"feature_id": "token-store", "status": "passed", "scope": "targeted", "command": "go test ./auth/...", "summary": "3 passed"})
 	mustOK(t, cs, "flow_review_record_feature", map[string]any{"feature_id": "token-store", "decision": "approved", "findings": []any{"fine"}})
 	mustOK(t, cs, "flow_run_complete_feature", map[string]any{"feature_id": "token-store", "outcome": "completed", "summary": "tokens stored"})

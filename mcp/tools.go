@@ -318,6 +318,7 @@ func asResult[T ops.Result](res T, err error) (ops.Result, error) {
 func (s *server) addTools() {
 	s.addPlanTools()
 	s.addExecutionTools()
+	s.addInterruptTools()
 	s.addOutputTools()
 	s.addLandTool()
 }
