@@ -164,6 +164,12 @@ func (w *walker) randomAction() model.Action {
 		}
 		return model.ActivateSession{ID: id}
 	default:
+		switch w.rng.IntN(3) {
+		case 0: // a crashed worker, and its retry
+			return model.RunInterrupt{Feature: w.featureID(), Summary: w.pick("", "exit 137")}
+		case 1:
+			return model.RunResume{Feature: w.featureID()}
+		}
 		return model.AddNote{Text: w.pick("note", "", "line one\nline two")}
 	}
 }
@@ -245,6 +251,8 @@ func (w *walker) guidedAction(step int) model.Action {
 		return model.RunComplete{Feature: f[2], Outcome: model.Outcome(f[4])}
 	case len(f) == 3 && f[0] == "reset" && f[1] == "feature":
 		return model.ResetFeature{Feature: f[2]}
+	case len(f) == 3 && f[0] == "run" && f[1] == "resume":
+		return model.RunResume{Feature: f[2]}
 	}
 	w.fatalf(step, "NextCommand %q is not a command the walker knows", next)
 	return nil
@@ -378,6 +386,9 @@ func (w *walker) checkInvariants(step int) {
 			if waiting := model.Waiting(s.Plan, f); len(waiting) > 0 {
 				w.fatalf(step, "%s is %s while it waits for %v", f.ID, f.Status, waiting)
 			}
+		}
+		if f.Interrupted != nil && (f.Status != model.FeatureInProgress || f.Interrupted.Seq <= f.StartedSeq) {
+			w.fatalf(step, "%s is %s, started at %d, with an interruption %+v", f.ID, f.Status, f.StartedSeq, f.Interrupted)
 		}
 		for i := 1; i < len(f.Validations); i++ {
 			if f.Validations[i].Seq <= f.Validations[i-1].Seq {
