@@ -116,7 +116,11 @@ func hudOf(s *model.Session) *HUD {
 		case model.StateNeedsFix:
 			h.Waits = append(h.Waits, "fix of "+f.ID+": "+needsFixWhy(f))
 		case model.StateInterrupted:
-			h.Waits = append(h.Waits, "decision on interrupted "+f.ID+": "+f.Interrupted.Summary)
+			why := ""
+			if f.Interrupted.Summary != "" {
+				why = ": " + f.Interrupted.Summary
+			}
+			h.Waits = append(h.Waits, "decision on interrupted "+f.ID+why)
 		case model.StateBlocked:
 			why := f.OutcomeNote
 			if why == "" {

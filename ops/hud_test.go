@@ -277,3 +277,24 @@ func TestHUDNeverCutsTheNextCommand(t *testing.T) {
 		}
 	}
 }
+
+// An interrupted feature waits for the person, with the reason; its next
+// command is its resume.
+func TestHUDSaysWhatIsInterrupted(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: "g"})
+	s.do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "a", Title: "A"}}}})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "a", Agent: "w1"})
+	s.do(model.RunInterrupt{Feature: "a"})
+	out := s.hud("text")
+	for _, w := range []string{"active: a — A (interrupted, agent w1)\n", "waits: decision on interrupted a\n", "next: flowdeck flow run resume a\n"} {
+		if !strings.Contains(out, w) {
+			t.Fatalf("missing %q in\n%s", w, out)
+		}
+	}
+	s.do(model.RunInterrupt{Feature: "a", Summary: "agent w1 exited 137"})
+	if out := s.hud("text"); !strings.Contains(out, "waits: decision on interrupted a: agent w1 exited 137\n") {
+		t.Fatalf("no reason in\n%s", out)
+	}
+}
