@@ -23,11 +23,21 @@ func TestPanesShowInterruptedFeature(t *testing.T) {
 	}
 	h := newHarness(t, st, 160, 48, zeroConfig())
 	scr := strings.ReplaceAll(h.screen(), "\u00a0", " ")
-	for _, want := range []string{"! api", "interrupt", "▶ store", "agent w2 was killed (SIGKILL)"} {
+	// With no decision about it, the interruption itself waits for the
+	// person: the session bar counts it.
+	for _, want := range []string{"! api", "interrupt", "▶ store", "agent w2 was killed (SIGKILL)",
+		"⚑ 1 waiting: interrupted api: agent w2 was killed (SIGKILL)"} {
 		if !strings.Contains(scr, want) {
 			t.Fatalf("screen lacks %q:\n%s", want, scr)
 		}
 	}
+	// Resumed, nothing waits.
+	if _, err := st.Do(model.RunResume{Feature: "api"}, "tester", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h.tick()
+	h.mustSee("▶ api")
+	h.mustNotSee("waiting: interrupted api")
 	if testing.Verbose() {
 		t.Log(scr)
 	}

@@ -32,6 +32,9 @@ const (
 	waitFinal    waitKind = "final"  // the final review
 	waitBlocked  waitKind = "blocked"
 	waitDecision waitKind = "decision" // a flow's pending decision
+	// waitInterrupted is a feature whose agent crashed or gave up, with no
+	// decision about it pending (a crew's run asks one, which counts itself).
+	waitInterrupted waitKind = "interrupted"
 )
 
 func (w wait) String() string {
@@ -42,6 +45,11 @@ func (w wait) String() string {
 		return "final review"
 	case waitPlan:
 		return "plan approval"
+	case waitInterrupted:
+		if w.reason != "" {
+			return "interrupted " + w.feature + ": " + w.reason
+		}
+		return "interrupted " + w.feature
 	case waitDecision:
 		d := w.decision
 		switch {
@@ -73,6 +81,10 @@ func waitsOf(s *model.Session) []wait {
 	}
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
+		if f.Status == model.FeatureInProgress && f.Interrupted != nil {
+			out = append(out, wait{kind: waitInterrupted, feature: f.ID, reason: strings.TrimSpace(strings.SplitN(f.Interrupted.Summary, "\n", 2)[0]),
+				key: fmt.Sprintf("interrupted:%s:%s@%d", s.ID, f.ID, f.Interrupted.Seq)})
+		}
 		if model.StateOf(s, f) == model.StateAwaitingReview {
 			seq := uint64(0)
 			if ev := model.LatestEvidence(f); ev != nil {
@@ -136,16 +148,31 @@ func blockedSince(s *model.Session) uint64 {
 // agents, a `run` flow asks only for its own feature's review.
 func (m *Model) sessionWaits() []wait {
 	ws := waitsOf(m.sess)
-	if !m.flowReviews() {
-		return ws
-	}
+	reviews := m.flowReviews()
 	out := ws[:0]
 	for _, w := range ws {
-		if (w.kind != waitReview && w.kind != waitFinal) || !m.flowAsks(w.feature) {
+		switch {
+		case reviews && (w.kind == waitReview || w.kind == waitFinal) && m.flowAsks(w.feature):
+		case w.kind == waitInterrupted && m.flowDecides(w.feature):
+		default:
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// flowDecides reports whether a pending decision of a run flow on feature
+// waits (an interrupted agent's retry/reassign/reset): it counts, so the
+// interruption does not count twice.
+func (m *Model) flowDecides(feature string) bool {
+	for _, d := range m.decisions {
+		if r := m.flowRun(d.FlowRun); r != nil {
+			if f, _ := r.Vars["feature"].(string); f == feature {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // flowAsks reports whether a flow run asks for feature's review: a pending
