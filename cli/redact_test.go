@@ -164,7 +164,15 @@ func TestEvidenceCommandsAreRedacted(t *testing.T) {
 		"--command", "./deploy --token "+secrets[1]+" && echo "+secrets[2], "--summary", "used "+secrets[2]); code != 0 {
 		t.Fatal(errs)
 	}
+	// Why an agent stopped is often its last output: the reason of an
+	// interruption is redacted too.
+	if _, errs, code := flowdeck(t, dir, "flow", "run", "interrupt", "a", "--summary", "agent died after printing "+secrets[2]); code != 0 {
+		t.Fatal(errs)
+	}
 	status, _, _ := flowdeck(t, dir, "--json", "flow", "status")
+	if !strings.Contains(status, "agent died after printing") {
+		t.Errorf("status does not show the interruption:\n%s", status)
+	}
 	if !strings.Contains(status, "--token [REDACTED]") || !strings.Contains(status, "--password") {
 		t.Errorf("status does not show the redacted commands:\n%s", status)
 	}

@@ -10,13 +10,24 @@ import (
 // (`flow validate --command 'deploy --token X'`). Observed evidence is
 // redacted where it is captured.
 func redactAction(a model.Action, r *patterns.Redactor) model.Action {
-	v, ok := a.(model.Validate)
-	if !ok {
-		return a
+	switch v := a.(type) {
+	case model.Validate:
+		r = orBuiltin(r)
+		v.Command, v.Summary = r.Command(v.Command), r.Command(v.Summary)
+		return v
+	case model.RunInterrupt:
+		// Why an agent stopped is often its last output: a token it
+		// printed must not reach the log through the reason.
+		v.Summary = orBuiltin(r).Command(v.Summary)
+		return v
 	}
+	return a
+}
+
+// orBuiltin is r, or the built-in rules when r is nil.
+func orBuiltin(r *patterns.Redactor) *patterns.Redactor {
 	if r == nil {
 		r, _ = patterns.NewRedactor(nil)
 	}
-	v.Command, v.Summary = r.Command(v.Command), r.Command(v.Summary)
-	return v
+	return r
 }
