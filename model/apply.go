@@ -116,6 +116,10 @@ func applyPlanEvent(s *Session, e Event) (bool, error) {
 		s.Execution.forget(dropped)
 	case EventPlanApproved:
 		if e.Git != nil && s.Git == nil { // the first setup stays: its branch holds the merged work
+			// A log from outside (an import) must not name another branch: git work trusts it.
+			if err := checkGitSetup(s, e.Git); err != nil {
+				return true, fmt.Errorf("session %s: event %d: %v", s.ID, e.Seq, err)
+			}
 			g := *e.Git
 			s.Git = &g
 		}
@@ -185,6 +189,12 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
 		f.Git = nil
 		if e.FeatureGit != nil {
+			// The names are the model's own; other ones (an imported log) could
+			// send a worktree out of the project or drop the person's branch.
+			if s.Git == nil || e.FeatureGit.Branch != FeatureBranch(s.ID, f.ID) || e.FeatureGit.Worktree != WorktreePath(f.ID) {
+				return true, fmt.Errorf("session %s: event %d: feature %s has branch %q and worktree %q, not its own",
+					s.ID, e.Seq, f.ID, e.FeatureGit.Branch, e.FeatureGit.Worktree)
+			}
 			g := *e.FeatureGit
 			g.MergeCommit, g.Conflicts = "", nil
 			f.Git = &g

@@ -119,3 +119,41 @@ func TestCommitGate(t *testing.T) {
 	r.refuse(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, Head: "--x"}, model.CodeInvalidArgument)
 	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, Head: commitA, MergeCommit: commitA})
 }
+
+// A log from outside (an import) that names another branch or a worktree
+// path out of the project is corrupt: the git work trusts these names.
+func TestReplayRefusesForeignGitNames(t *testing.T) {
+	r := worktreeRig(t, mkFeature("a"), mkFeature("b"))
+	r.do(model.RunStart{Agent: "w1"})
+	for _, c := range []struct {
+		name   string
+		tamper func(e *model.Event)
+	}{
+		{"worktree escapes", func(e *model.Event) {
+			if e.FeatureGit != nil {
+				e.FeatureGit = &model.FeatureGit{Branch: e.FeatureGit.Branch, Worktree: "../../victim"}
+			}
+		}},
+		{"branch is the person's", func(e *model.Event) {
+			if e.FeatureGit != nil {
+				e.FeatureGit = &model.FeatureGit{Branch: "main", Worktree: e.FeatureGit.Worktree}
+			}
+		}},
+		{"integration is the person's", func(e *model.Event) {
+			if e.Type == model.EventPlanApproved && e.Git != nil {
+				e.Git = &model.GitSetup{Integration: "main", BaseCommit: commitA}
+			}
+		}},
+	} {
+		events := slices.Clone(r.events)
+		for i := range events {
+			c.tamper(&events[i])
+		}
+		if _, err := model.Replay(events); err == nil {
+			t.Errorf("%s: replay accepted the log", c.name)
+		}
+	}
+	if _, err := model.Replay(r.events); err != nil {
+		t.Fatalf("untampered log: %v", err)
+	}
+}
