@@ -343,3 +343,19 @@ func TestEmptyDirRefused(t *testing.T) {
 		t.Fatal(`HeadOf("") answered`)
 	}
 }
+
+// Removing the worktree of one branch must not force away a worktree at that
+// path on another branch (another session's feature of the same id): its
+// uncommitted work would be lost.
+func TestRemoveWorktreeLeavesAnotherBranchsWorktree(t *testing.T) {
+	r := newRepo(t)
+	mustBranch(t, r, "flowdeck/s1", "main")
+	path := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s1.f1", "flowdeck/s1")
+	write(t, path, "scratch.txt", "uncommitted")
+	if err := r.RemoveWorktree(".flow/worktrees/f1", "flowdeck/s2.f1", true); err == nil {
+		t.Fatal("removed a worktree on another branch")
+	}
+	if _, err := os.Stat(filepath.Join(path, "scratch.txt")); err != nil {
+		t.Fatalf("the other branch's uncommitted work is gone: %v", err)
+	}
+}

@@ -124,6 +124,12 @@ func (r *Repo) RemoveWorktree(path, branch string, deleteBranch bool) error {
 		return err
 	}
 	if existing != nil {
+		// Another branch's worktree at path (another session's feature of the
+		// same id) is not ours to force away; a detached one (a rebase
+		// stopped midway) is.
+		if branch != "" && existing.Branch != "" && existing.Branch != branch {
+			return fmt.Errorf("gitwork: %s is a worktree on branch %q, not %q", existing.Path, existing.Branch, branch)
+		}
 		if _, err := r.git("worktree", "remove", "--force", "--force", "--", existing.Path); err != nil {
 			return err
 		}
