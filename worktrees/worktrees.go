@@ -7,6 +7,7 @@ package worktrees
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -41,7 +42,7 @@ func Ensure(st *db.Store, s *model.Session, id string) (string, error) {
 		return abs, err
 	}
 	defer unlock()
-	if err := makeDir(root); err != nil {
+	if err := makeDir(root, f.Git.Worktree); err != nil {
 		return abs, err
 	}
 	repo, err := gitwork.Open(root)
@@ -57,8 +58,9 @@ func Ensure(st *db.Store, s *model.Session, id string) (string, error) {
 }
 
 // makeDir makes .flow/worktrees beneath the project root, so that a
-// symlink planted there cannot send a checkout out of the project.
-func makeDir(root string) error {
+// symlink planted there cannot send a checkout out of the project; nor can
+// one planted at the worktree's own path rel (by an agent in a sibling).
+func makeDir(root, rel string) error {
 	r, err := contain.Open(root)
 	if err != nil {
 		return err
@@ -73,6 +75,11 @@ func makeDir(root string) error {
 	}
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", filepath.Join(root, model.WorktreesDir))
+	}
+	if fi, err := r.Lstat(filepath.FromSlash(rel)); err == nil && !fi.IsDir() {
+		return fmt.Errorf("%s is not a directory", filepath.Join(root, filepath.FromSlash(rel)))
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return contain.Fault(root, err)
 	}
 	return nil
 }

@@ -141,3 +141,21 @@ func TestCompletionNeverCommitsInAPlainDirectory(t *testing.T) {
 		t.Fatal("a commit landed on the person's branch")
 	}
 }
+
+// A symlink planted at a feature's own worktree path (by an agent working
+// in a sibling worktree) cannot send that checkout out of the project.
+func TestWorktreeEntrySymlinkRefused(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	outside := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, ".flow", "worktrees"), 0o755)
+	if err := os.Symlink(outside, filepath.Join(dir, ".flow", "worktrees", "f1")); err != nil {
+		t.Fatal(err)
+	}
+	res := do(t, st, model.RunStart{Feature: "f1"})
+	if res.Git == nil || res.Git.Warning == "" {
+		t.Fatalf("claim through a symlink: %+v", res.Git)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
+		t.Fatalf("wrote outside the project: %v", entries)
+	}
+}
