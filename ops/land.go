@@ -81,7 +81,7 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
 		return nil, err
 	}
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, s.Goal))
+	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, printable(s.Goal)))
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",

@@ -1,0 +1,68 @@
+package ops
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// The session's goal reaches git log through land's merge message as the
+// feature titles do: terminal controls are dropped.
+func TestLandMessageDropsControls(t *testing.T) {
+	if !gitwork.Available() {
+		t.Skip("git is not installed: flow land needs the git program on PATH")
+	}
+	dir := t.TempDir()
+	gitOut(t, dir, "init", "-q", "-b", "main")
+	gitOut(t, dir, "config", "user.name", "tester")
+	gitOut(t, dir, "config", "user.email", "tester@example.com")
+	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
+	gitOut(t, dir, "add", "--all")
+	gitOut(t, dir, "commit", "-q", "-m", "initial")
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	do := func(a model.Action) {
+		t.Helper()
+		if res, err := DoSeen(st, a, 0, "tester", now, false, nil); err != nil || !res.OK {
+			t.Fatalf("%s: %v %+v", a.Name(), err, res)
+		}
+	}
+	do(model.PlanStart{Goal: "ship \x1b]0;pwned\x07it"})
+	do(model.PlanApply{Plan: model.Plan{Summary: "p", MaxParallel: 2, Features: []model.Feature{{ID: "f1", Title: "F1"}, {ID: "f2", Title: "F2"}}}})
+	do(model.PlanApprove{})
+	do(model.RunStart{Feature: "f1"})
+	os.WriteFile(filepath.Join(dir, ".flow", "worktrees", "f1", "f.txt"), []byte("f\n"), 0o644)
+	do(model.Validate{Feature: "f1", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true"})
+	do(model.ReviewFeature{Feature: "f1", Decision: model.ReviewApproved})
+	do(model.RunComplete{Feature: "f1", Outcome: model.OutcomeCompleted})
+	// main moves on, so land makes a merge commit with its message.
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	gitOut(t, dir, "add", "b.txt")
+	gitOut(t, dir, "commit", "-q", "-m", "meanwhile")
+	res, err := Land(st, true) // f2 is not done: land what is merged
+	if err != nil || res == nil || !res.OK || res.FastForward {
+		t.Fatalf("land: %+v %v", res, err)
+	}
+	if msg := gitOut(t, dir, "log", "-1", "--format=%B"); strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, "ship ]0;pwnedit") {
+		t.Fatalf("land's message %q", msg)
+	}
+}
