@@ -22,9 +22,11 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// The session's goal reaches git log through land's merge message as the
-// feature titles do: terminal controls are dropped.
-func TestLandMessageDropsControls(t *testing.T) {
+// landRig is a git project whose session (goal) has feature f1 completed
+// with file name written in its worktree, f2 still to do, and main moved on
+// with file name written too (other text: a conflict) when conflict.
+func landRig(t *testing.T, goal, name string, conflict bool) (string, *db.Store) {
+	t.Helper()
 	if !gitwork.Available() {
 		t.Skip("git is not installed: flow land needs the git program on PATH")
 	}
@@ -46,23 +48,47 @@ func TestLandMessageDropsControls(t *testing.T) {
 			t.Fatalf("%s: %v %+v", a.Name(), err, res)
 		}
 	}
-	do(model.PlanStart{Goal: "ship \x1b]0;pwned\x07it"})
+	do(model.PlanStart{Goal: goal})
 	do(model.PlanApply{Plan: model.Plan{Summary: "p", MaxParallel: 2, Features: []model.Feature{{ID: "f1", Title: "F1"}, {ID: "f2", Title: "F2"}}}})
 	do(model.PlanApprove{})
 	do(model.RunStart{Feature: "f1"})
-	os.WriteFile(filepath.Join(dir, ".flow", "worktrees", "f1", "f.txt"), []byte("f\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, ".flow", "worktrees", "f1", name), []byte("f\n"), 0o644)
 	do(model.Validate{Feature: "f1", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true"})
 	do(model.ReviewFeature{Feature: "f1", Decision: model.ReviewApproved})
 	do(model.RunComplete{Feature: "f1", Outcome: model.OutcomeCompleted})
-	// main moves on, so land makes a merge commit with its message.
-	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
-	gitOut(t, dir, "add", "b.txt")
+	// main moves on, so land makes a merge commit (or conflicts).
+	other := "b.txt"
+	if conflict {
+		other = name
+	}
+	os.WriteFile(filepath.Join(dir, other), []byte("main\n"), 0o644)
+	gitOut(t, dir, "add", "--all")
 	gitOut(t, dir, "commit", "-q", "-m", "meanwhile")
+	return dir, st
+}
+
+// The session's goal reaches git log through land's merge message as the
+// feature titles do: terminal controls are dropped.
+func TestLandMessageDropsControls(t *testing.T) {
+	dir, st := landRig(t, "ship \x1b]0;pwned\x07it", "f.txt", false)
 	res, err := Land(st, true) // f2 is not done: land what is merged
 	if err != nil || res == nil || !res.OK || res.FastForward {
 		t.Fatalf("land: %+v %v", res, err)
 	}
 	if msg := gitOut(t, dir, "log", "-1", "--format=%B"); strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, "ship ]0;pwnedit") {
 		t.Fatalf("land's message %q", msg)
+	}
+}
+
+// A conflicting file's name is foreign text: the refusal quotes it, so a
+// terminal shows its controls rather than acting on them.
+func TestLandConflictQuotesFileNames(t *testing.T) {
+	_, st := landRig(t, "ship it", "x\x1b[2Jy.txt", true)
+	res, err := Land(st, true)
+	if err != nil || res == nil || res.OK || res.Error == nil || res.Error.Code != CodeLandConflict {
+		t.Fatalf("land: %+v %v", res, err)
+	}
+	if strings.Contains(res.Error.Message, "\x1b") || !strings.Contains(res.Error.Message, model.ShellQuote("x\x1b[2Jy.txt")) {
+		t.Fatalf("conflict message %q", res.Error.Message)
 	}
 }
