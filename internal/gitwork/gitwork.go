@@ -208,6 +208,11 @@ func (r *Repo) DeleteBranch(branch string) error {
 	if err != nil || h == "" {
 		return err
 	}
+	// update-ref, unlike git branch -D, would delete a branch a worktree
+	// (the person's own checkout) has checked out.
+	if err := r.refuseCheckedOut(branch); err != nil {
+		return err
+	}
 	_, err = r.git("update-ref", "-d", ref(branch), h)
 	return err
 }

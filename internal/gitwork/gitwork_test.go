@@ -359,3 +359,18 @@ func TestRemoveWorktreeLeavesAnotherBranchsWorktree(t *testing.T) {
 		t.Fatalf("the other branch's uncommitted work is gone: %v", err)
 	}
 }
+
+// A feature branch the person checked out in their own checkout (to look at
+// an archived session's kept work) is not deleted under it, as git branch
+// -D would not: their HEAD would name a branch that no longer exists.
+func TestDeleteBranchRefusesCheckedOutBranch(t *testing.T) {
+	r := newRepo(t)
+	mustBranch(t, r, "flowdeck/s1.f1", "main")
+	gitT(t, r.Dir, "checkout", "-q", "flowdeck/s1.f1")
+	if err := r.RemoveWorktree(".flow/worktrees/f1", "flowdeck/s1.f1", true); !errors.Is(err, ErrCheckedOut) {
+		t.Fatalf("deleting a checked-out branch: %v", err)
+	}
+	if h, _ := r.BranchHead("flowdeck/s1.f1"); h == "" {
+		t.Fatal("the checked-out branch was deleted")
+	}
+}
