@@ -282,18 +282,27 @@ func (c *Crew) freeAgent(busy map[string]bool) string {
 	}
 }
 
-// orphans are the unfinished runs of this flow that a scheduler started and
-// whose process is gone (their lock is free); claimed holds the features of
-// every unfinished run of the flow.
+// orphans are the active session's unfinished runs of this flow that a
+// scheduler started and whose process is gone (their lock is free); claimed
+// holds the features of every unfinished run of the flow in that session.
 func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
 	claimed := map[string]bool{}
 	runs, err := c.Engine.Store.FlowRuns()
 	if err != nil {
 		return nil, claimed
 	}
+	active := ""
+	if s, err := c.Engine.Store.Active(); err == nil && s != nil {
+		active = s.ID
+	}
 	var out []model.FlowRun
 	for _, r := range runs {
 		if r.Flow != c.Flow.Name || model.FlowEnded(r.Status) {
+			continue
+		}
+		// A run of another (archived) session works on that session's
+		// feature: resumed, it would claim this one's of the same id.
+		if r.Session != "" && r.Session != active {
 			continue
 		}
 		claimed[runString(&r, VarFeature)] = true
