@@ -115,6 +115,8 @@ func (cs *crewState) launch(agent, feature, resume string) {
 			}
 			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
 		}
+		flushLog(eng.Log)
+		flushLog(eng.Live)
 		end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
 		if run != nil {
 			end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
@@ -336,20 +338,72 @@ type linePrefix struct {
 	buf    []byte
 }
 
+// maxPrefixedLine bounds a line held back for its end: an agent's output is
+// foreign, and a gigabyte without a newline must not sit in memory.
+const maxPrefixedLine = 64 << 10
+
 func (l *linePrefix) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf = append(l.buf, p...)
+	n := len(p)
+	for len(p) > 0 { // in pieces, so that a huge write is never copied whole
+		piece := p[:min(len(p), maxPrefixedLine)]
+		p = p[len(piece):]
+		if err := l.add(piece); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// add takes one piece: whole lines go out, the rest waits for its end up
+// to maxPrefixedLine.
+func (l *linePrefix) add(piece []byte) error {
+	l.buf = append(l.buf, piece...)
 	for {
 		i := bytes.IndexByte(l.buf, '\n')
 		if i < 0 {
 			break
 		}
-		line := append(append([]byte(nil), l.prefix...), l.buf[:i+1]...)
+		err := l.emit(l.buf[:i+1])
 		l.buf = l.buf[i+1:]
-		if _, err := l.w.Write(line); err != nil {
-			return len(p), err
+		if err != nil {
+			return err
 		}
 	}
-	return len(p), nil
+	if len(l.buf) >= maxPrefixedLine {
+		err := l.emit(l.buf) // cut, as the output pane cuts a long line
+		l.buf = l.buf[:0]
+		return err
+	}
+	return nil
+}
+
+// Flush writes a last line that never got its newline.
+func (l *linePrefix) Flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.buf) == 0 {
+		return nil
+	}
+	err := l.emit(l.buf)
+	l.buf = nil
+	return err
+}
+
+// emit writes one line after the prefix, ended by a newline.
+func (l *linePrefix) emit(b []byte) error {
+	line := append(append([]byte(nil), l.prefix...), b...)
+	if line[len(line)-1] != '\n' {
+		line = append(line, '\n')
+	}
+	_, err := l.w.Write(line)
+	return err
+}
+
+// flushLog writes what w holds back (a prefixed writer's last line).
+func flushLog(w io.Writer) {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		f.Flush()
+	}
 }
