@@ -78,11 +78,9 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	for _, c := range cmds {
 		o := opts
 		o.Argv, o.Dir, o.Feature, o.Scope = []string{"sh", "-c", c}, root, feature, scope
-		if worktrees.HasWorktree(st, feature) { // in the feature's worktree, recording its commit
-			o.Dir = ""
-			if err := worktrees.PlaceRun(st, &o); err != nil {
-				return nil, err
-			}
+		// In the feature's worktree when it has one, recording its commit.
+		if err := worktrees.PlaceRun(st, &o, true); err != nil {
+			return nil, err
 		}
 		res, err := capture.Run(ctx, st, o)
 		if err != nil {

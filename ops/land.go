@@ -8,6 +8,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // Refusal codes of flow land (the action codes are model's).
@@ -69,12 +70,12 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 			"Land merges what the session delivered once it is complete; --force lands what is merged so far.",
 			landForceCommand, "session %s is %s, not completed", s.ID, s.Status), nil
 	}
-	unlock, err := gitLock(st)
+	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	repo, err := gitwork.Open(projectRoot(st))
+	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
 	if err != nil {
 		return nil, err
 	}

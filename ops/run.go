@@ -8,6 +8,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/patterns"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // RunResult is a finished run as an agent reads it: each fact once, in
@@ -92,15 +93,18 @@ func excerpt(detail string) (string, bool) {
 func (r *RunResult) Refusal() *model.Error { return r.EvidenceError }
 
 // Run runs one command. When its result could not be recorded as evidence
-// on the feature it names, it is refused before the command starts.
-func Run(ctx context.Context, st *db.Store, opts capture.Options) (Result, error) {
+// on the feature it names, it is refused before the command starts. With
+// inWorktree a feature's run goes to the feature's worktree when it has one
+// (worktrees.PlaceRun), after the precheck, so that a refused run commits
+// nothing there.
+func Run(ctx context.Context, st *db.Store, opts capture.Options, inWorktree bool) (Result, error) {
 	if err := capture.Precheck(st, opts.Feature, opts.Scope); err != nil {
 		if refusal, ok := model.AsError(err); ok {
 			return Refused(refusal), nil
 		}
 		return nil, err
 	}
-	if err := placeRun(st, &opts); err != nil { // ops/worktrees.go
+	if err := worktrees.PlaceRun(st, &opts, inWorktree); err != nil {
 		return nil, err
 	}
 	res, err := capture.Run(ctx, st, opts)

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/flowdeck/flowdeck/capture"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
@@ -42,9 +41,6 @@ func projectRoot(st *db.Store) string { return worktrees.ProjectRoot(st) }
 // gitLock serializes git work on the project (.flow/git.lock).
 func gitLock(st *db.Store) (func(), error) { return worktrees.Lock(st) }
 
-// placeRun puts a feature's run in its worktree (worktrees.PlaceRun).
-func placeRun(st *db.Store, o *capture.Options) error { return worktrees.PlaceRun(st, o) }
-
 // doGit stores a, doing the git work an action needs in a session that uses
 // worktrees; other actions are stored as they are.
 func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
@@ -69,7 +65,7 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 // withGitSetup gives a plan approval the session's git setup when the
 // project is a git repository and the plan wants worktrees.
 func withGitSetup(st *db.Store, a model.PlanApprove) model.PlanApprove {
-	root := projectRoot(st)
+	root := worktrees.ProjectRoot(st)
 	if a.Git != nil || !inGitRepo(root) {
 		return a
 	}

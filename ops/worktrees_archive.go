@@ -8,6 +8,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // archiveWithWorktrees stores an action that may archive the active
@@ -29,7 +30,7 @@ func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor strin
 			archived = e.Session
 		}
 	}
-	if archived == "" || !inGitRepo(projectRoot(st)) {
+	if archived == "" || !inGitRepo(worktrees.ProjectRoot(st)) {
 		return out, nil, nil
 	}
 	s, serr := st.Session(archived)
@@ -52,13 +53,13 @@ func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor strin
 // session's), committing leftovers first and keeping the branches.
 func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
 	rep := &GitReport{}
-	unlock, err := gitLock(st)
+	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		rep.Warning = err.Error()
 		return rep
 	}
 	defer unlock()
-	root := projectRoot(st)
+	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		rep.Warning = err.Error()

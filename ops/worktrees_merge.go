@@ -11,6 +11,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // completeWithMerge completes a feature of a session that uses worktrees:
@@ -24,7 +25,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 		out, err := st.DoSeen(a, seen, actor, now)
 		return out, nil, err
 	}
-	if !inGitRepo(projectRoot(st)) {
+	if !inGitRepo(worktrees.ProjectRoot(st)) {
 		return plain()
 	}
 	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
@@ -32,7 +33,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	}
 	// Merges happen one at a time, each on the state as the previous one
 	// left it: the session is read again under the lock.
-	unlock, err := gitLock(st)
+	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -45,7 +46,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	if f == nil || f.Git == nil || f.Status != model.FeatureInProgress {
 		return plain()
 	}
-	root := projectRoot(st)
+	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		return nil, nil, err
@@ -161,13 +162,13 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 		return out, nil, nil
 	}
 	rep := &GitReport{}
-	unlock, err := gitLock(st)
+	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		rep.Warning = err.Error()
 		return out, rep, nil
 	}
 	defer unlock()
-	root := projectRoot(st)
+	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		rep.Warning = err.Error()

@@ -18,7 +18,6 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/runner"
-	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // RunRequest is a command to run, as the CLI's flags and the MCP tool's
@@ -93,16 +92,14 @@ func (p *Project) Run(ctx context.Context, r RunRequest, rio RunIO) (ops.Result,
 	if opts.Dir == "" {
 		opts.Dir = p.root
 	}
-	if r.Feature != "" && !r.Here && worktrees.HasWorktree(st, r.Feature) {
-		opts.Dir = "" // ops.Run places it in the feature's worktree
-	}
 	opts.Live, opts.Stdin, opts.Interrupt = rio.Live, rio.Stdin, rio.Interrupt
 	if rio.Started != nil {
 		// Run ids sort by real start time, whatever clock the caller shows.
 		opts.ID = db.NewRunID(time.Now())
 		rio.Started(opts.ID)
 	}
-	return ops.Run(ctx, st, opts)
+	// A feature's run goes to its worktree unless --here.
+	return ops.Run(ctx, st, opts, !r.Here)
 }
 
 // runOptions checks the request and turns it into capture options.

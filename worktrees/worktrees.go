@@ -104,16 +104,18 @@ func Lock(st *db.Store) (func(), error) {
 	return func() { f.Close() }, nil // closing releases the lock
 }
 
-// PlaceRun puts a feature's run (o.Feature set, o.Dir empty) in the
-// feature's worktree, committing what the agent left uncommitted there so
-// that the evidence names exactly what ran (o.Commit). A run given a
-// directory (--here, the cockpit's project) records that directory's HEAD
-// when its tracked files have no changes.
-func PlaceRun(st *db.Store, o *capture.Options) error {
+// PlaceRun settles where a feature's run (o.Feature set) runs and the
+// commit its evidence names. With inWorktree, a feature that runs in a
+// worktree now runs there, with what the agent left uncommitted committed
+// first, so that the evidence names exactly what ran (o.Commit). Otherwise
+// the run stays in o.Dir (--here, or a feature without a worktree; "" is
+// the process's directory) and records that directory's HEAD when its
+// tracked files have no changes.
+func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 	if o.Feature == "" {
 		return nil
 	}
-	if o.Dir == "" {
+	if inWorktree {
 		s, err := st.Active()
 		if err != nil {
 			return err
@@ -141,13 +143,6 @@ func PlaceRun(st *db.Store, o *capture.Options) error {
 		}
 	}
 	return nil
-}
-
-// HasWorktree reports whether feature id of the active session runs in a
-// worktree now (the cockpit then leaves a run's directory to PlaceRun).
-func HasWorktree(st *db.Store, id string) bool {
-	s, err := st.Active()
-	return err == nil && activeWithWorktree(s, id) != nil
 }
 
 func activeWithWorktree(s *model.Session, id string) *model.Feature {

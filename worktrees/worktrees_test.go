@@ -68,21 +68,25 @@ func do(t *testing.T, st *db.Store, acts ...model.Action) *ops.ActionResult {
 func TestPlaceRun(t *testing.T) {
 	dir, st := repoWithProject(t, "")
 	do(t, st, model.RunStart{Feature: "f1"})
-	if !worktrees.HasWorktree(st, "f1") || worktrees.HasWorktree(st, "f2") {
-		t.Fatal("HasWorktree wrong")
-	}
 	wt := filepath.Join(dir, ".flow", "worktrees", "f1")
 	os.WriteFile(filepath.Join(wt, "new.txt"), []byte("n\n"), 0o644)
-	o := capture.Options{Feature: "f1"}
-	if err := worktrees.PlaceRun(st, &o); err != nil {
+	o := capture.Options{Feature: "f1", Dir: dir}
+	if err := worktrees.PlaceRun(st, &o, true); err != nil {
 		t.Fatal(err)
 	}
 	if o.Dir != wt || o.Commit != git(t, wt, "rev-parse", "HEAD") || git(t, wt, "status", "--porcelain") != "" {
 		t.Fatalf("placed in %q at %q", o.Dir, o.Commit)
 	}
 	here := capture.Options{Feature: "f1", Dir: dir}
-	if err := worktrees.PlaceRun(st, &here); err != nil || here.Dir != dir || here.Commit != git(t, dir, "rev-parse", "HEAD") {
+	if err := worktrees.PlaceRun(st, &here, false); err != nil || here.Dir != dir || here.Commit != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("--here: %+v %v", here, err)
+	}
+	// A feature without a worktree stays where it was told to run.
+	do(t, st, model.RunStart{Feature: "f2"})
+	os.RemoveAll(filepath.Join(dir, ".flow", "worktrees", "f2"))
+	other := capture.Options{Feature: "f3", Dir: dir}
+	if err := worktrees.PlaceRun(st, &other, true); err != nil || other.Dir != dir {
+		t.Fatalf("a feature that is not active: %+v %v", other, err)
 	}
 }
 
@@ -95,7 +99,7 @@ func TestPlaceRunInSubdirectoryProject(t *testing.T) {
 		t.Fatalf("claim: %+v", res.Git)
 	}
 	o := capture.Options{Feature: "f1"}
-	if err := worktrees.PlaceRun(st, &o); err != nil {
+	if err := worktrees.PlaceRun(st, &o, true); err != nil {
 		t.Fatal(err)
 	}
 	if want := filepath.Join(dir, ".flow", "worktrees", "f1", "svc"); o.Dir != want {
