@@ -18,6 +18,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
 )
@@ -26,7 +27,7 @@ import (
 // approved, and a crew of agents scripted workers on it.
 func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (*flows.Crew, *db.Store, string) {
 	tb.Helper()
-	if !demo.HasGit() {
+	if !gitwork.Available() {
 		tb.Skip("git is not installed: the crew demo commits its agents' work")
 	}
 	dir := tb.TempDir()
@@ -392,7 +393,7 @@ func crewConfig(t *testing.T, path string, env map[string]string) {
 // A SIGKILLed `flows run auto --parallel 3` run again resumes the runs it
 // left (their features are not claimed twice) and completes the plan.
 func TestCrewSchedulerKilledResumes(t *testing.T) {
-	if !demo.HasGit() {
+	if !gitwork.Available() {
 		t.Skip("git is not installed: the crew demo commits its agents' work")
 	}
 	dir, pids := t.TempDir(), t.TempDir()

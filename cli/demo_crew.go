@@ -14,6 +14,7 @@ import (
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -33,7 +34,7 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	} else {
 		defer os.RemoveAll(dir)
 	}
-	if !demo.HasGit() {
+	if !gitwork.Available() {
 		fmt.Fprintln(e.stderr, "flowdeck demo: git is not installed: the agents work without commits (and without worktrees)")
 	}
 	if err := demo.WriteCrewProject(dir); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -72,12 +73,6 @@ exit 1
 // registryBase is RegistryFile before the features append to it.
 const registryBase = "// Package internal registers the app's components.\npackage internal\n\n// registered:\n"
 
-// HasGit reports whether git is installed.
-func HasGit() bool {
-	_, err := exec.LookPath("git")
-	return err == nil
-}
-
 // WriteCrewProject writes the crew demo project into dir and, when git is
 // installed, makes it a repository with one commit (the agents commit their
 // work on top).
@@ -93,7 +88,7 @@ func WriteCrewProject(dir string) error {
 	if err != nil {
 		return err
 	}
-	if !HasGit() {
+	if !gitwork.Available() {
 		return nil
 	}
 	for _, args := range [][]string{

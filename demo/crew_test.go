@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -62,7 +63,7 @@ func TestCrewAgentAnswers(t *testing.T) {
 // into its feature branch, keeps both sides, and commits; a second round
 // adds nothing twice.
 func TestCrewWorkerResolvesTheConflict(t *testing.T) {
-	if !HasGit() {
+	if !gitwork.Available() {
 		t.Skip("git is not installed")
 	}
 	dir := t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/flows"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -32,7 +33,7 @@ func TestFlowAutoCrew(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the flowdeck binary and runs 12 features through agent processes")
 	}
-	if !demo.HasGit() {
+	if !gitwork.Available() {
 		t.Skip("git is not installed: the crew demo commits its agents' work")
 	}
 	dir := binaries(t)
