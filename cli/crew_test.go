@@ -250,26 +250,11 @@ func TestCrewAgentKilledMidFeature(t *testing.T) {
 		rep, err := crew.Run(ctx)
 		done <- result{rep, err}
 	}()
-	pid := crewWait(t, ctx, func() (int, bool) {
-		data, err := os.ReadFile(filepath.Join(pids, victim+".pid"))
-		var n int
-		if err == nil {
-			n = atoi(strings.TrimSpace(string(data)))
-		}
-		return n, n > 0
-	})
+	pid := agentPid(t, ctx, pids, victim)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill %d: %v", pid, err)
 	}
-	d := crewWait(t, ctx, func() (*model.Decision, bool) {
-		ds, _ := st.Decisions(true)
-		for i := range ds {
-			if ds[i].Step == "agent-failed" {
-				return &ds[i], true
-			}
-		}
-		return nil, false
-	})
+	d := agentFailed(t, ctx, st)
 	if !strings.Contains(d.Prompt, victim) || !strings.Contains(d.Prompt, "SIGKILL") || len(d.Options) != 3 {
 		t.Fatalf("decision %+v", d)
 	}
@@ -350,6 +335,31 @@ func wantInterruptResumed(t *testing.T, st *db.Store, id string) {
 }
 
 // crewWait polls cond until it holds or ctx ends.
+// agentPid waits for the scripted worker on feature to write its pid.
+func agentPid(t *testing.T, ctx context.Context, pids, feature string) int {
+	t.Helper()
+	return crewWait(t, ctx, func() (int, bool) {
+		data, _ := os.ReadFile(filepath.Join(pids, feature+".pid"))
+		n := atoi(strings.TrimSpace(string(data)))
+		return n, n > 0
+	})
+}
+
+// agentFailed waits for the retry/reassign/reset decision of a worker that
+// crashed.
+func agentFailed(t *testing.T, ctx context.Context, st *db.Store) *model.Decision {
+	t.Helper()
+	return crewWait(t, ctx, func() (*model.Decision, bool) {
+		ds, _ := st.Decisions(true)
+		for i := range ds {
+			if ds[i].Step == "agent-failed" {
+				return &ds[i], true
+			}
+		}
+		return nil, false
+	})
+}
+
 func crewWait[T any](t *testing.T, ctx context.Context, cond func() (T, bool)) T {
 	t.Helper()
 	for {
@@ -424,11 +434,7 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := crewWait(t, ctx, func() (int, bool) {
-		data, _ := os.ReadFile(filepath.Join(pids, victim+".pid"))
-		n := atoi(strings.TrimSpace(string(data)))
-		return n, n > 0
-	})
+	pid := agentPid(t, ctx, pids, victim)
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	syscall.Kill(pid, syscall.SIGKILL) // the hung agent outlived its scheduler
@@ -489,22 +495,10 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 		}
 		done <- err
 	}()
-	pid := crewWait(t, ctx, func() (int, bool) {
-		data, _ := os.ReadFile(filepath.Join(pids, victim+".pid"))
-		n := atoi(strings.TrimSpace(string(data)))
-		return n, n > 0
-	})
+	pid := agentPid(t, ctx, pids, victim)
 	os.Remove(filepath.Join(pids, "HANG"))
 	syscall.Kill(pid, syscall.SIGKILL)
-	d := crewWait(t, ctx, func() (*model.Decision, bool) {
-		ds, _ := st.Decisions(true)
-		for i := range ds {
-			if ds[i].Step == "agent-failed" {
-				return &ds[i], true
-			}
-		}
-		return nil, false
-	})
+	d := agentFailed(t, ctx, st)
 	if _, _, code := flowdeck(t, dir, "decide", d.ID, "reassign", "--note", "helper-1"); code != 0 {
 		t.Fatalf("decide reassign: exit %d", code)
 	}
