@@ -1,18 +1,17 @@
 // Command flowdeck is a terminal cockpit for supervising AI coding agents.
-// This binary is the lean one agents call many times a minute; the cockpit
-// itself is in flowdeck-cockpit, which it starts when asked.
+// This binary is the lean front that agents call many times a minute: it
+// answers `flowdeck flow status` and `flowdeck hud` from the status digest
+// stored with the session and becomes flowdeck-cli (same process) for
+// everything else; flowdeck-cli starts flowdeck-cockpit for the cockpit and
+// becomes flowdeck-mcp for the MCP server.
 package main
 
 import (
 	"os"
 
-	"github.com/flowdeck/flowdeck/cli"
-	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/internal/lean"
 )
 
 func main() {
-	// When flowdeck re-executes itself to join a run's cgroups before the
-	// command starts (cgroup v1), this never returns.
-	runner.Reexec()
-	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
+	os.Exit(lean.Main(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

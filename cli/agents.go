@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowdeck/flowdeck/agentinit"
+	"github.com/flowdeck/flowdeck/internal/lean"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
 )
@@ -30,7 +31,7 @@ func (e *env) agentCommands() []*cobra.Command {
 var MCPServer func(ctx context.Context, p *project.Project, actor string, stdin io.Reader, stdout, stderr io.Writer) error
 
 // MCPBinary is the companion binary that holds the MCP server.
-const MCPBinary = "flowdeck-mcp"
+const MCPBinary = lean.MCPBinary
 
 func (e *env) mcpCmd() *cobra.Command {
 	return &cobra.Command{
@@ -74,7 +75,7 @@ MCP client's name from the initialize handshake.`,
 // execMCP becomes flowdeck-mcp on the same project; the client's pipes and
 // signals reach it directly.
 func (e *env) execMCP(root, actor string) error {
-	bin, err := findCompanion(MCPBinary)
+	bin, err := lean.FindCompanion(MCPBinary)
 	if err != nil {
 		return internalErr(err)
 	}

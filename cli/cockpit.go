@@ -6,13 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
-	"runtime/debug"
-	"strings"
 	"syscall"
 
 	"golang.org/x/term"
 
+	"github.com/flowdeck/flowdeck/internal/lean"
 	"github.com/flowdeck/flowdeck/project"
 )
 
@@ -24,7 +22,7 @@ import (
 type Cockpit func(p *project.Project) error
 
 // CockpitBinary is the companion binary that holds the cockpit.
-const CockpitBinary = "flowdeck-cockpit"
+const CockpitBinary = lean.CockpitBinary
 
 // cockpit is `flowdeck` without a subcommand: the cockpit on this project.
 // It needs a terminal on both ends; piped, it says so instead of painting
@@ -115,43 +113,4 @@ func (e *env) execCockpit(root, actor string, replace bool) error {
 
 // FindCockpit looks for flowdeck-cockpit next to this executable, then in
 // PATH.
-func FindCockpit() (string, error) { return findCompanion(CockpitBinary) }
-
-// findCompanion looks for one of flowdeck's binaries next to this
-// executable, then in PATH. When neither has it, the error says how to get
-// it: a lone flowdeck copied onto PATH has no cockpit or MCP server.
-func findCompanion(name string) (string, error) {
-	where := "next to flowdeck"
-	if self, err := os.Executable(); err == nil {
-		dir := filepath.Dir(self)
-		p := filepath.Join(dir, name)
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			return p, nil
-		}
-		where = "in " + dir
-	}
-	if p, err := exec.LookPath(name); err == nil {
-		return p, nil
-	}
-	mod := modulePath()
-	return "", fmt.Errorf("%s not found %s or in PATH: flowdeck is three binaries and this one came alone. "+
-		"Install all three with: go install %s/...@latest "+
-		"(or just %s: go install %s/cmd/%s@latest), "+
-		"or put %s from the release archive next to flowdeck", name, where, mod, name, mod, name, name)
-}
-
-// installModule is the module path `go install` takes. A binary built from
-// a checkout whose module path go install cannot fetch (no domain in it)
-// points at it rather than at its own path.
-const installModule = "github.com/flowdeck/flowdeck"
-
-// modulePath is the module this binary was built from, when go install can
-// fetch it, else installModule.
-func modulePath() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if p := bi.Main.Path; strings.Contains(strings.Split(p, "/")[0], ".") {
-			return p
-		}
-	}
-	return installModule
-}
+func FindCockpit() (string, error) { return lean.FindCompanion(CockpitBinary) }

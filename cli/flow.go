@@ -10,6 +10,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 func (e *env) flowCommand() *cobra.Command {
@@ -89,7 +90,7 @@ func (e *env) statusCommand() *cobra.Command {
 			if err != nil {
 				return e.fail(err)
 			}
-			return e.show(res, func() { printStatus(e.stdout, res.State) })
+			return e.show(res, func() { render.Status(e.stdout, res.State) })
 		},
 	}
 }

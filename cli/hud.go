@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // Hooks that flowdeck's commands can run as (--hook).
@@ -53,8 +55,7 @@ database gets "no active session", and nothing is created.`,
 				return usageErr("--format: %v", err)
 			}
 			if e.hook == hookClaude {
-				return e.writeJSON(map[string]any{"hookSpecificOutput": map[string]any{
-					"hookEventName": "UserPromptSubmit", "additionalContext": out}})
+				return e.writeJSON(ops.HookClaude(out))
 			}
 			fmt.Fprint(e.stdout, out)
 			return nil

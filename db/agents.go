@@ -27,7 +27,10 @@ func (s *Store) RecordAgentEvent(ev model.AgentEvent) error {
 		return err
 	}
 	return s.update(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketMeta).Put(append(bytes.Clone(agentKeyPrefix), ev.Agent...), raw)
+		if err := tx.Bucket(bucketMeta).Put(append(bytes.Clone(agentKeyPrefix), ev.Agent...), raw); err != nil {
+			return err
+		}
+		return s.storeDigest(tx, nil)
 	})
 }
 

@@ -197,7 +197,7 @@ func TestStaleDocCleanupRemovesOnlyWhatItWrote(t *testing.T) {
 	// A manifest edited to name other files names nothing flowdeck removes.
 	manifest := filepath.Join(features, manifestName)
 	data, _ := os.ReadFile(manifest)
-	os.WriteFile(manifest, append(data, "../../../../mine x\nmine "+digest("a person's file")[:10]+"\n/etc/passwd\n"...), 0o644)
+	os.WriteFile(manifest, append(data, "../../../../mine x\nmine "+docSum("a person's file")[:10]+"\n/etc/passwd\n"...), 0o644)
 	mustDo(t, st, model.PlanSelect{FeatureIDs: []string{"a"}})
 	if _, err := os.Stat(filepath.Join(features, "b.md")); !os.IsNotExist(err) {
 		t.Fatalf("b.md, which flowdeck wrote, is still there: %v", err)

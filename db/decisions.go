@@ -49,7 +49,7 @@ func (s *Store) CreateDecision(d *model.Decision, actor string, now time.Time) (
 			}
 			run = r
 		}
-		return putDecision(tx, &out)
+		return s.putDecision(tx, &out)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -57,7 +57,9 @@ func (s *Store) CreateDecision(d *model.Decision, actor string, now time.Time) (
 	return &out, run, nil
 }
 
-func putDecision(tx *bolt.Tx, d *model.Decision) error {
+// putDecision stores d and the status digest, whose HUD lists the
+// pending decisions.
+func (s *Store) putDecision(tx *bolt.Tx, d *model.Decision) error {
 	raw, err := json.Marshal(d)
 	if err != nil {
 		return err
@@ -66,7 +68,10 @@ func putDecision(tx *bolt.Tx, d *model.Decision) error {
 	if err != nil {
 		return err
 	}
-	return b.Put([]byte(d.ID), raw)
+	if err := b.Put([]byte(d.ID), raw); err != nil {
+		return err
+	}
+	return s.storeDigest(tx, nil)
 }
 
 func loadDecision(tx *bolt.Tx, id string) (*model.Decision, error) {
@@ -155,7 +160,7 @@ func (s *Store) ResolveDecision(id string, res model.Resolution) (*model.Decisio
 				}
 			}
 		}
-		return putDecision(tx, d)
+		return s.putDecision(tx, d)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +202,7 @@ func (s *Store) ExpireDecision(id string, now time.Time) (*model.Decision, error
 				}
 			}
 		}
-		return putDecision(tx, d)
+		return s.putDecision(tx, d)
 	})
 	return d, err
 }
@@ -217,7 +222,7 @@ func (s *Store) CancelFlowRun(id, reason, actor string, now time.Time) (*model.F
 		if r.Decision != "" {
 			if d, err := loadDecision(tx, r.Decision); err == nil && d.Status == model.DecisionPending {
 				d.Status = model.DecisionCancelled
-				if err := putDecision(tx, d); err != nil {
+				if err := s.putDecision(tx, d); err != nil {
 					return err
 				}
 			}

@@ -114,7 +114,7 @@ func (s *Store) writeDocs(sess *model.Session, ids []string, prune bool) error {
 	// the docs whose file this call replaced.
 	written, changed := map[string]string{}, 0
 	err = render.RenderFeatures(sess, ids, func(id, doc string) error { // valid ids: safe file names
-		written[id] = digest(doc)
+		written[id] = docSum(doc)
 		wrote, err := writeDoc(feat, id+".md", doc)
 		if wrote {
 			changed++
@@ -189,7 +189,7 @@ func removeStale(r *os.Root, manifest, written map[string]string) error {
 		if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		if data, err := r.ReadFile(name); err != nil || digest(string(data)) != sum {
+		if data, err := r.ReadFile(name); err != nil || docSum(string(data)) != sum {
 			continue
 		}
 		if err := r.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -199,7 +199,7 @@ func removeStale(r *os.Root, manifest, written map[string]string) error {
 	return nil
 }
 
-func digest(content string) string {
+func docSum(content string) string {
 	sum := sha256.Sum256([]byte(content))
 	return hex.EncodeToString(sum[:])
 }

@@ -70,7 +70,14 @@ func Import(path string, r io.Reader, force bool, now time.Time, opts Options) (
 	if err != nil {
 		return nil, err
 	}
-	err = s.guard(func() error { return b.Update(func(tx *bolt.Tx) error { return storeImport(tx, head, sessions, rep) }) })
+	err = s.guard(func() error {
+		return b.Update(func(tx *bolt.Tx) error {
+			if err := storeImport(tx, head, sessions, rep); err != nil {
+				return err
+			}
+			return s.storeDigest(tx, nil)
+		})
+	})
 	if cerr := s.closeBolt(b); err == nil {
 		err = cerr
 	}

@@ -1,48 +1,11 @@
 package db
 
-import (
-	"os"
-	"path/filepath"
-)
+import "github.com/flowdeck/flowdeck/internal/rootdir"
 
 // DBFile is the database's path below a project root.
-const DBFile = ".flow/flowdeck.db"
-
-// ownerOfWorktree is the project a feature worktree (.flow/worktrees/F,
-// whose .git is a file) belongs to, so that an agent working in it uses the
-// project's database; any other directory is its own root.
-func ownerOfWorktree(d string) string {
-	parent := filepath.Dir(d)
-	if filepath.Base(parent) != "worktrees" || filepath.Base(filepath.Dir(parent)) != ".flow" {
-		return d
-	}
-	owner := filepath.Dir(filepath.Dir(parent))
-	if _, err := os.Stat(filepath.Join(owner, DBFile)); err != nil {
-		return d
-	}
-	return owner
-}
+const DBFile = rootdir.DBFile
 
 // FindRoot returns the project root for dir: the nearest directory upward
-// that holds .git or .flow, or dir itself when there is none. Every entry
-// point (CLI, hud, MCP server, plugins, hooks) finds the project this way,
-// so an agent started in a subdirectory uses the same database as one
-// started at the root.
-func FindRoot(dir string) (string, error) {
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", err
-	}
-	for d := abs; ; {
-		for _, mark := range []string{".git", ".flow"} {
-			if _, err := os.Stat(filepath.Join(d, mark)); err == nil {
-				return ownerOfWorktree(d), nil
-			}
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return abs, nil
-		}
-		d = parent
-	}
-}
+// that holds .git or .flow (a feature worktree's owning project), or dir
+// itself when there is none. See rootdir.Find.
+func FindRoot(dir string) (string, error) { return rootdir.Find(dir) }

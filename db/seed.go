@@ -64,7 +64,7 @@ func (s *Store) SeedLog(n int, start time.Time) (sessionID string, err error) {
 				return err
 			}
 		}
-		return nil
+		return s.storeDigest(tx, sess)
 	})
 	return sessionID, err
 }

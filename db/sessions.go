@@ -89,6 +89,11 @@ func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time)
 			// Nothing to store: roll back so the change counter stays put.
 			return refusal
 		}
+		if len(out.Events) > 0 {
+			if err := s.storeDigest(tx, out.Session); err != nil {
+				return err
+			}
+		}
 		if out.Session != nil && out.Session.Archived {
 			out.Session = nil
 		}

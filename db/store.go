@@ -24,6 +24,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/flowdeck/flowdeck/internal/contain"
+	"github.com/flowdeck/flowdeck/internal/digest"
 )
 
 // SchemaVersion is the layout of the buckets this code reads and writes.
@@ -60,6 +61,12 @@ type Options struct {
 	// twice. Errors Open would return come from that transaction instead.
 	// Ignored with Existing.
 	DeferCheck bool
+	// Digest renders the status digest from what the HUD reads (the
+	// active session, the pending decisions, the agents' events) in every
+	// transaction that changes one of them (see package digest). A store
+	// without one deletes the digest in those transactions instead, so the
+	// lean binary never reads a stale one.
+	Digest func(*Glance) (digest.Digest, error)
 }
 
 // Store is a handle on a project's database file. It holds no open file and
@@ -73,6 +80,7 @@ type Store struct {
 	lock    string // the side lock file, absolute
 	project string // the directory that holds .flow
 	flowRel string // .flow, relative to project
+	digest  func(*Glance) (digest.Digest, error)
 	dbRel   string // .flow/flowdeck.db, relative to project
 	lockRel string
 	timeout time.Duration
@@ -125,6 +133,7 @@ func configure(path string, opts Options) (*Store, error) {
 	s := &Store{
 		path: abs, lock: abs + ".lock", project: filepath.Dir(flowDir),
 		flowRel: filepath.Base(flowDir), timeout: timeout, noSync: opts.NoSync,
+		digest: opts.Digest,
 	}
 	s.dbRel = filepath.Join(s.flowRel, filepath.Base(abs))
 	s.lockRel = s.dbRel + ".lock"

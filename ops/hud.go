@@ -78,6 +78,11 @@ func BuildHUD(st *db.Store) (*HUD, error) {
 	if err != nil {
 		return nil, err
 	}
+	return hudOfGlance(g), nil
+}
+
+// hudOfGlance is the HUD of what a glance at the store read.
+func hudOfGlance(g *db.Glance) *HUD {
 	h := hudOf(g.Active)
 	h.Agents = g.Agents
 	// A pending decision suspends a flow: it comes first.
@@ -86,7 +91,14 @@ func BuildHUD(st *db.Store) (*HUD, error) {
 		waits = append(waits, "decision "+d.ID+": "+d.Prompt)
 	}
 	h.Waits = append(waits, h.Waits...)
-	return h, nil
+	return h
+}
+
+// HookClaude is the object Claude Code's UserPromptSubmit hook prints: the
+// HUD as context for the prompt.
+func HookClaude(hud string) any {
+	return map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName": "UserPromptSubmit", "additionalContext": hud}}
 }
 
 func hudOf(s *model.Session) *HUD {

@@ -106,6 +106,11 @@ func Status(st *db.Store, full bool) (*StatusResult, error) {
 			return nil, err
 		}
 	}
+	return statusOf(s, full), nil
+}
+
+// statusOf is the status result for the active session s.
+func statusOf(s *model.Session, full bool) *StatusResult {
 	res := &StatusResult{OK: true, NextCommand: model.NextCommand(s), State: s}
 	switch {
 	case s == nil:
@@ -114,7 +119,7 @@ func Status(st *db.Store, full bool) (*StatusResult, error) {
 	default:
 		res.Session = ViewStatus(s)
 	}
-	return res, nil
+	return res
 }
 
 // Failure is the result object of an operation that failed for a reason

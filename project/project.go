@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/patterns"
 )
 
@@ -212,6 +213,9 @@ func (p *Project) store() (*db.Store, error) {
 	}
 	o := p.opts.Store
 	o.DeferCheck = o.DeferCheck || p.opts.OneShot
+	if o.Digest == nil {
+		o.Digest = ops.Digest // what the lean binary prints for flow status
+	}
 	st, err := db.Open(p.dbPath(), o)
 	if err != nil {
 		return nil, err

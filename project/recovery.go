@@ -8,6 +8,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/demo"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 )
 
 // The recovery path for a damaged database (export what can be read,
@@ -38,7 +39,7 @@ func (e *BadExportError) Unwrap() error { return e.Err }
 // moved aside, never deleted) and verifies the result. An unreadable export
 // is a *BadExportError.
 func (p *Project) Import(r io.Reader, force bool) (*model.ImportReport, *model.VerifyReport, error) {
-	rep, err := db.Import(p.dbPath(), r, force, p.Now(), db.Options{})
+	rep, err := db.Import(p.dbPath(), r, force, p.Now(), db.Options{Digest: ops.Digest})
 	var bad *db.BadExport
 	if errors.As(err, &bad) {
 		return nil, nil, &BadExportError{Err: err}

@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
 // The binaries and their packages.
 const (
 	Flowdeck = "github.com/flowdeck/flowdeck"
+	CLI      = "github.com/flowdeck/flowdeck/cmd/flowdeck-cli"
 	Cockpit  = "github.com/flowdeck/flowdeck/cmd/flowdeck-cockpit"
 	MCP      = "github.com/flowdeck/flowdeck/cmd/flowdeck-mcp"
 )
@@ -24,12 +26,15 @@ var (
 	err  error
 )
 
-// Build compiles pkgs (on the first call; later calls return the same
-// directory) and returns the path of the flowdeck binary among them.
+// Build compiles pkgs and flowdeck-cli (on the first call; later calls
+// return the same directory) and returns the path of the flowdeck binary among them.
 func Build(pkgs ...string) (string, error) {
 	once.Do(func() {
 		if dir, err = os.MkdirTemp("", "flowdeck-test-bin-"); err != nil {
 			return
+		}
+		if !slices.Contains(pkgs, CLI) {
+			pkgs = append(pkgs, CLI) // the lean flowdeck becomes it for most commands
 		}
 		args := append([]string{"build", "-o", dir + string(os.PathSeparator)}, pkgs...)
 		cmd := exec.Command("go", args...)

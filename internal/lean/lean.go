@@ -1,0 +1,251 @@
+// Package lean is the flowdeck binary that agents call many times a
+// minute. It answers `flowdeck flow status` (text or --json) from the
+// status digest that every write stores beside the session (package
+// digest), and becomes flowdeck-cli for everything else: execve keeps the
+// process id, the standard streams, the signals and the exit code, so a
+// caller cannot tell the two apart. It links no flag parser, model or
+// JSON: only what reading one bbolt key needs.
+package lean
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/term"
+
+	"github.com/flowdeck/flowdeck/internal/digest"
+	"github.com/flowdeck/flowdeck/internal/rootdir"
+)
+
+// What the lean binary prints: a part of the digest.
+type answerKind int
+
+const (
+	statusText answerKind = iota
+	statusJSON
+	hudText
+	hudMarkdown
+	hudHook
+)
+
+// request is an invocation the digest can answer.
+type request struct {
+	kind answerKind
+	dir  string // --dir: the project root itself; "": search from the working directory
+}
+
+// parse recognises `flow status` and `hud` with the flags they accept
+// (--json, --dir, and hud's --format and --hook), in any order cobra
+// accepts them, and says which part of the digest answers them. Anything
+// else (another command, --full, --format json, --json=false, --, a flag
+// it does not know, a malformed value) is not answered here: flowdeck-cli
+// parses it and says what is wrong.
+func parse(args []string) (request, bool) {
+	var req request
+	var words []string
+	var json bool
+	format, hook := "text", ""
+	for i := 0; i < len(args); i++ {
+		name, value, hasValue := strings.Cut(args[i], "=")
+		takesValue := name == "--dir" || name == "--format" || name == "--hook"
+		switch {
+		case args[i] == "--json":
+			json = true
+			continue
+		case takesValue && !hasValue:
+			if i+1 >= len(args) {
+				return request{}, false
+			}
+			i++
+			value = args[i]
+		case takesValue:
+		case strings.HasPrefix(args[i], "-"):
+			return request{}, false
+		default:
+			words = append(words, args[i])
+			continue
+		}
+		switch name {
+		case "--dir":
+			if value == "" {
+				return request{}, false
+			}
+			req.dir = value
+		case "--format":
+			format = value
+		case "--hook":
+			hook = value
+		}
+	}
+	switch {
+	case slices.Equal(words, []string{"flow", "status"}) && format == "text" && hook == "":
+		req.kind = statusText
+		if json {
+			req.kind = statusJSON
+		}
+	case !slices.Equal(words, []string{"hud"}):
+		return request{}, false
+	case hook == "claude": // the hook prints text in its object, whatever --format or --json say
+		req.kind = hudHook
+	case hook != "" || json:
+		return request{}, false
+	case format == "text" || format == "":
+		req.kind = hudText
+	case format == "markdown":
+		req.kind = hudMarkdown
+	default:
+		return request{}, false
+	}
+	return req, true
+}
+
+// ExitInternal is flowdeck's exit code for a failure that is not the
+// caller's: here, output that could not be written, or no flowdeck-cli.
+const ExitInternal = 3
+
+// Main runs the lean binary on argv (its name first) and returns the exit
+// code: it answers from the digest when it can, and otherwise becomes
+// flowdeck-cli (so it returns only when that cannot start).
+func Main(argv []string, stdin *os.File, stdout, stderr io.Writer) int {
+	args := argv[1:]
+	req, ok := parse(args)
+	if !ok {
+		return forward(argv, "", stdout, stderr)
+	}
+	start := req.dir
+	if req.kind == hudHook && req.dir == "" {
+		// The hook's JSON on stdin names the agent's working directory,
+		// where the project search starts. Read here, stdin is gone for
+		// flowdeck-cli, so a forwarded hook starts it there instead.
+		start = hookCwd(stdin)
+	}
+	if code, ok := answer(req, start, stdout); ok {
+		return code
+	}
+	chdir := ""
+	if req.dir == "" {
+		chdir = start
+	}
+	return forward(argv, chdir, stdout, stderr)
+}
+
+// answer writes the answer to req on stdout when the status digest of the
+// project holds it and returns the exit code; ok is false when it answered
+// nothing. It answers nothing it is not sure of: no project database, an
+// old one without a digest, a writer holding the lock, damage.
+// flowdeck-cli handles those and says what is wrong.
+func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
+	if !lockTimeoutValid() {
+		return 0, false
+	}
+	root, err := projectRoot(start, req.dir != "")
+	if err != nil {
+		return 0, false
+	}
+	d, err := digest.Read(root)
+	if err != nil {
+		return 0, false
+	}
+	var out []byte
+	switch req.kind {
+	case statusText:
+		out = d.StatusText
+	case statusJSON:
+		out = d.StatusJSON
+	default:
+		hud := map[answerKind]digest.Stamped{hudText: d.HUDText, hudMarkdown: d.HUDMarkdown, hudHook: d.HUDHook}[req.kind]
+		if out, ok = hud.Stamp(time.Now()); !ok {
+			return 0, false
+		}
+	}
+	if _, err := stdout.Write(out); err != nil && (req.kind == statusJSON || req.kind == hudHook) {
+		return ExitInternal, true // as flowdeck-cli: text ignores a failed write, JSON does not
+	}
+	return 0, true
+}
+
+// hookInputMax bounds what is read of a hook's stdin, as flowdeck-cli
+// bounds it: its JSON carries the prompt, which flowdeck does not need.
+const hookInputMax = 1 << 20
+
+// hookCwd is the cwd of the hook's JSON on stdin, "" when stdin is a
+// terminal or holds no such JSON (the search then starts at the working
+// directory).
+func hookCwd(stdin *os.File) string {
+	if stdin == nil || term.IsTerminal(int(stdin.Fd())) {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(stdin, hookInputMax))
+	var in struct {
+		Cwd string `json:"cwd"`
+	}
+	if json.Unmarshal(data, &in) != nil {
+		return ""
+	}
+	return in.Cwd
+}
+
+// projectRoot is the root as flowdeck-cli finds it: --dir itself (asRoot;
+// it must be a directory), else the nearest directory upward from dir
+// ("": the working directory) with .git or .flow.
+func projectRoot(dir string, asRoot bool) (string, error) {
+	if asRoot {
+		fi, err := os.Stat(dir)
+		if err != nil {
+			return "", err
+		}
+		if !fi.IsDir() {
+			return "", errors.New("not a directory")
+		}
+		return filepath.Abs(dir)
+	}
+	if dir != "" {
+		return rootdir.Find(dir)
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	return rootdir.Find(wd)
+}
+
+// lockTimeoutValid: flowdeck-cli refuses a malformed
+// $FLOWDECK_LOCK_TIMEOUT, so the lean binary must not answer past it.
+func lockTimeoutValid() bool {
+	v := os.Getenv("FLOWDECK_LOCK_TIMEOUT")
+	if v == "" {
+		return true
+	}
+	_, err := time.ParseDuration(v)
+	return err == nil
+}
+
+// forward becomes flowdeck-cli, in directory chdir when it is not "".
+// When that cannot start, it says so: a line on stderr, and with --json the
+// one object on stdout that --json promises, in the shape of flowdeck's
+// other internal failures.
+func forward(argv []string, chdir string, stdout, stderr io.Writer) int {
+	err := Forward(argv, chdir)
+	msg := strings.Map(func(r rune) rune {
+		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == utf8.RuneError {
+			return '?' // the path of this executable is printed: keep the terminal safe
+		}
+		return r
+	}, err.Error())
+	fmt.Fprintf(stderr, "flowdeck: %s\n", msg)
+	if slices.Contains(argv[1:], "--json") {
+		obj := map[string]any{"ok": false, "error": map[string]string{"code": "internal", "message": msg}}
+		if b, err := json.MarshalIndent(obj, "", "  "); err == nil {
+			stdout.Write(append(b, '\n'))
+		}
+	}
+	return ExitInternal
+}

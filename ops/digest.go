@@ -1,0 +1,89 @@
+package ops
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/digest"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/termtext"
+)
+
+// EncodeJSON is a result object as flowdeck prints it for agents: indented,
+// HTML characters as they are, C1 and bidi characters escaped
+// (termtext.JSON), and a final newline.
+func EncodeJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return termtext.JSON(b.Bytes()), nil
+}
+
+// StatusText is `flowdeck flow status` for people: render.Status through
+// the sanitiser that the CLI's stdout is, so that no escape sequence or
+// control character from a goal, an id or a summary reaches a terminal.
+func StatusText(s *model.Session) []byte {
+	var b bytes.Buffer
+	w := termtext.NewWriter(&b, termtext.Options{Visible: true})
+	render.Status(w, s)
+	w.Flush()
+	return b.Bytes()
+}
+
+// stampTime is the time a HUD is rendered at for the digest. Its text is
+// found in the rendering and marked, and the lean binary writes the time
+// of printing over it.
+var stampTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Digest is what the lean binary prints for `flow status` (text and
+// --json) and `hud` (text, markdown, Claude Code's hook) from g, for db
+// to store beside the state it shows (package digest).
+func Digest(g *db.Glance) (digest.Digest, error) {
+	js, err := EncodeJSON(statusOf(g.Active, false))
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	d := digest.Digest{StatusText: StatusText(g.Active), StatusJSON: js}
+	h := hudOfGlance(g)
+	h.At = stampTime
+	text, err := h.Render("text")
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	markdown, err := h.Render("markdown")
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	hook, err := EncodeJSON(HookClaude(text))
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	d.HUDText, d.HUDMarkdown = stamped(sanitized(text)), stamped(sanitized(markdown))
+	d.HUDHook = stamped(hook)
+	return d, nil
+}
+
+// sanitized is s as the CLI writes it for people (termtext, as its
+// stdout).
+func sanitized(s string) []byte {
+	var b bytes.Buffer
+	w := termtext.NewWriter(&b, termtext.Options{Visible: true})
+	w.Write([]byte(s))
+	w.Flush()
+	return b.Bytes()
+}
+
+// stamped marks the HUD's time stamp in out: its first occurrence, which
+// precedes any text of the session's (the stamp opens the HUD's first
+// line, and the hook's object begins with the HUD). Without one, the lean
+// binary does not answer from out.
+func stamped(out []byte) digest.Stamped {
+	return digest.Stamped{Out: out, At: bytes.Index(out, []byte(stampTime.Format(digest.StampLayout)))}
+}
