@@ -67,7 +67,9 @@ func runBin(t testing.TB, bin, cwd, in string, alone bool, args ...string) outpu
 		cmd.Env = append(cmd.Env, "PATH=")
 	}
 	o, e, code := runProcess(t, cmd)
-	norm := func(s string) string { return jsonAtRE.ReplaceAllString(stampRE.ReplaceAllString(s, "STAMP"), `"at":"AT"`) }
+	norm := func(s string) string {
+		return jsonAtRE.ReplaceAllString(stampRE.ReplaceAllString(s, "STAMP"), `"at":"AT"`)
+	}
 	return output{norm(o), norm(e), code}
 }
 
