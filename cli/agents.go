@@ -25,7 +25,7 @@ func (e *env) agentCommands() []*cobra.Command {
 }
 
 // MCPServer serves MCP on stdin/stdout for a project. flowdeck-mcp, the
-// binary that links the MCP SDK, sets it; in the lean flowdeck it is nil and
+// binary that links the MCP SDK, sets it; in flowdeck-cli it is nil and
 // `flowdeck mcp` becomes flowdeck-mcp, so that agents' many other CLI calls
 // do not load the SDK (its package init and a binary twice the size).
 var MCPServer func(ctx context.Context, p *project.Project, actor string, stdin io.Reader, stdout, stderr io.Writer) error
@@ -156,27 +156,34 @@ func initNotes(plan *agentinit.Plan) []string {
 	return notes
 }
 
-// pathNotes say how to fix a flowdeck or flowdeck-mcp that the agents
-// cannot start: they run "flowdeck mcp" and the hooks by name, and a client
-// shows a server it cannot start as failed, with no hint why.
+// pathNotes say how to fix a flowdeck, flowdeck-cli or flowdeck-mcp that
+// the agents cannot start: they run "flowdeck mcp" and the hooks by name,
+// and a client shows a server it cannot start as failed, with no hint why.
 func pathNotes() []string {
 	dir := "DIR"
 	if self, err := os.Executable(); err == nil {
 		dir = filepath.Dir(self)
 	}
-	fix := fmt.Sprintf(`add its directory to PATH in your shell profile (export PATH="%s:$PATH"), or copy flowdeck and %s into a directory on PATH`, dir, MCPBinary)
+	fix := fmt.Sprintf(`add its directory to PATH in your shell profile (export PATH="%s:$PATH"), or copy flowdeck, %s and %s into a directory on PATH`, dir, lean.CLIBinary, MCPBinary)
 	bin, err := exec.LookPath("flowdeck")
 	if err != nil {
 		return []string{"warning: flowdeck is not on PATH, so the agents cannot start its MCP server or hooks (the client shows the server as failed): " + fix}
 	}
-	if _, err := os.Stat(filepath.Join(filepath.Dir(bin), MCPBinary)); err == nil {
-		return nil
+	var notes []string
+	for _, c := range []struct{ name, runs string }{
+		{lean.CLIBinary, "flowdeck becomes it for every command but flow status and hud"},
+		{MCPBinary, "`flowdeck mcp` runs it"},
+	} {
+		if _, err := os.Stat(filepath.Join(filepath.Dir(bin), c.name)); err == nil {
+			continue
+		}
+		if _, err := exec.LookPath(c.name); err == nil {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("warning: %s is neither beside %s nor on PATH, and %s: build it there (go build -o %s/ ./cmd/%s in the flowdeck source) or put it on PATH",
+			c.name, bin, c.runs, filepath.Dir(bin), c.name))
 	}
-	if _, err := exec.LookPath(MCPBinary); err == nil {
-		return nil
-	}
-	return []string{fmt.Sprintf("warning: %s is neither beside %s nor on PATH, and `flowdeck mcp` runs it: build it there (go build -o %s/ ./cmd/%s in the flowdeck source) or put it on PATH",
-		MCPBinary, bin, filepath.Dir(bin), MCPBinary)}
+	return notes
 }
 
 func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
@@ -217,7 +224,7 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 
 // validEventName: lowercase letters, digits, '_', '.', '-', starting with a
 // letter, at most 32 (checked by hand: a package-level regexp would cost
-// every call of the lean binary its compilation).
+// every call of flowdeck-cli its compilation).
 func validEventName(s string) bool {
 	if s == "" || len(s) > 32 || s[0] < 'a' || s[0] > 'z' {
 		return false

@@ -190,10 +190,19 @@ func TestInitRealWorld(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "warning: flowdeck is not on PATH") || !strings.Contains(errs, `export PATH="`+filepath.Dir(binary)+`:$PATH"`) {
 		t.Fatalf("no PATH warning: exit %d %s", code, errs)
 	}
-	// testbin builds flowdeck alone: flowdeck-mcp is missing beside it.
+	// testbin builds flowdeck and flowdeck-cli: flowdeck-mcp is missing
+	// beside them.
 	_, errs, _ = flowdeckEnv(t, dir, []string{"PATH=" + filepath.Dir(binary)}, "init", "--agent", "opencode", "--dry-run")
-	if strings.Contains(errs, "flowdeck is not on PATH") || !strings.Contains(errs, "warning: flowdeck-mcp is neither beside") {
+	if strings.Contains(errs, "flowdeck is not on PATH") || !strings.Contains(errs, "warning: flowdeck-mcp is neither beside") ||
+		strings.Contains(errs, "flowdeck-cli is neither") {
 		t.Fatalf("flowdeck-mcp warning: %s", errs)
+	}
+	// A flowdeck on PATH without flowdeck-cli beside it: the agents'
+	// hooks would work, their other commands would not.
+	onPath := filepath.Dir(leanAlone(t))
+	_, errs, _ = flowdeckEnv(t, dir, []string{"PATH=" + onPath}, "init", "--agent", "opencode", "--dry-run")
+	if !strings.Contains(errs, "warning: flowdeck-cli is neither beside "+filepath.Join(onPath, "flowdeck")) {
+		t.Fatalf("flowdeck-cli warning: %s", errs)
 	}
 	os.WriteFile(filepath.Join(dir, "opencode.jsonc"), []byte("{\n  // mine\n  \"model\": \"x\",\n}\n"), 0o644)
 	if _, errs, code := flowdeck(t, dir, "init", "--agent", "opencode"); code != 0 {

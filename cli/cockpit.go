@@ -15,10 +15,10 @@ import (
 )
 
 // Cockpit opens the Bubble Tea cockpit on a project. flowdeck-cockpit passes
-// the real one; the lean flowdeck binary passes nil and starts
-// flowdeck-cockpit instead (see ExecCockpit), so that agents' CLI calls do
-// not pay the Charm libraries' package initialisation (tens of
-// milliseconds of width tables and lexers) on every call.
+// the real one; flowdeck-cli passes nil and starts flowdeck-cockpit instead
+// (see execCockpit), so that agents' CLI calls do not pay the Charm
+// libraries' package initialisation (tens of milliseconds of width tables
+// and lexers) on every call.
 type Cockpit func(p *project.Project) error
 
 // CockpitBinary is the companion binary that holds the cockpit.

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -34,10 +35,12 @@ func buildHello(b *testing.B) string {
 // Go hello-world, 40 of each, interleaved so load on the machine hits all
 // alike. The metrics are ratios of medians: of wall-clock time (ratio:
 // the lean binary answering from the status digest, target at most 1.5;
-// cli-ratio: flowdeck-cli doing the same; hud-ratio: the lean binary
-// becoming flowdeck-cli, against hud-cli-ratio, flowdeck-cli itself) and
-// of the CPU time the process used (cpu-ratio), which waits for the other
-// processes of a shared machine disturb less.
+// cli-ratio: flowdeck-cli doing the same; hud-ratio and hook-ratio: the
+// lean binary's HUD, as text and as Claude Code's hook reading its JSON on
+// stdin; hud-cli-ratio: flowdeck-cli's), of the CPU time the process used
+// (cpu-ratio), which waits for the other processes of a shared machine
+// disturb less, and what a command the lean binary hands on pays for the
+// detour (forward-ms: `flowdeck agents` against flowdeck-cli's).
 func BenchmarkStartup(b *testing.B) {
 	hello := buildHello(b)
 	dir := b.TempDir()
@@ -49,8 +52,9 @@ func BenchmarkStartup(b *testing.B) {
 		}
 	}
 	full := filepath.Join(filepath.Dir(binary), "flowdeck-cli")
+	hookIn := `{"session_id":"s","cwd":"` + dir + `","prompt":"go on"}`
 	for b.Loop() {
-		var base, status, fullStatus, hud, fullHUD, baseCPU, statusCPU []time.Duration
+		var base, status, fullStatus, hud, fullHUD, hook, forwarded, direct, baseCPU, statusCPU []time.Duration
 		for range 40 {
 			wall, cpu := cpuCmd(b, hello)
 			base, baseCPU = append(base, wall), append(baseCPU, cpu)
@@ -62,6 +66,11 @@ func BenchmarkStartup(b *testing.B) {
 			hud = append(hud, wall)
 			wall, _ = cpuCmd(b, full, "--dir", dir, "hud")
 			fullHUD = append(fullHUD, wall)
+			hook = append(hook, stdinCmd(b, hookIn, binary, "hud", "--hook", "claude"))
+			wall, _ = cpuCmd(b, binary, "--dir", dir, "agents")
+			forwarded = append(forwarded, wall)
+			wall, _ = cpuCmd(b, full, "--dir", dir, "agents")
+			direct = append(direct, wall)
 		}
 		ratio := func(d []time.Duration) float64 { return float64(median(d)) / float64(median(base)) }
 		b.ReportMetric(ms(median(base)), "hello-ms")
@@ -71,7 +80,21 @@ func BenchmarkStartup(b *testing.B) {
 		b.ReportMetric(ratio(fullStatus), "cli-ratio")
 		b.ReportMetric(ratio(hud), "hud-ratio")
 		b.ReportMetric(ratio(fullHUD), "hud-cli-ratio")
+		b.ReportMetric(ratio(hook), "hook-ratio")
+		b.ReportMetric(ms(median(forwarded)-median(direct)), "forward-ms")
 	}
+}
+
+// stdinCmd runs a command with in on its stdin and returns its wall-clock
+// time.
+func stdinCmd(b *testing.B, in, name string, args ...string) time.Duration {
+	start := time.Now()
+	cmd := exec.Command(name, args...)
+	cmd.Stdin = strings.NewReader(in)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s %v: %v\n%s", name, args, err, out)
+	}
+	return time.Since(start)
 }
 
 // cpuCmd runs a command and returns its wall-clock time and the CPU time

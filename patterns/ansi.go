@@ -20,7 +20,7 @@ const replacement = "\uFFFD"
 // line costs bounded memory. State survives across writes: sequences and
 // UTF-8 characters may be split anywhere. Where a sequence ends is x/ansi's
 // VT500 state table's to say (driven by termtext, which keeps x/ansi's
-// heavy root package out of the lean binary); text and lines are the splitter's own.
+// heavy root package out of flowdeck-cli); text and lines are the splitter's own.
 type splitter struct {
 	// seq is the escape-sequence parser. Its zero value is ready and
 	// keeps no parameters or string data: the splitter only needs to

@@ -1,6 +1,6 @@
 // Command flowdeck-cockpit is flowdeck with its Bubble Tea cockpit linked
-// in. It accepts every flowdeck subcommand; `flowdeck` (the lean binary that
-// agents call) starts it for the cockpit and the demo.
+// in. It accepts every flowdeck subcommand; flowdeck-cli (which the lean
+// `flowdeck` becomes) starts it for the cockpit and the demo.
 package main
 
 import (

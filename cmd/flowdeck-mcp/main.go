@@ -1,6 +1,6 @@
 // Command flowdeck-mcp is flowdeck with its MCP server linked in. It accepts
-// every flowdeck subcommand; `flowdeck mcp` (the lean binary that agents
-// call) becomes it, so the MCP SDK is loaded only by the server.
+// every flowdeck subcommand; `flowdeck mcp` (through flowdeck-cli) becomes
+// it, so the MCP SDK is loaded only by the server.
 package main
 
 import (

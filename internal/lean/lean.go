@@ -241,7 +241,11 @@ func forward(argv []string, chdir string, stdout, stderr io.Writer) int {
 		return r
 	}, err.Error())
 	fmt.Fprintf(stderr, "flowdeck: %s\n", msg)
-	if slices.Contains(argv[1:], "--json") {
+	args := argv[1:]
+	if i := slices.Index(args, "--"); i >= 0 {
+		args = args[:i] // a command's own arguments, as flowdeck-cli reads them
+	}
+	if slices.Contains(args, "--json") {
 		obj := map[string]any{"ok": false, "error": map[string]string{"code": "internal", "message": msg}}
 		if b, err := json.MarshalIndent(obj, "", "  "); err == nil {
 			stdout.Write(append(b, '\n'))
