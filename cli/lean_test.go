@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -254,5 +255,35 @@ func TestLeanJSONFailureIsOneObject(t *testing.T) {
 	if got.code != ExitInternal || !bytes.HasPrefix([]byte(got.stdout), []byte("{")) ||
 		!strings.Contains(got.stdout, `"code": "internal"`) || !strings.Contains(got.stdout, "flowdeck-cli not found") {
 		t.Fatalf("%+v", got)
+	}
+}
+
+// TestLeanLargePlan: a status too large to rewrite at every write is left
+// out of the digest (flowdeck-cli prints it), while the HUD, bounded by
+// design, is still answered by the lean binary.
+func TestLeanLargePlan(t *testing.T) {
+	dir := t.TempDir()
+	var feats []string
+	for i := range 201 {
+		feats = append(feats, fmt.Sprintf(`{"id":"f%d","title":"Feature %d"}`, i, i))
+	}
+	plan := filepath.Join(t.TempDir(), "plan.json")
+	os.WriteFile(plan, []byte(`{"summary":"s","features":[`+strings.Join(feats, ",")+`]}`), 0o644)
+	for _, args := range [][]string{{"flow", "plan", "start", "large"}, {"flow", "plan", "apply", plan}} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	alone := leanAlone(t)
+	if got := runBin(t, alone, dir, "", true, "--dir", dir, "flow", "status"); got.code != ExitInternal {
+		t.Fatalf("the lean binary answered a 201-feature status itself: %+v", got)
+	}
+	got, want := runBin(t, binary, dir, "", false, "--dir", dir, "flow", "status"), runBin(t, fullCLI(), dir, "", false, "--dir", dir, "flow", "status")
+	if got != want || !strings.Contains(got.stdout, "f200") {
+		t.Fatalf("forwarded status:\n%+v\n%+v", got, want)
+	}
+	got, want = runBin(t, alone, dir, "", true, "--dir", dir, "hud"), runBin(t, fullCLI(), dir, "", false, "--dir", dir, "hud")
+	if got != want || got.code != 0 {
+		t.Fatalf("hud:\n%+v\n%+v", got, want)
 	}
 }

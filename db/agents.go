@@ -26,11 +26,12 @@ func (s *Store) RecordAgentEvent(ev model.AgentEvent) error {
 	if err != nil {
 		return err
 	}
+	// The status digest stays as it is: flow status and the HUD's text do
+	// not show agents' events (the lean binary's tests check that it
+	// prints what flowdeck-cli prints after one), and decoding the session
+	// on every agent's turn would cost a large plan's decode each time.
 	return s.update(func(tx *bolt.Tx) error {
-		if err := tx.Bucket(bucketMeta).Put(append(bytes.Clone(agentKeyPrefix), ev.Agent...), raw); err != nil {
-			return err
-		}
-		return s.storeDigest(tx, nil)
+		return tx.Bucket(bucketMeta).Put(append(bytes.Clone(agentKeyPrefix), ev.Agent...), raw)
 	})
 }
 

@@ -10,8 +10,8 @@ import (
 )
 
 // storeDigest renders the status digest into the meta bucket, in a
-// transaction that changed the active session, the active pointer, a
-// decision or an agent's event, so that the digest and the state it shows
+// transaction that changed the active session, the active pointer or a
+// decision, so that the digest and the state it shows
 // commit together. last is the session the transaction ended with, when
 // it has one at hand; the active one is decoded only when it is another.
 // A store without a renderer deletes the digest: a missing digest sends

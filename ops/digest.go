@@ -46,11 +46,10 @@ var stampTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // --json) and `hud` (text, markdown, Claude Code's hook) from g, for db
 // to store beside the state it shows (package digest).
 func Digest(g *db.Glance) (digest.Digest, error) {
-	js, err := EncodeJSON(statusOf(g.Active, false))
+	d, err := statusDigest(g.Active)
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	d := digest.Digest{StatusText: StatusText(g.Active), StatusJSON: js}
 	h := hudOfGlance(g)
 	h.At = stampTime
 	text, err := h.Render("text")
@@ -68,6 +67,33 @@ func Digest(g *db.Glance) (digest.Digest, error) {
 	d.HUDText, d.HUDMarkdown = stamped(sanitized(text)), stamped(sanitized(markdown))
 	d.HUDHook = stamped(hook)
 	return d, nil
+}
+
+// Bounds of the flow status kept in the digest. Every write rewrites the
+// digest, and a plan of thousands of features would make each one render
+// and store hundreds of KiB; beyond them the status parts are left empty
+// and the lean binary hands flow status to flowdeck-cli. The HUD is
+// bounded by design (HUDMaxBytes) and always kept.
+const (
+	statusDigestFeatures = 200
+	statusDigestBytes    = 64 << 10
+)
+
+// statusDigest is flow status for s, as text and --json, or neither when
+// it would be too large to rewrite at every write.
+func statusDigest(s *model.Session) (digest.Digest, error) {
+	if s != nil && s.Plan != nil && len(s.Plan.Features) > statusDigestFeatures {
+		return digest.Digest{}, nil
+	}
+	js, err := EncodeJSON(statusOf(s, false))
+	if err != nil {
+		return digest.Digest{}, err
+	}
+	text := StatusText(s)
+	if len(text)+len(js) > statusDigestBytes {
+		return digest.Digest{}, nil
+	}
+	return digest.Digest{StatusText: text, StatusJSON: js}, nil
 }
 
 // sanitized is s as the CLI writes it for people (termtext, as its

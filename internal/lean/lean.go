@@ -166,6 +166,9 @@ func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
 			return 0, false
 		}
 	}
+	if len(out) == 0 {
+		return 0, false // a status too large to keep in the digest
+	}
 	if _, err := stdout.Write(out); err != nil && (req.kind == statusJSON || req.kind == hudHook) {
 		return ExitInternal, true // as flowdeck-cli: text ignores a failed write, JSON does not
 	}
