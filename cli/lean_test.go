@@ -287,3 +287,26 @@ func TestLeanLargePlan(t *testing.T) {
 		t.Fatalf("hud:\n%+v\n%+v", got, want)
 	}
 }
+
+// TestLeanAfterImport: a database rebuilt by import carries the digest of
+// its active session, so the lean binary answers from it at once.
+func TestLeanAfterImport(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"flow", "plan", "start", "imported"}, {"flow", "note", "before the export"}} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+	}
+	export := filepath.Join(t.TempDir(), "export.jsonl")
+	if _, errs, code := flowdeck(t, dir, "export", export); code != 0 {
+		t.Fatalf("export: %s", errs)
+	}
+	other := t.TempDir()
+	if _, errs, code := flowdeck(t, other, "import", export); code != 0 {
+		t.Fatalf("import: %s", errs)
+	}
+	assertLeanAnswersAsCLI(t, "import", other, leanAlone(t))
+	if got := runBin(t, leanAlone(t), other, "", true, "--dir", other, "flow", "status"); got.code != 0 || !strings.Contains(got.stdout, "imported") {
+		t.Fatalf("after import: %+v", got)
+	}
+}
