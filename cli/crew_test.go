@@ -534,3 +534,36 @@ func TestFlowsRunParallelRefusals(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
+
+// A second scheduler on a session whose agents another one runs is
+// refused (exit 1, scheduler_running) before it claims anything; the
+// first carries on.
+func TestCrewSecondSchedulerRefused(t *testing.T) {
+	pids := t.TempDir()
+	const victim = "audit-log"
+	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
+	crew, st, dir := crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { _, err := crew.Run(ctx); done <- err }()
+	pid := agentPid(t, ctx, pids, victim)
+	before, _ := st.Active()
+	out, _, code := flowdeck(t, dir, "--json", "flows", "run", "auto", "--parallel", "3")
+	if code != ExitRejected || !strings.Contains(out, `"code": "scheduler_running"`) {
+		t.Fatalf("second scheduler: exit %d: %s", code, out)
+	}
+	after, _ := st.Active()
+	for _, cl := range model.ActiveClaims(after) {
+		if !strings.HasPrefix(cl.Agent, "worker-") {
+			t.Errorf("a claim by %s appeared", cl.Agent)
+		}
+	}
+	if len(model.ActiveClaims(after)) > len(model.ActiveClaims(before))+1 { // the first may claim one meanwhile
+		t.Errorf("claims went from %d to %d", len(model.ActiveClaims(before)), len(model.ActiveClaims(after)))
+	}
+	os.Remove(filepath.Join(pids, "HANG"))
+	syscall.Kill(pid, syscall.SIGKILL)
+	cancel()
+	<-done
+}

@@ -165,6 +165,14 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	if err := crewRefusal(s); err != nil {
 		return nil, err
 	}
+	// One scheduler per session: a second would name its agents as the
+	// first does (worker-1 …) and could start a run for a claim the first
+	// made a moment before starting its own run on it.
+	lock := tryLock(st, "crew-"+s.ID)
+	if lock == nil {
+		return nil, schedulerRunning(s.ID)
+	}
+	defer lock.release()
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
 	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
 	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
@@ -218,6 +226,14 @@ func crewRefusal(s *model.Session) error {
 			Recovery: model.Recovery{Hint: "Review the plan, then approve it.", NextCommand: "flowdeck flow plan approve"}}
 	}
 	return nil
+}
+
+// schedulerRunning refuses a second scheduler on a session.
+func schedulerRunning(session string) error {
+	return &model.Error{Code: model.CodeSchedulerRunning,
+		Message: "another scheduler is already running the agents of session " + session,
+		Recovery: model.Recovery{Hint: "Watch its agents in the cockpit's Agents pane (8), or stop that scheduler (Ctrl-C in its terminal) " +
+			"and start this one: it adopts the runs the other left.", NextCommand: "flowdeck flow status"}}
 }
 
 // claim claims the next feature for agent: the feature, or "" and why none.

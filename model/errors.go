@@ -46,6 +46,7 @@ const (
 	CodeMergeConflict           = "merge_conflict"
 	CodeUnverifiedCommit        = "unverified_commit"
 	CodeFeatureNotInterrupted   = "feature_not_interrupted"
+	CodeSchedulerRunning        = "scheduler_running"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.
