@@ -147,6 +147,18 @@ func TestLeanAnswersAsFlowdeckCLI(t *testing.T) {
 		t.Fatalf("decide: exit %d: %s", code, errs)
 	}
 	assertLeanAnswersAsCLI(t, "decide", dir, alone)
+	// Archived, another session, the first activated again: the active
+	// pointer moves and the digest follows it.
+	first, _ := st.Active()
+	for _, args := range [][]string{{"flow", "reset", "session"}, {"flow", "plan", "start", "second"}, {"flow", "session", first.ID}} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errs)
+		}
+		assertLeanAnswersAsCLI(t, strings.Join(args, " "), dir, alone)
+	}
+	if got := runBin(t, alone, dir, "", true, "--dir", dir, "flow", "status"); !strings.Contains(got.stdout, first.ID) {
+		t.Fatalf("after activating %s again: %+v", first.ID, got)
+	}
 }
 
 // TestLeanNeverPrintsAStaleDigest: a write by a store that does not render
