@@ -16,6 +16,8 @@ var leanAllowed = []string{
 	"github.com/flowdeck/flowdeck/internal/lean",
 	"github.com/flowdeck/flowdeck/internal/digest",
 	"github.com/flowdeck/flowdeck/internal/rootdir",
+	"github.com/flowdeck/flowdeck/termtext",  // sanitises what it prints, as flowdeck-cli does
+	"github.com/charmbracelet/x/ansi/parser", // termtext's state table
 	"go.etcd.io/bbolt",
 	"golang.org/x/sys/unix",
 	"golang.org/x/term",

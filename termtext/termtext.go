@@ -15,6 +15,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/flowdeck/flowdeck/termtext/ctl"
 )
 
 // Options say what, beyond printable text, survives.
@@ -38,19 +40,11 @@ type Options struct {
 
 // IsBidi reports whether r is a bidirectional formatting character, which
 // can make a terminal show text in an order other than the bytes' order.
-func IsBidi(r rune) bool {
-	switch {
-	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
-		return true
-	case r == 0x200e, r == 0x200f, r == 0x061c:
-		return true
-	}
-	return false
-}
+func IsBidi(r rune) bool { return ctl.IsBidi(r) }
 
 // IsC1 reports whether r is a C1 control (U+0080–U+009F). Terminals in
 // UTF-8 mode may act on their UTF-8 form (U+009B is CSI).
-func IsC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
+func IsC1(r rune) bool { return ctl.IsC1(r) }
 
 // plain reports whether s needs no change under o: printable ASCII, plus
 // tabs and newlines when o allows them, and no other byte.

@@ -80,9 +80,13 @@ func Encode(d Digest) []byte {
 		b = append(b, part...)
 	}
 	for _, st := range []Stamped{d.HUDText, d.HUDMarkdown, d.HUDHook} {
+		at := st.At
+		if at < 0 || at+len(StampLayout) > len(st.Out) {
+			at = -1 // no stamp (the zero Stamped included)
+		}
 		b = binary.AppendUvarint(b, uint64(len(st.Out)))
 		b = append(b, st.Out...)
-		b = binary.AppendUvarint(b, uint64(st.At+1))
+		b = binary.AppendUvarint(b, uint64(at+1))
 	}
 	return b
 }

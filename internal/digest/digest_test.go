@@ -24,6 +24,15 @@ func sample() Digest {
 	}
 }
 
+// TestEncodeNormalisesStamps: a stamp that does not fit its part (the zero
+// Stamped among them) is written as none, so Decode reads what Encode wrote.
+func TestEncodeNormalisesStamps(t *testing.T) {
+	d, err := Decode(Encode(Digest{HUDText: Stamped{Out: []byte("short"), At: 2}}))
+	if err != nil || d.HUDText.At != -1 || d.HUDMarkdown.At != -1 {
+		t.Fatalf("%+v %v", d, err)
+	}
+}
+
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	d := sample()
 	got, err := Decode(Encode(d))
@@ -48,7 +57,8 @@ func TestDecodeRefusesWhatEncodeDidNotWrite(t *testing.T) {
 	for n := len(header); n < len(b); n++ {
 		bad = append(bad, b[:n])
 	}
-	stampPastEnd := Encode(Digest{HUDText: Stamped{Out: []byte("short"), At: 2}})
+	// status parts empty, a 5-byte HUD stamped at 2, the other two empty
+	stampPastEnd := []byte(header + "\x00\x00\x05short\x03\x00\x00\x00\x00")
 	bad = append(bad, stampPastEnd)
 	for i, in := range bad {
 		if _, err := Decode(in); !errors.Is(err, ErrFormat) {

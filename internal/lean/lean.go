@@ -23,6 +23,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/internal/digest"
 	"github.com/flowdeck/flowdeck/internal/rootdir"
+	"github.com/flowdeck/flowdeck/termtext/ctl"
 )
 
 // What the lean binary prints: a part of the digest.
@@ -168,6 +169,12 @@ func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
 	}
 	if len(out) == 0 {
 		return 0, false // a status too large to keep in the digest
+	}
+	// The digest was sanitised when flowdeck wrote it, but the file is in
+	// the project, where an agent can write: what is not inert text is not
+	// printed here. flowdeck-cli prints the state sanitised instead.
+	if !ctl.Inert(out, false) {
+		return 0, false
 	}
 	if _, err := stdout.Write(out); err != nil && (req.kind == statusJSON || req.kind == hudHook) {
 		return ExitInternal, true // as flowdeck-cli: text ignores a failed write, JSON does not

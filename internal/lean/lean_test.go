@@ -1,8 +1,16 @@
 package lean
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/flowdeck/flowdeck/internal/digest"
+	"github.com/flowdeck/flowdeck/internal/rootdir"
 )
 
 func TestParse(t *testing.T) {
@@ -63,4 +71,59 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("answered %q", args)
 		}
 	})
+}
+
+// plant writes a database whose digest is d, as an agent with write access
+// to the project could.
+func plant(t *testing.T, d digest.Digest) string {
+	t.Helper()
+	root := t.TempDir()
+	path := filepath.Join(root, rootdir.DBFile)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	b, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = b.Update(func(tx *bolt.Tx) error {
+		meta, err := tx.CreateBucket(digest.Bucket)
+		if err == nil {
+			meta.Put([]byte("schema"), []byte("1"))
+			err = meta.Put(digest.Key, digest.Encode(d))
+		}
+		return err
+	})
+	if err != nil || b.Close() != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path+".lock", nil, 0o644)
+	return root
+}
+
+// TestPlantedDigestIsNotPrinted: a digest written by someone other than
+// flowdeck (the file is in the project, where an agent can write) is
+// printed only when it is inert text, as flowdeck writes it; one holding an
+// escape sequence (a clipboard write, a colour), a C0 or C1 control, a
+// bidi control or broken UTF-8 is not answered here, and flowdeck-cli
+// prints the state sanitised instead.
+func TestPlantedDigestIsNotPrinted(t *testing.T) {
+	for _, evil := range []string{"\x1b]52;c;ZXZpbA==\x07", "\x1b[31mred", "a\rb", "\u202e", "\u009b2J", "\xff", "\x7f"} {
+		root := plant(t, digest.Digest{
+			StatusText: []byte("Session s\n" + evil + "\n"),
+			StatusJSON: []byte("{\"goal\": \"" + evil + "\"}\n"),
+			HUDText:    digest.Stamped{Out: []byte("flowdeck (2000-01-01 00:00:00 UTC): " + evil + "\n"), At: 10},
+			HUDHook:    digest.Stamped{Out: []byte("{\"a\": \"2000-01-01 00:00:00 UTC " + evil + "\"}\n"), At: 7},
+		})
+		for _, kind := range []answerKind{statusText, statusJSON, hudText, hudHook} {
+			var out bytes.Buffer
+			if _, ok := answer(request{kind: kind, dir: root}, root, &out); ok || out.Len() > 0 {
+				t.Errorf("%q, kind %d: answered %q", evil, kind, out.String())
+			}
+		}
+	}
+	clean := "Session s\n  goal:     \\e]52;c;ZXZpbA== shown, tab\there, ünïcödé\n"
+	root := plant(t, digest.Digest{StatusText: []byte(clean)})
+	var out bytes.Buffer
+	if _, ok := answer(request{kind: statusText, dir: root}, root, &out); !ok || out.String() != clean {
+		t.Fatalf("inert text: %v %q", ok, out.String())
+	}
 }
