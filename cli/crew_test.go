@@ -475,13 +475,21 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	checkCrewSession(t, st, dir)
 }
 
+// hangingCrew is a crew of three whose agent on victim hangs until the
+// HANG file in pids goes; each agent writes its pid into pids.
+func hangingCrew(t *testing.T, victim string) (crew *flows.Crew, st *db.Store, dir, pids string) {
+	t.Helper()
+	pids = t.TempDir()
+	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
+	crew, st, dir = crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	return crew, st, dir, pids
+}
+
 // reassign hands the feature of a killed agent to the agent the note
 // names: the claim restarts under that name and the plan completes.
 func TestCrewReassignAfterKilledAgent(t *testing.T) {
-	pids := t.TempDir()
 	const victim = "audit-log"
-	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
-	crew, st, dir := crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	crew, st, dir, pids := hangingCrew(t, victim)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	var seen []model.Decision
@@ -539,10 +547,8 @@ func TestFlowsRunParallelRefusals(t *testing.T) {
 // refused (exit 1, scheduler_running) before it claims anything; the
 // first carries on.
 func TestCrewSecondSchedulerRefused(t *testing.T) {
-	pids := t.TempDir()
 	const victim = "audit-log"
-	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
-	crew, st, dir := crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
+	crew, st, dir, pids := hangingCrew(t, victim)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	done := make(chan error, 1)
@@ -565,5 +571,9 @@ func TestCrewSecondSchedulerRefused(t *testing.T) {
 	os.Remove(filepath.Join(pids, "HANG"))
 	syscall.Kill(pid, syscall.SIGKILL)
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the first scheduler did not stop within a minute of its context's end")
+	}
 }

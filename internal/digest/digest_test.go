@@ -3,15 +3,8 @@ package digest
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
-
-	"github.com/flowdeck/flowdeck/internal/rootdir"
 )
 
 func sample() Digest {
@@ -96,98 +89,4 @@ func FuzzDecode(f *testing.F) {
 			st.Stamp(time.Now()) // must not panic
 		}
 	})
-}
-
-// writeDB makes a project whose database holds raw as its digest, with the
-// schema given, and the lock file db makes.
-func writeDB(t *testing.T, schema string, raw []byte) string {
-	t.Helper()
-	root := t.TempDir()
-	path := filepath.Join(root, rootdir.DBFile)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	b, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket(Bucket)
-		if err != nil {
-			return err
-		}
-		meta.Put([]byte("schema"), []byte(schema))
-		if raw != nil {
-			meta.Put(Key, raw)
-		}
-		return nil
-	})
-	if err != nil || b.Close() != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(path+".lock", nil, 0o644)
-	return root
-}
-
-func TestReadAnswersFromAGoodDatabase(t *testing.T) {
-	root := writeDB(t, "1", Encode(sample()))
-	d, err := Read(root)
-	if err != nil || string(d.StatusText) != string(sample().StatusText) {
-		t.Fatalf("%+v %v", d, err)
-	}
-}
-
-// TestReadLeavesTheRestToTheFullCode: every case the full code must see
-// (and report) is ErrUnavailable, never a wrong answer or a panic.
-func TestReadLeavesTheRestToTheFullCode(t *testing.T) {
-	cases := map[string]func(t *testing.T) string{
-		"no database":    func(t *testing.T) string { return t.TempDir() },
-		"no digest":      func(t *testing.T) string { return writeDB(t, "1", nil) },
-		"another schema": func(t *testing.T) string { return writeDB(t, "2", Encode(sample())) },
-		"damaged digest": func(t *testing.T) string { return writeDB(t, "1", []byte("flowdeck-digest 2\n\x05ab")) },
-		"no lock file yet": func(t *testing.T) string {
-			r := writeDB(t, "1", Encode(sample()))
-			os.Remove(filepath.Join(r, rootdir.DBFile+".lock"))
-			return r
-		},
-		"empty file": func(t *testing.T) string {
-			r := writeDB(t, "1", Encode(sample()))
-			os.Truncate(filepath.Join(r, rootdir.DBFile), 0)
-			return r
-		},
-		"not bbolt": func(t *testing.T) string {
-			r := writeDB(t, "1", Encode(sample()))
-			os.WriteFile(filepath.Join(r, rootdir.DBFile), bytes.Repeat([]byte("flowdeck"), 4096), 0o644)
-			return r
-		},
-		"overwritten pages": func(t *testing.T) string {
-			r := writeDB(t, "1", Encode(sample()))
-			path := filepath.Join(r, rootdir.DBFile)
-			fi, _ := os.Stat(path)
-			f, _ := os.OpenFile(path, os.O_WRONLY, 0)
-			f.WriteAt(bytes.Repeat([]byte{0xff}, int(fi.Size())-8192), 8192) // every page past the two valid meta pages
-			f.Close()
-			return r
-		},
-		"database outside the project": func(t *testing.T) string {
-			elsewhere := writeDB(t, "1", Encode(sample()))
-			r := t.TempDir()
-			os.Symlink(filepath.Join(elsewhere, ".flow"), filepath.Join(r, ".flow"))
-			return r
-		},
-		"a writer holds the lock": func(t *testing.T) string {
-			r := writeDB(t, "1", Encode(sample()))
-			f, err := os.OpenFile(filepath.Join(r, rootdir.DBFile+".lock"), os.O_RDWR, 0)
-			if err != nil || syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { f.Close() })
-			return r
-		},
-	}
-	for name, mk := range cases {
-		t.Run(name, func(t *testing.T) {
-			if _, err := Read(mk(t)); !errors.Is(err, ErrUnavailable) {
-				t.Fatalf("err %v, want ErrUnavailable", err)
-			}
-		})
-	}
 }

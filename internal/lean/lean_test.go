@@ -2,15 +2,11 @@ package lean
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/flowdeck/flowdeck/internal/digest"
-	"github.com/flowdeck/flowdeck/internal/rootdir"
+	"github.com/flowdeck/flowdeck/internal/digest/digesttest"
 )
 
 func TestParse(t *testing.T) {
@@ -76,27 +72,7 @@ func FuzzParse(f *testing.F) {
 // plant writes a database whose digest is d, as an agent with write access
 // to the project could.
 func plant(t *testing.T, d digest.Digest) string {
-	t.Helper()
-	root := t.TempDir()
-	path := filepath.Join(root, rootdir.DBFile)
-	os.MkdirAll(filepath.Dir(path), 0o755)
-	b, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = b.Update(func(tx *bolt.Tx) error {
-		meta, err := tx.CreateBucket(digest.Bucket)
-		if err == nil {
-			meta.Put([]byte("schema"), []byte("1"))
-			err = meta.Put(digest.Key, digest.Encode(d))
-		}
-		return err
-	})
-	if err != nil || b.Close() != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(path+".lock", nil, 0o644)
-	return root
+	return digesttest.Project(t, "1", digest.Encode(d))
 }
 
 // TestPlantedDigestIsNotPrinted: a digest written by someone other than
