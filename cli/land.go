@@ -75,6 +75,9 @@ func printGit(w io.Writer, g *ops.GitReport) {
 	case g.Worktree != "":
 		fmt.Fprintf(w, "· worktree: %s (branch %s)\n", g.Worktree, g.Branch)
 	}
+	if len(g.Reverted) > 0 {
+		fmt.Fprintf(w, "· took %s back out of the integration branch\n", strings.Join(g.Reverted, ", "))
+	}
 	for _, r := range g.Removed {
 		fmt.Fprintf(w, "· removed worktree %s\n", r)
 	}

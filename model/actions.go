@@ -61,13 +61,15 @@ type (
 	}
 	// RunComplete ends the active feature with a worker outcome.
 	// MergeCommit is the integration branch's head after the caller merged
-	// the feature's branch, Head the feature branch's commit that the merge
-	// takes (sessions using worktrees; see CommitGate).
+	// the feature's branch and MergeBase its head before, Head the feature
+	// branch's commit that the merge takes (sessions using worktrees; see
+	// CommitGate).
 	RunComplete struct {
 		Feature     string
 		Outcome     Outcome
 		Summary     string
 		MergeCommit string
+		MergeBase   string
 		Head        string
 	}
 	// ResetFeature resets a feature and everything downstream of it.

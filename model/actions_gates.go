@@ -108,7 +108,10 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 		if a.MergeCommit != "" && !isObjectID(a.MergeCommit) {
 			return invalidArg("merge_commit", "merge commit %s is not a git object id", quoteID(a.MergeCommit))
 		}
-		b.emit(Event{Type: EventFeatureCompleted, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary, Commit: a.MergeCommit})
+		if a.MergeBase != "" && (!isObjectID(a.MergeBase) || a.MergeCommit == "") {
+			return invalidArg("merge_base", "merge base %s is not a git object id of a merge", quoteID(a.MergeBase))
+		}
+		b.emit(Event{Type: EventFeatureCompleted, Feature: f.ID, Outcome: a.Outcome, Summary: a.Summary, Commit: a.MergeCommit, Base: a.MergeBase})
 		if s.Plan.CompletedCount()+1 >= s.Plan.Required() {
 			b.emit(Event{Type: EventSessionCompleted, Summary: "every required feature is completed"})
 		}

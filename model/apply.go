@@ -196,15 +196,22 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 					s.ID, e.Seq, f.ID, e.FeatureGit.Branch, e.FeatureGit.Worktree)
 			}
 			g := *e.FeatureGit
-			g.MergeCommit, g.Conflicts = "", nil
+			g.MergeCommit, g.MergeBase, g.Conflicts = "", "", nil
 			f.Git = &g
 		}
 		s.Execution.ActiveFeature = f.ID
 		s.Status = StatusRunning
 	case EventFeatureCompleted:
+		// Commits a reset hands to git: an imported log's must be object
+		// ids, never a ref or an option.
+		for _, c := range []string{e.Commit, e.Base} {
+			if c != "" && !isObjectID(c) {
+				return true, fmt.Errorf("session %s: event %d: feature %s: %q is not a git object id", s.ID, e.Seq, f.ID, c)
+			}
+		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
 		if f.Git != nil {
-			f.Git.MergeCommit, f.Git.Conflicts = e.Commit, nil
+			f.Git.MergeCommit, f.Git.MergeBase, f.Git.Conflicts = e.Commit, e.Base, nil
 		}
 		s.finish(f.ID, OutcomeCompleted)
 	case EventMergeConflict:

@@ -47,6 +47,7 @@ const (
 	CodeUnverifiedCommit        = "unverified_commit"
 	CodeFeatureNotInterrupted   = "feature_not_interrupted"
 	CodeSchedulerRunning        = "scheduler_running"
+	CodeResetConflict           = "reset_conflict"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.

@@ -59,8 +59,10 @@ type Event struct {
 	Git        *GitSetup   `json:"git,omitempty"`
 	FeatureGit *FeatureGit `json:"feature_git,omitempty"`
 	// Commit is the integration branch's head after a feature_completed's
-	// merge; Files are the paths of a merge_conflict.
+	// merge and Base its head before (what a reset reverts the merge to);
+	// Files are the paths of a merge_conflict.
 	Commit string   `json:"commit,omitempty"`
+	Base   string   `json:"base,omitempty"`
 	Files  []string `json:"files,omitempty"`
 }
 
@@ -121,7 +123,7 @@ func Describe(e Event) string {
 	case EventFeatureResumed:
 		return "resumed " + e.Feature
 	case EventMergeConflict:
-		return fmt.Sprintf("merge of %s conflicts on %s", e.Feature, quotedFiles(e.Files))
+		return fmt.Sprintf("merge of %s conflicts on %s", e.Feature, QuotedFiles(e.Files))
 	case EventCompletionRejected:
 		return fmt.Sprintf("completion of %s rejected: %s", e.Feature, e.Code)
 	case EventReplanRequired:

@@ -29,8 +29,10 @@ type FeatureGit struct {
 	// Worktree is the worktree's path relative to the project root.
 	Worktree string `json:"worktree"`
 	// MergeCommit is the integration branch's head after the feature was
-	// merged (set when it completes).
+	// merged (set when it completes), MergeBase its head before: a reset of
+	// the feature reverts MergeBase..MergeCommit on the integration branch.
 	MergeCommit string `json:"merge_commit,omitempty"`
+	MergeBase   string `json:"merge_base,omitempty"`
 	// Conflicts are the paths the last merge attempt conflicted on.
 	Conflicts []string `json:"conflicts,omitempty"`
 }
@@ -145,13 +147,13 @@ func MergeConflictError(s *Session, f *Feature, files []string) *Error {
 		"validate, and complete again; or drop the work: flowdeck flow reset feature %s.",
 		wt, integ, ShellQuote(wt), integ, wt, integ, f.ID)
 	e := refuse(CodeMergeConflict, string(s.Status), "a feature branch that merges cleanly into "+integ,
-		hint, "", "merging feature %s into %s conflicts on %s", f.ID, integ, quotedFiles(files))
+		hint, "", "merging feature %s into %s conflicts on %s", f.ID, integ, QuotedFiles(files))
 	return e.withAction("flow", "run", "complete", f.ID, "--outcome", "completed")
 }
 
-// quotedFiles lists paths from git as a shell would need them: a file name
+// QuotedFiles lists paths from git as a shell would need them: a file name
 // may hold anything, terminal controls included.
-func quotedFiles(files []string) string {
+func QuotedFiles(files []string) string {
 	q := make([]string, len(files))
 	for i, f := range files {
 		q[i] = ShellQuote(f)

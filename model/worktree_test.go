@@ -70,8 +70,8 @@ func TestWorktreeLifecycleReplays(t *testing.T) {
 		t.Fatalf("next command %q", err.Recovery.NextCommand)
 	}
 
-	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, MergeCommit: commitB})
-	if g := r.feature("a").Git; g.MergeCommit != commitB || g.Conflicts != nil {
+	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, MergeCommit: commitB, MergeBase: commitA})
+	if g := r.feature("a").Git; g.MergeCommit != commitB || g.MergeBase != commitA || g.Conflicts != nil {
 		t.Fatalf("completed feature git %+v", g)
 	}
 	if d := model.Describe(r.events[len(r.events)-1]); !strings.Contains(d, "merged at 222222222222") {
@@ -125,6 +125,9 @@ func TestCommitGate(t *testing.T) {
 func TestReplayRefusesForeignGitNames(t *testing.T) {
 	r := worktreeRig(t, mkFeature("a"), mkFeature("b"))
 	r.do(model.RunStart{Agent: "w1"})
+	r.do(model.Validate{Feature: "a", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"})
+	r.review("a", model.ReviewApproved)
+	r.do(model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, MergeCommit: commitB, MergeBase: commitA})
 	for _, c := range []struct {
 		name   string
 		tamper func(e *model.Event)
@@ -137,6 +140,17 @@ func TestReplayRefusesForeignGitNames(t *testing.T) {
 		{"branch is the person's", func(e *model.Event) {
 			if e.FeatureGit != nil {
 				e.FeatureGit = &model.FeatureGit{Branch: "main", Worktree: e.FeatureGit.Worktree}
+			}
+		}},
+		// A reset hands a completed feature's commits to git.
+		{"merge base is a ref", func(e *model.Event) {
+			if e.Type == model.EventFeatureCompleted {
+				e.Base = "main"
+			}
+		}},
+		{"merge commit is an option", func(e *model.Event) {
+			if e.Type == model.EventFeatureCompleted {
+				e.Commit = "--output=/tmp/x"
 			}
 		}},
 		{"integration is the person's", func(e *model.Event) {

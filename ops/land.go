@@ -3,7 +3,6 @@ package ops
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
@@ -96,12 +95,8 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: s.Git.Integration, Branch: res.Branch,
 		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: res.Conflicts}
 	if len(res.Conflicts) > 0 {
-		files := make([]string, len(res.Conflicts)) // names from git: quoted, controls and all
-		for i, f := range res.Conflicts {
-			files[i] = model.ShellQuote(f)
-		}
-		out.Error = &model.Error{Code: CodeLandConflict,
-			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, strings.Join(files, ", ")),
+		out.Error = &model.Error{Code: CodeLandConflict, // names from git: quoted, controls and all
+			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(res.Conflicts)),
 			Recovery: model.Recovery{Prerequisite: "a branch that merges cleanly",
 				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + s.Git.Integration,
 				NextCommand: "git merge " + s.Git.Integration}}

@@ -27,6 +27,9 @@ type GitReport struct {
 	Merge *gitwork.MergeResult `json:"merge,omitempty"`
 	// Removed lists the worktrees removed (completion, reset, archive).
 	Removed []string `json:"removed,omitempty"`
+	// Reverted lists the completed features whose merges a reset took back
+	// out of the integration branch, newest first.
+	Reverted []string `json:"reverted,omitempty"`
 	// Kept lists the branches of removed worktrees that stay (archiving a
 	// session keeps its features' work; activating it again resumes it).
 	Kept []string `json:"kept_branches,omitempty"`

@@ -92,6 +92,9 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		return out, rep, cerr
 	}
 	a.MergeCommit = res.Commit
+	if res.Commit != before {
+		a.MergeBase = before // what a reset of the feature reverts to
+	}
 	out, err := st.DoSeen(a, seen, actor, now)
 	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
 		// Not stored as completed (the state moved since the check): the
@@ -140,15 +143,149 @@ func completed(out *db.Outcome, id string) bool {
 	return false
 }
 
-// resetWithWorktrees resets features and removes the worktree and branch of
-// every feature the reset cascaded to.
+// resetWithWorktrees resets features, takes the merges of the completed
+// ones among them back out of the integration branch, and removes the
+// worktree and branch of every feature the reset cascaded to. A reset
+// feature is redone from scratch, so its old work must not be in the
+// branch its new worktree starts from. The reverts are made before the
+// reset is stored and the branch moves after it, all under the git lock:
+// a revert that conflicts refuses the reset (reset_conflict) and changes
+// nothing.
 func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	out, err := st.DoSeen(a, seen, actor, now)
-	if err != nil || out == nil || !out.Session.UsesWorktrees() {
+	root := worktrees.ProjectRoot(st)
+	plain := func() (*db.Outcome, *GitReport, error) {
+		out, err := st.DoSeen(a, seen, actor, now)
 		return out, nil, err
 	}
-	// The names are the model's, so the reset state (which forgot them)
-	// is enough to find what to remove.
+	if !inGitRepo(root) {
+		return plain()
+	}
+	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
+		return plain()
+	}
+	unlock, err := worktrees.Lock(st)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
+	s, err := st.Active() // again, under the lock: no merge moves it now
+	if err != nil || !s.UsesWorktrees() {
+		return plain()
+	}
+	rep := &GitReport{}
+	move, err := revertMerges(root, s, a.Feature, actor, rep)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err := st.DoSeen(a, seen, actor, now)
+	if err != nil || out == nil || out.Session == nil || !resetStored(out, rep.Reverted) {
+		return out, nil, err // not stored: nothing moved
+	}
+	if move != nil {
+		if merr := move(); merr != nil {
+			rep.Warning = "the merges of " + strings.Join(rep.Reverted, ", ") + " were not taken out of the integration branch: " + merr.Error()
+			rep.Reverted = nil
+		}
+	}
+	removeResetWorktrees(root, out, rep)
+	return out, rep, nil
+}
+
+// revertMerges prepares the reverts, on s's integration branch, of the
+// merges of the completed features that resetting id cascades to (the
+// newest first) and returns the move of the branch that applies them (nil:
+// nothing to revert). A revert that conflicts is a reset_conflict refusal.
+func revertMerges(root string, s *model.Session, id, actor string, rep *GitReport) (func() error, error) {
+	if s.Plan == nil || s.Git == nil || s.Plan.Feature(id) == nil {
+		return nil, nil // the model refuses it
+	}
+	var reverts []gitwork.Revert
+	for _, fid := range append([]string{id}, model.Downstream(s.Plan.Features, id)...) {
+		f := s.Plan.Feature(fid)
+		switch {
+		case f == nil || f.Status != model.FeatureCompleted || f.Git == nil || f.Git.MergeCommit == "":
+		case f.Git.MergeBase == "":
+			rep.Warning = "the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto"
+		default:
+			reverts = append(reverts, gitwork.Revert{Before: f.Git.MergeBase, After: f.Git.MergeCommit,
+				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + printable(actor) + ", session " + s.ID + ")"})
+			rep.Reverted = append(rep.Reverted, fid)
+		}
+	}
+	if len(reverts) == 0 {
+		return nil, nil
+	}
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := newestFirst(repo, reverts, rep.Reverted); err != nil {
+		return nil, err
+	}
+	head, old, conflicts, err := repo.RevertOn(s.Git.Integration, reverts)
+	if err != nil {
+		return nil, err
+	}
+	if len(conflicts) > 0 {
+		return nil, resetConflict(s, id, rep.Reverted, conflicts)
+	}
+	return func() error { return repo.MoveBranch(s.Git.Integration, head, old, "flowdeck: reset "+id) }, nil
+}
+
+// resetStored reports whether out stored a reset of every one of ids (and
+// of something at all).
+func resetStored(out *db.Outcome, ids []string) bool {
+	reset := map[string]bool{}
+	for _, e := range out.Events {
+		if e.Type == model.EventFeaturesReset {
+			for _, id := range e.FeatureIDs {
+				reset[id] = true
+			}
+		}
+	}
+	for _, id := range ids {
+		if !reset[id] {
+			return false
+		}
+	}
+	return len(reset) > 0
+}
+
+// newestFirst orders reverts (and names alike) so that a merge is taken
+// back before the merges it was made on: each merge's result is an
+// ancestor of every later one's on the integration branch.
+func newestFirst(repo *gitwork.Repo, reverts []gitwork.Revert, names []string) error {
+	for i := 1; i < len(reverts); i++ {
+		for j := i; j > 0; j-- {
+			older, err := repo.IsAncestor(reverts[j-1].After, reverts[j].After)
+			if err != nil {
+				return err
+			}
+			if !older {
+				break
+			}
+			reverts[j-1], reverts[j] = reverts[j], reverts[j-1]
+			names[j-1], names[j] = names[j], names[j-1]
+		}
+	}
+	return nil
+}
+
+// resetConflict refuses a reset whose reverts conflict with later work on
+// the integration branch.
+func resetConflict(s *model.Session, id string, features, files []string) *model.Error {
+	return &model.Error{Code: model.CodeResetConflict,
+		Message: fmt.Sprintf("taking %s back out of %s conflicts on %s: work merged after it changed them",
+			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(files)),
+		Recovery: model.Recovery{Hint: "Reset the features that changed those files after " + id + " as well (reset the earliest first, " +
+			"or all of them at once from a common dependency), or take " + id + "'s changes out of " + s.Git.Integration + " by hand and reset again.",
+			NextCommand: "flowdeck flow status"}}
+}
+
+// removeResetWorktrees removes the worktree and branch of every feature
+// the stored reset cascaded to. The names are the model's, so the reset
+// state (which forgot them) is enough to find what to remove.
+func removeResetWorktrees(root string, out *db.Outcome, rep *GitReport) {
 	var drop []*model.FeatureGit
 	for _, e := range out.Events {
 		if e.Type != model.EventFeaturesReset {
@@ -159,20 +296,12 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 		}
 	}
 	if len(drop) == 0 {
-		return out, nil, nil
+		return
 	}
-	rep := &GitReport{}
-	unlock, err := worktrees.Lock(st)
-	if err != nil {
-		rep.Warning = err.Error()
-		return out, rep, nil
-	}
-	defer unlock()
-	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		rep.Warning = err.Error()
-		return out, rep, nil
+		return
 	}
 	for _, g := range drop {
 		wt := filepath.Join(root, filepath.FromSlash(g.Worktree))
@@ -185,7 +314,6 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 			rep.Removed = append(rep.Removed, wt)
 		}
 	}
-	return out, rep, nil
 }
 
 // printable is a plan's text fit for a commit message: a title is foreign

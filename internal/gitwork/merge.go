@@ -44,10 +44,10 @@ func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if ok, err := r.isAncestor(tip, base); err != nil || ok {
+	if ok, err := r.IsAncestor(tip, base); err != nil || ok {
 		return &MergeResult{Commit: base, UpToDate: ok}, err
 	}
-	if ok, err := r.isAncestor(base, tip); err != nil {
+	if ok, err := r.IsAncestor(base, tip); err != nil {
 		return nil, err
 	} else if ok {
 		if err := r.moveBranch(target, tip, base, "flowdeck: fast-forward "+feature); err != nil {
@@ -92,7 +92,8 @@ func (r *Repo) mustHead(branch string) (string, error) {
 	return h, err
 }
 
-func (r *Repo) isAncestor(a, b string) (bool, error) {
+// IsAncestor reports whether commit a is an ancestor of commit b (or b).
+func (r *Repo) IsAncestor(a, b string) (bool, error) {
 	_, code, err := runFull(context.Background(), r.Dir, nil, "merge-base", "--is-ancestor", a, b)
 	if code == 1 {
 		return false, nil
@@ -191,7 +192,7 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 		return nil, err
 	}
 	res := &LandResult{Branch: branch}
-	if ok, err := r.isAncestor(tip, head); err != nil || ok {
+	if ok, err := r.IsAncestor(tip, head); err != nil || ok {
 		res.Commit, res.UpToDate = head, ok
 		return res, err
 	}
@@ -199,7 +200,7 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 		res.Commit, res.Conflicts = head, conflicts
 		return res, err
 	}
-	ff, err := r.isAncestor(head, tip)
+	ff, err := r.IsAncestor(head, tip)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,98 @@
+package gitwork
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// integration makes branch integ from main with two features merged into
+// it: x (a fast-forward that adds x.txt and changes a.txt) and y (a merge
+// commit that adds y.txt); it returns each merge's before and after heads.
+func integration(t *testing.T, r *Repo) (x, y Revert) {
+	t.Helper()
+	base := gitT(t, r.Dir, "rev-parse", "main")
+	mustBranch(t, r, "integ", base)
+	wx := mustAdd(t, r, filepath.Join(t.TempDir(), "x"), "fx", base)
+	write(t, wx, "x.txt", "x\n")
+	write(t, wx, "a.txt", "one\nTWO by x\nthree\n")
+	mustCommit(t, wx, "x")
+	wy := mustAdd(t, r, filepath.Join(t.TempDir(), "y"), "fy", base)
+	write(t, wy, "y.txt", "y\n")
+	mustCommit(t, wy, "y")
+	x = Revert{Before: base, After: mustMerge(t, r, "integ", "fx", "merge x").Commit, Msg: "revert x"}
+	y = Revert{Before: x.After, After: mustMerge(t, r, "integ", "fy", "merge y").Commit, Msg: "revert y"}
+	return x, y
+}
+
+// TestRevertOnUndoesAFeatureAndKeepsTheOthers: reverting x's fast-forward
+// under y's merge takes x.txt and x's line out, keeps y.txt, and moves
+// nothing until MoveBranch.
+func TestRevertOnUndoesAFeatureAndKeepsTheOthers(t *testing.T) {
+	r := newRepo(t)
+	x, y := integration(t, r)
+	head, old, conflicts, err := r.RevertOn("integ", []Revert{x})
+	if err != nil || len(conflicts) > 0 || old != y.After || head == "" {
+		t.Fatalf("RevertOn: %q %q %v %v", head, old, conflicts, err)
+	}
+	if got := gitT(t, r.Dir, "rev-parse", "integ"); got != y.After {
+		t.Fatalf("RevertOn moved the branch to %s", got)
+	}
+	files := strings.Fields(gitT(t, r.Dir, "ls-tree", "--name-only", head))
+	if !slices.Equal(files, []string{"a.txt", "y.txt"}) || gitT(t, r.Dir, "show", head+":a.txt") != "one\ntwo\nthree" {
+		t.Fatalf("after the revert: %v, a.txt %q", files, gitT(t, r.Dir, "show", head+":a.txt"))
+	}
+	if parent := gitT(t, r.Dir, "rev-parse", head+"^"); parent != y.After || gitT(t, r.Dir, "log", "-1", "--format=%s", head) != "revert x" {
+		t.Fatalf("revert commit: parent %s", parent)
+	}
+	if err := r.MoveBranch("integ", head, old, "test"); err != nil || gitT(t, r.Dir, "rev-parse", "integ") != head {
+		t.Fatalf("MoveBranch: %v", err)
+	}
+	// The guard: moving from a head the branch no longer has fails.
+	if err := r.MoveBranch("integ", old, old, "test"); err == nil {
+		t.Fatal("MoveBranch ignored its guard")
+	}
+}
+
+// TestRevertOnChain: y then x, newest first, leaves the base's tree.
+func TestRevertOnChain(t *testing.T) {
+	r := newRepo(t)
+	x, y := integration(t, r)
+	head, _, conflicts, err := r.RevertOn("integ", []Revert{y, x})
+	if err != nil || len(conflicts) > 0 {
+		t.Fatalf("RevertOn: %v %v", conflicts, err)
+	}
+	if got, want := gitT(t, r.Dir, "rev-parse", head+"^{tree}"), gitT(t, r.Dir, "rev-parse", x.Before+"^{tree}"); got != want {
+		t.Fatalf("tree %s, want the base's %s", got, want)
+	}
+}
+
+// TestRevertOnConflictNamesThePaths: a later change to a path the feature
+// changed is a conflict; nothing is made or moved.
+func TestRevertOnConflictNamesThePaths(t *testing.T) {
+	r := newRepo(t)
+	x, y := integration(t, r)
+	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", y.After)
+	write(t, wz, "a.txt", "one\nTWO by x, then z\nthree\n")
+	mustCommit(t, wz, "z")
+	z := mustMerge(t, r, "integ", "fz", "merge z").Commit
+	head, old, conflicts, err := r.RevertOn("integ", []Revert{x})
+	if err != nil || head != "" || old != z || !slices.Equal(conflicts, []string{"a.txt"}) {
+		t.Fatalf("RevertOn: %q %q %v %v", head, old, conflicts, err)
+	}
+	if gitT(t, r.Dir, "rev-parse", "integ") != z {
+		t.Fatal("the branch moved")
+	}
+}
+
+// TestRevertOnRefusesWhatIsNotACommitID: the ids come from the session,
+// which an imported log wrote: a ref or an option never reaches git.
+func TestRevertOnRefusesWhatIsNotACommitID(t *testing.T) {
+	r := newRepo(t)
+	for _, bad := range []string{"main", "--output=/tmp/x", "", "HEAD~1"} {
+		if _, _, _, err := r.RevertOn("main", []Revert{{Before: bad, After: strings.Repeat("a", 40)}}); err == nil {
+			t.Errorf("RevertOn took %q", bad)
+		}
+	}
+}
