@@ -18,9 +18,10 @@ type Revert struct {
 // order given) that takes back what After changed since Before, without
 // checking anything out or moving the branch. Each is a three-way merge in
 // a scratch index (git read-tree -m, After as the base, the head as ours,
-// Before as theirs): a path that something else also changed since After
-// is a conflict, even where a line-by-line merge would succeed, and
-// conflicts names every such path (head is then ""). old is the branch's
+// Before as theirs); a file that something else also changed since After
+// is merged line by line (git merge-file), as git revert would. What still
+// conflicts (the same lines, or a file added or deleted on one side and
+// changed on the other) is named in conflicts, and head is then "". old is the branch's
 // head it started from, for MoveBranch's guard.
 func (r *Repo) RevertOn(branch string, reverts []Revert) (head, old string, conflicts []string, err error) {
 	if err := checkBranch(branch); err != nil {
@@ -51,7 +52,11 @@ func (r *Repo) RevertOn(branch string, reverts []Revert) (head, old string, conf
 		if err != nil {
 			return "", "", nil, err
 		}
-		if paths := uniquePaths(unmerged); len(paths) > 0 {
+		paths, err := r.mergeFiles(index, scratch, unmerged)
+		if err != nil {
+			return "", "", nil, err
+		}
+		if len(paths) > 0 {
 			conflicts = append(conflicts, paths...)
 			continue // the later reverts are checked too, so that all conflicts are named at once
 		}
@@ -85,19 +90,80 @@ func (r *Repo) MoveBranch(branch, to, from, reason string) error {
 	return r.moveBranch(branch, to, from, reason)
 }
 
-// uniquePaths reads git ls-files -u -z (NUL-ended "mode object stage\tpath"
-// entries, up to three per path) as its paths, each once, in order.
-func uniquePaths(out string) []string {
-	var paths []string
-	seen := map[string]bool{}
-	for _, entry := range strings.Split(out, "\x00") {
-		_, p, ok := strings.Cut(entry, "\t")
-		if ok && p != "" && !seen[p] {
-			seen[p] = true
-			paths = append(paths, p)
+// mergeFiles merges, line by line, each path of unmerged (git ls-files -u
+// -z of index) that has all three stages and plain file modes, and stages
+// the result; it returns the paths that still conflict.
+func (r *Repo) mergeFiles(index []string, scratch, unmerged string) ([]string, error) {
+	type stages struct {
+		mode string
+		blob [4]string // by stage: 1 base, 2 ours, 3 theirs
+	}
+	byPath := map[string]*stages{}
+	var order []string
+	for _, entry := range strings.Split(unmerged, "\x00") {
+		meta, path, ok := strings.Cut(entry, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || len(f[2]) != 1 || f[2][0] < '1' || f[2][0] > '3' {
+			continue
+		}
+		st := byPath[path]
+		if st == nil {
+			st = &stages{mode: f[0]}
+			byPath[path] = st
+			order = append(order, path)
+		}
+		st.blob[f[2][0]-'0'] = f[1]
+		if f[0] != st.mode {
+			st.mode = "" // a mode change: not merged here
 		}
 	}
-	return paths
+	var conflicts []string
+	for _, path := range order {
+		st := byPath[path]
+		if st.mode != "100644" && st.mode != "100755" || st.blob[1] == "" || st.blob[2] == "" || st.blob[3] == "" {
+			conflicts = append(conflicts, path)
+			continue
+		}
+		merged, clean, err := r.mergeBlobs(scratch, st.blob[2], st.blob[1], st.blob[3])
+		if err != nil {
+			return nil, err
+		}
+		if !clean {
+			conflicts = append(conflicts, path)
+			continue
+		}
+		if _, err := run(context.Background(), r.Dir, index, "update-index", "--cacheinfo", st.mode+","+merged+","+path); err != nil {
+			return nil, err
+		}
+	}
+	return conflicts, nil
+}
+
+// mergeBlobs merges three blobs with git merge-file (ours, base, theirs)
+// and writes the result as a blob; clean is false when lines conflict.
+func (r *Repo) mergeBlobs(scratch, ours, base, theirs string) (blob string, clean bool, err error) {
+	files := make([]string, 3)
+	for i, b := range []string{ours, base, theirs} {
+		data, _, err := runFull(context.Background(), r.Dir, nil, "cat-file", "blob", b)
+		if err != nil {
+			return "", false, err
+		}
+		files[i] = filepath.Join(scratch, fmt.Sprintf("blob-%d", i))
+		if err := os.WriteFile(files[i], []byte(data), 0o600); err != nil {
+			return "", false, err
+		}
+	}
+	// Without -p, merge-file writes the result into the first file; its
+	// exit status is the number of conflicts (negative on an error).
+	_, code, err := runFull(context.Background(), r.Dir, nil, "merge-file", "-q", files[0], files[1], files[2])
+	if code > 0 {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	out, err := run(context.Background(), r.Dir, nil, "hash-object", "-w", "--", files[0])
+	return out, true, err
 }
 
 func isHex(s string) bool {

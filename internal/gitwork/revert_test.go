@@ -96,3 +96,24 @@ func TestRevertOnRefusesWhatIsNotACommitID(t *testing.T) {
 		}
 	}
 }
+
+// TestRevertOnMergesLinesOfTheSameFile: a later change elsewhere in a file
+// the feature changed is kept, line by line, as git revert keeps it.
+func TestRevertOnMergesLinesOfTheSameFile(t *testing.T) {
+	r := newRepo(t)
+	x, y := integration(t, r)
+	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", y.After)
+	write(t, wz, "a.txt", "one\nTWO by x\nthree\nfour by z\n")
+	mustCommit(t, wz, "z")
+	mustMerge(t, r, "integ", "fz", "merge z")
+	head, _, conflicts, err := r.RevertOn("integ", []Revert{x})
+	if err != nil || len(conflicts) > 0 {
+		t.Fatalf("RevertOn: %v %v", conflicts, err)
+	}
+	if got := gitT(t, r.Dir, "show", head+":a.txt"); got != "one\ntwo\nthree\nfour by z" {
+		t.Fatalf("a.txt after the revert: %q", got)
+	}
+	if files := strings.Fields(gitT(t, r.Dir, "ls-tree", "--name-only", head)); !slices.Equal(files, []string{"a.txt", "y.txt"}) {
+		t.Fatalf("files after the revert: %v", files)
+	}
+}
