@@ -178,3 +178,33 @@ func TestValidateCommandIsRedacted(t *testing.T) {
 		t.Fatalf("stored command = %q", v.Command)
 	}
 }
+
+// In a session with worktrees, resetting a completed feature says that its
+// merged work (and its completed dependents') goes back out of the
+// integration branch.
+func TestResetNamesTheMergesItTakesBack(t *testing.T) {
+	st := newStore(t)
+	const c1, c2 = "1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"
+	p := model.Plan{Summary: "s", MaxParallel: 2, Features: []model.Feature{{ID: "a", Title: "A"}, {ID: "b", Title: "B", DependsOn: []string{"a"}}}}
+	out, err := st.Do(model.PlanStart{Goal: "merged"}, "agent", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	integ := model.IntegrationBranch(out.Session.ID)
+	for _, a := range []model.Action{
+		model.PlanApply{Plan: p},
+		model.PlanApprove{Git: &model.GitSetup{Integration: integ, Base: "main", BaseCommit: c1}},
+		model.RunStart{Feature: "a", Agent: "w1"},
+		model.Validate{Feature: "a", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"},
+		model.ReviewFeature{Feature: "a", Decision: model.ReviewApproved},
+		model.RunComplete{Feature: "a", Outcome: model.OutcomeCompleted, MergeCommit: c2, MergeBase: c1},
+	} {
+		if _, err := st.Do(a, "agent", time.Now()); err != nil {
+			t.Fatalf("%T: %v", a, err)
+		}
+	}
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("g") // a
+	h.key("r")
+	h.mustSee("Reset a?", "Also resets 1 downstream: b", "Takes the merged work of these back out of "+integ+": a")
+}
