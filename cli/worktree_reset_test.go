@@ -99,3 +99,19 @@ func TestWorktreeResetConflictChangesNothing(t *testing.T) {
 		t.Fatalf("reset of x after y: %+v", res.Git)
 	}
 }
+
+// When git itself fails (here: not on PATH), the reset still goes through,
+// so that no feature is stuck; the merge stays, and the result says so.
+func TestWorktreeResetWithoutGitKeepsTheMerge(t *testing.T) {
+	p := newGitProject(t, `{"summary":"p","max_parallel":2,"features":[{"id":"a","title":"A"},{"id":"b","title":"B"}]}`)
+	wa := p.claim("a", "w1")
+	p.complete("a", wa, map[string]string{"fa.txt": "a\n"})
+	before := p.git(p.dir, "rev-parse", p.integ)
+	out, errs, code := flowdeckEnv(t, p.dir, []string{"PATH=" + filepath.Dir(binary)}, "--json", "flow", "reset", "feature", "a")
+	if code != 0 || !strings.Contains(out, "stay on "+p.integ) || !strings.Contains(out, `"features_reset"`) {
+		t.Fatalf("reset without git: exit %d\n%s%s", code, out, errs)
+	}
+	if p.git(p.dir, "rev-parse", p.integ) != before {
+		t.Fatal("the integration branch moved")
+	}
+}

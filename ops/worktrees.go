@@ -38,6 +38,15 @@ type GitReport struct {
 	Warning string `json:"warning,omitempty"`
 }
 
+// warn adds msg to the report's warning: several things can fail in one
+// action (a revert and a worktree's removal), and each is said.
+func (g *GitReport) warn(msg string) {
+	if g.Warning != "" {
+		g.Warning += "; "
+	}
+	g.Warning += msg
+}
+
 // projectRoot is the directory that holds .flow.
 func projectRoot(st *db.Store) string { return worktrees.ProjectRoot(st) }
 
@@ -99,7 +108,7 @@ func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, actor string
 			path, werr := worktrees.Ensure(st, out.Session, e.Feature)
 			rep.Worktree = path
 			if werr != nil {
-				rep.Warning = "the worktree of " + e.Feature + " was not made: " + werr.Error()
+				rep.warn("the worktree of " + e.Feature + " was not made: " + werr.Error())
 			}
 			return out, rep, err
 		}

@@ -55,14 +55,14 @@ func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
 	rep := &GitReport{}
 	unlock, err := worktrees.Lock(st)
 	if err != nil {
-		rep.Warning = err.Error()
+		rep.warn(err.Error())
 		return rep
 	}
 	defer unlock()
 	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
-		rep.Warning = err.Error()
+		rep.warn(err.Error())
 		return rep
 	}
 	for _, g := range git {
@@ -82,7 +82,7 @@ func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
 			}
 		}
 		if err != nil {
-			rep.Warning = "the worktree " + wt + " was not removed: " + err.Error()
+			rep.warn("the worktree " + wt + " was not removed: " + err.Error())
 		}
 	}
 	if len(rep.Removed) == 0 && rep.Warning == "" {

@@ -101,14 +101,14 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		// merge goes too, so the branch holds only completed features.
 		if res.Commit != before {
 			if uerr := repo.ResetBranch(s.Git.Integration, before, res.Commit); uerr != nil {
-				rep.Warning = "the merge was not undone: " + uerr.Error()
+				rep.warn("the merge was not undone: " + uerr.Error())
 			}
 		}
 		rep.Merge = nil
 		return out, rep, err
 	}
 	if rerr := repo.RemoveWorktree(rep.Worktree, f.Git.Branch, true); rerr != nil {
-		rep.Warning = "the worktree was not removed: " + rerr.Error()
+		rep.warn("the worktree was not removed: " + rerr.Error())
 	} else {
 		rep.Removed = []string{rep.Worktree}
 	}
@@ -174,8 +174,13 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 	}
 	rep := &GitReport{}
 	move, err := revertMerges(root, s, a.Feature, actor, rep)
-	if err != nil {
-		return nil, nil, err
+	if _, refused := model.AsError(err); refused {
+		return nil, nil, err // reset_conflict: nothing changes
+	} else if err != nil {
+		// git failed (not a conflict): the reset still goes through, so
+		// that no feature is stuck; its merges stay, and the report says so.
+		rep.warn("the merges of " + strings.Join(rep.Reverted, ", ") + " stay on " + s.Git.Integration + ": " + err.Error())
+		move, rep.Reverted = nil, nil
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
 	if err != nil || out == nil || out.Session == nil || !resetStored(out, rep.Reverted) {
@@ -183,7 +188,7 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 	}
 	if move != nil {
 		if merr := move(); merr != nil {
-			rep.Warning = "the merges of " + strings.Join(rep.Reverted, ", ") + " were not taken out of the integration branch: " + merr.Error()
+			rep.warn("the merges of " + strings.Join(rep.Reverted, ", ") + " were not taken out of the integration branch: " + merr.Error())
 			rep.Reverted = nil
 		}
 	}
@@ -205,7 +210,7 @@ func revertMerges(root string, s *model.Session, id, actor string, rep *GitRepor
 		switch {
 		case f == nil || f.Status != model.FeatureCompleted || f.Git == nil || f.Git.MergeCommit == "":
 		case f.Git.MergeBase == "":
-			rep.Warning = "the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto"
+			rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
 		default:
 			reverts = append(reverts, gitwork.Revert{Before: f.Git.MergeBase, After: f.Git.MergeCommit,
 				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + printable(actor) + ", session " + s.ID + ")"})
@@ -300,14 +305,14 @@ func removeResetWorktrees(root string, out *db.Outcome, rep *GitReport) {
 	}
 	repo, err := gitwork.Open(root)
 	if err != nil {
-		rep.Warning = err.Error()
+		rep.warn(err.Error())
 		return
 	}
 	for _, g := range drop {
 		wt := filepath.Join(root, filepath.FromSlash(g.Worktree))
 		_, statErr := os.Stat(wt)
 		if rerr := repo.RemoveWorktree(wt, g.Branch, true); rerr != nil {
-			rep.Warning = "the worktree " + wt + " was not removed: " + rerr.Error()
+			rep.warn("the worktree " + wt + " was not removed: " + rerr.Error())
 			continue
 		}
 		if statErr == nil {
