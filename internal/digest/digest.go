@@ -104,7 +104,9 @@ func Decode(b []byte) (Digest, error) {
 	}
 	next := func(max uint64) (uint64, bool) {
 		n, w := binary.Uvarint(rest)
-		if w <= 0 || n > max {
+		// Only Encode's own (shortest) form: a padded length is not one
+		// flowdeck wrote.
+		if w <= 0 || n > max || w != len(binary.AppendUvarint(nil, n)) {
 			return 0, false
 		}
 		rest = rest[w:]
