@@ -339,10 +339,15 @@ func wantInterruptResumed(t *testing.T, st *db.Store, id string) {
 func agentPid(t *testing.T, ctx context.Context, pids, feature string) int {
 	t.Helper()
 	return crewWait(t, ctx, func() (int, bool) {
-		data, _ := os.ReadFile(filepath.Join(pids, feature+".pid"))
-		n := atoi(strings.TrimSpace(string(data)))
+		n := readPid(pids, feature)
 		return n, n > 0
 	})
+}
+
+// readPid is the pid the agent on feature last wrote, 0 before any.
+func readPid(pids, feature string) int {
+	data, _ := os.ReadFile(filepath.Join(pids, feature+".pid"))
+	return atoi(strings.TrimSpace(string(data)))
 }
 
 // agentFailed waits for the retry/reassign/reset decision of a worker that
@@ -390,7 +395,14 @@ func crewConfig(t *testing.T, path string, env map[string]string) {
 	t.Helper()
 	var b strings.Builder
 	for _, role := range []string{"worker", "reviewer"} {
-		fmt.Fprintf(&b, "[agents.%s]\ncommand = [%q, \"demo\", \"crew-agent\", %q]\n[agents.%s.env]\n", role, binary, role, role)
+		// The worker runs under a shell that ignores the hang-up, as a
+		// wrapper script might: when its scheduler dies, the shell (its
+		// direct child) is killed and the worker lives on.
+		command := fmt.Sprintf("[%q, \"demo\", \"crew-agent\", %q]", binary, role)
+		if role == "worker" {
+			command = fmt.Sprintf("[\"sh\", \"-c\", \"trap '' HUP; \\\"$0\\\" demo crew-agent worker\", %q]", binary)
+		}
+		fmt.Fprintf(&b, "[agents.%s]\ncommand = %s\n[agents.%s.env]\n", role, command, role)
 		for k, v := range env {
 			fmt.Fprintf(&b, "%s = %q\n", k, v)
 		}
@@ -437,12 +449,17 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	pid := agentPid(t, ctx, pids, victim)
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
-	syscall.Kill(pid, syscall.SIGKILL) // the hung agent outlived its scheduler
 	// The other agents lose their terminal with it; one cut off inside git
 	// leaves a stale index.lock, which the person removes once they are gone.
+	// The hung one outlives its scheduler: the next scheduler must kill it
+	// before it adopts its run, or two agents would work in one worktree.
+	defer syscall.Kill(pid, syscall.SIGKILL)
 	crewWait(t, ctx, func() (bool, bool) {
 		entries, _ := os.ReadDir(pids)
 		for _, e := range entries {
+			if e.Name() == victim+".pid" {
+				continue
+			}
 			data, _ := os.ReadFile(filepath.Join(pids, e.Name()))
 			if n := atoi(strings.TrimSpace(string(data))); n > 0 && syscall.Kill(n, 0) == nil {
 				return false, false
@@ -467,10 +484,30 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
+	outlived := running(pid)
 	second := scheduler()
-	out, err := second.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "adopting flow run") {
-		t.Fatalf("second scheduler: %v\n%s\nfirst:\n%s", err, out, out1.String())
+	var out strings.Builder
+	second.Stdout, second.Stderr = &out, &out
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The moment the adopted run's new agent on the victim's feature
+	// starts (it writes its pid), the old one must be gone already.
+	var oldAlive bool
+	crewWait(t, ctx, func() (bool, bool) {
+		if n := readPid(pids, victim); n > 0 && n != pid {
+			oldAlive = running(pid)
+			return true, true
+		}
+		return false, false
+	})
+	if err := second.Wait(); err != nil || !strings.Contains(out.String(), "adopting flow run") {
+		t.Fatalf("second scheduler: %v\n%s\nfirst:\n%s", err, out.String(), out1.String())
+	}
+	if !outlived {
+		t.Logf("the hung agent (pid %d) did not outlive its scheduler here: its reaping is not shown", pid)
+	} else if oldAlive {
+		t.Fatalf("the first scheduler's hung agent (pid %d) still ran when the adopted run started a new one", pid)
 	}
 	checkCrewSession(t, st, dir)
 }
@@ -483,6 +520,17 @@ func hangingCrew(t *testing.T, victim string) (crew *flows.Crew, st *db.Store, d
 	os.WriteFile(filepath.Join(pids, "HANG"), nil, 0o644)
 	crew, st, dir = crewProject(t, 3, 20*time.Millisecond, "DEMO_PIDS="+pids, "DEMO_HANG="+victim)
 	return crew, st, dir, pids
+}
+
+// running reports whether process pid exists and is not a zombie (an
+// orphan whose exit nobody collected: a container's init may never).
+func running(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return syscall.Kill(pid, 0) == nil // no /proc: existence is all there is
+	}
+	_, rest, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(rest, "Z") && !strings.HasPrefix(rest, "X")
 }
 
 // reassign hands the feature of a killed agent to the agent the note
