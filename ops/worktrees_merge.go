@@ -25,21 +25,17 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 		out, err := st.DoSeen(a, seen, actor, now)
 		return out, nil, err
 	}
-	if !inGitRepo(worktrees.ProjectRoot(st)) {
-		return plain()
-	}
-	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
-		return plain()
-	}
 	// Merges happen one at a time, each on the state as the previous one
-	// left it: the session is read again under the lock.
-	unlock, err := worktrees.Lock(st)
-	if err != nil {
-		return nil, nil, err
+	// left it.
+	s, unlock, ok, err := underGitLock(st)
+	if err != nil || !ok {
+		if err != nil {
+			return nil, nil, err
+		}
+		return plain()
 	}
 	defer unlock()
-	s, err := st.Active()
-	if err != nil || s == nil || s.Plan == nil {
+	if s.Plan == nil {
 		return plain()
 	}
 	f := s.Plan.Feature(a.Feature)
@@ -67,6 +63,27 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 		return plain()
 	}
 	return mergeAndStore(st, repo, s, f, a, rep, seen, actor, now)
+}
+
+// underGitLock takes the git lock for an action on a session that uses
+// worktrees, and reads the session again under it: a merge or a reset may
+// have moved it since. ok is false for a project or a session without
+// worktrees: the action is then the plain one, and nothing is locked.
+func underGitLock(st *db.Store) (s *model.Session, unlock func(), ok bool, err error) {
+	if !inGitRepo(worktrees.ProjectRoot(st)) {
+		return nil, nil, false, nil
+	}
+	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
+		return nil, nil, false, nil
+	}
+	if unlock, err = worktrees.Lock(st); err != nil {
+		return nil, nil, false, err
+	}
+	if s, err = st.Active(); err != nil || !s.UsesWorktrees() {
+		unlock()
+		return nil, nil, false, nil
+	}
+	return s, unlock, true, nil
 }
 
 // mergeAndStore merges f's branch into the integration branch and stores
@@ -152,26 +169,16 @@ func completed(out *db.Outcome, id string) bool {
 // a revert that conflicts refuses the reset (reset_conflict) and changes
 // nothing.
 func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	root := worktrees.ProjectRoot(st)
-	plain := func() (*db.Outcome, *GitReport, error) {
-		out, err := st.DoSeen(a, seen, actor, now)
-		return out, nil, err
-	}
-	if !inGitRepo(root) {
-		return plain()
-	}
-	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
-		return plain()
-	}
-	unlock, err := worktrees.Lock(st)
+	s, unlock, ok, err := underGitLock(st)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer unlock()
-	s, err := st.Active() // again, under the lock: no merge moves it now
-	if err != nil || !s.UsesWorktrees() {
-		return plain()
+	if !ok {
+		out, err := st.DoSeen(a, seen, actor, now)
+		return out, nil, err
 	}
+	defer unlock()
+	root := worktrees.ProjectRoot(st)
 	rep := &GitReport{}
 	move, err := revertMerges(root, s, a.Feature, actor, rep)
 	if _, refused := model.AsError(err); refused {

@@ -26,6 +26,16 @@ func integration(t *testing.T, r *Repo) (x, y Revert) {
 	return x, y
 }
 
+// laterChange merges a feature z, made from from, that writes a.txt into
+// integ, and returns the merge.
+func laterChange(t *testing.T, r *Repo, from, aTxt string) string {
+	t.Helper()
+	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", from)
+	write(t, wz, "a.txt", aTxt)
+	mustCommit(t, wz, "z")
+	return mustMerge(t, r, "integ", "fz", "merge z").Commit
+}
+
 // TestRevertOnUndoesAFeatureAndKeepsTheOthers: reverting x's fast-forward
 // under y's merge takes x.txt and x's line out, keeps y.txt, and moves
 // nothing until MoveBranch.
@@ -73,10 +83,7 @@ func TestRevertOnChain(t *testing.T) {
 func TestRevertOnConflictNamesThePaths(t *testing.T) {
 	r := newRepo(t)
 	x, y := integration(t, r)
-	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", y.After)
-	write(t, wz, "a.txt", "one\nTWO by x, then z\nthree\n")
-	mustCommit(t, wz, "z")
-	z := mustMerge(t, r, "integ", "fz", "merge z").Commit
+	z := laterChange(t, r, y.After, "one\nTWO by x, then z\nthree\n")
 	head, old, conflicts, err := r.RevertOn("integ", []Revert{x})
 	if err != nil || head != "" || old != z || !slices.Equal(conflicts, []string{"a.txt"}) {
 		t.Fatalf("RevertOn: %q %q %v %v", head, old, conflicts, err)
@@ -102,10 +109,7 @@ func TestRevertOnRefusesWhatIsNotACommitID(t *testing.T) {
 func TestRevertOnMergesLinesOfTheSameFile(t *testing.T) {
 	r := newRepo(t)
 	x, y := integration(t, r)
-	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", y.After)
-	write(t, wz, "a.txt", "one\nTWO by x\nthree\nfour by z\n")
-	mustCommit(t, wz, "z")
-	mustMerge(t, r, "integ", "fz", "merge z")
+	laterChange(t, r, y.After, "one\nTWO by x\nthree\nfour by z\n")
 	head, _, conflicts, err := r.RevertOn("integ", []Revert{x})
 	if err != nil || len(conflicts) > 0 {
 		t.Fatalf("RevertOn: %v %v", conflicts, err)
