@@ -47,12 +47,6 @@ func (g *GitReport) warn(msg string) {
 	g.Warning += msg
 }
 
-// projectRoot is the directory that holds .flow.
-func projectRoot(st *db.Store) string { return worktrees.ProjectRoot(st) }
-
-// gitLock serializes git work on the project (.flow/git.lock).
-func gitLock(st *db.Store) (func(), error) { return worktrees.Lock(st) }
-
 // doGit stores a, doing the git work an action needs in a session that uses
 // worktrees; other actions are stored as they are.
 func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
