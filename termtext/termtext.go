@@ -12,9 +12,7 @@ package termtext
 
 import (
 	"bytes"
-	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/flowdeck/flowdeck/termtext/ctl"
 )
@@ -46,54 +44,9 @@ func IsBidi(r rune) bool { return ctl.IsBidi(r) }
 // UTF-8 mode may act on their UTF-8 form (U+009B is CSI).
 func IsC1(r rune) bool { return ctl.IsC1(r) }
 
-// plain reports whether s needs no change under o: printable ASCII, plus
-// tabs and newlines when o allows them, and no other byte.
-func plain[T string | []byte](s T, o Options) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f {
-			continue
-		}
-		if (c == '\n' || c == '\t') && !o.OneLine {
-			continue
-		}
-		if c >= 0x80 {
-			return safeUTF8(s[i:], o)
-		}
-		return false
-	}
-	return true
-}
-
-// safeUTF8 is plain's slow half, for text with non-ASCII runes.
-func safeUTF8[T string | []byte](s T, o Options) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < 0x80 {
-			if (c < 0x20 || c == 0x7f) && (o.OneLine || (c != '\n' && c != '\t')) {
-				return false
-			}
-			i++
-			continue
-		}
-		var r rune
-		var n int
-		switch v := any(s).(type) {
-		case string:
-			r, n = utf8.DecodeRuneInString(v[i:])
-		case []byte:
-			r, n = utf8.DecodeRune(v[i:])
-		}
-		if r == utf8.RuneError && n <= 1 || IsC1(r) || IsBidi(r) {
-			return false
-		}
-		if o.OneLine && (r == 0x2028 || r == 0x2029) {
-			return false
-		}
-		i += n
-	}
-	return true
-}
+// plain reports whether s needs no change under o: printable text, plus
+// tabs and newlines when o allows them (ctl.Inert).
+func plain[T string | []byte](s T, o Options) bool { return ctl.Inert(s, o.OneLine) }
 
 var pool = sync.Pool{New: func() any { return newSanitizer() }}
 
@@ -140,4 +93,4 @@ func Bytes(b []byte) []byte {
 func Frame(s string) string { return With(s, Options{KeepSGR: true}) }
 
 // Safe reports whether s holds nothing String would remove.
-func Safe(s string) bool { return plain(s, Options{}) && !strings.Contains(s, "\r") }
+func Safe(s string) bool { return plain(s, Options{}) }

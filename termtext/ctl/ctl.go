@@ -23,22 +23,46 @@ func IsBidi(r rune) bool {
 // UTF-8 mode may act on their UTF-8 form (U+009B is CSI).
 func IsC1(r rune) bool { return r >= 0x80 && r <= 0x9f }
 
-// Inert reports whether b reaches a terminal as nothing but text: valid
-// UTF-8 without controls (C0 but newlines, and tabs unless noTabs; DEL;
-// C1) or bidi controls. What termtext writes for people, and the JSON
-// that encoding/json writes and termtext.JSON escapes, is inert.
-func Inert(b []byte, noTabs bool) bool {
-	for i := 0; i < len(b); {
-		c := b[i]
+// Inert reports whether s reaches a terminal as nothing but text: valid
+// UTF-8 without controls (C0 but newlines and tabs, which oneLine refuses
+// too, with the line and paragraph separators; DEL; C1) or bidi controls.
+// What termtext writes for people, and the JSON that encoding/json writes
+// and termtext.JSON escapes, is inert.
+func Inert[T string | []byte](s T, oneLine bool) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x20 && c < 0x7f:
+		case (c == '\n' || c == '\t') && !oneLine:
+		case c >= 0x80:
+			return inertUTF8(s[i:], oneLine)
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// inertUTF8 is Inert's slow half, for text with non-ASCII runes.
+func inertUTF8[T string | []byte](s T, oneLine bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\n' && (c != '\t' || noTabs) || c == 0x7f {
+			if (c < 0x20 || c == 0x7f) && (oneLine || (c != '\n' && c != '\t')) {
 				return false
 			}
 			i++
 			continue
 		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 || IsC1(r) || IsBidi(r) {
+		var r rune
+		var n int
+		switch v := any(s).(type) {
+		case string:
+			r, n = utf8.DecodeRuneInString(v[i:])
+		case []byte:
+			r, n = utf8.DecodeRune(v[i:])
+		}
+		if r == utf8.RuneError && n <= 1 || IsC1(r) || IsBidi(r) || oneLine && (r == 0x2028 || r == 0x2029) {
 			return false
 		}
 		i += n

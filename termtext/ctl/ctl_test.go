@@ -4,13 +4,15 @@ import "testing"
 
 func TestInert(t *testing.T) {
 	for _, c := range []struct {
-		in           string
-		noTabs, want bool
+		in            string
+		oneLine, want bool
 	}{
 		{"plain text\nwith lines\n", false, true},
 		{"ünïcödé — ✓ \\e]52;c; shown", false, true},
 		{"tab\there", false, true},
 		{"tab\there", true, false},
+		{"line\u2028separator", false, true},
+		{"line\u2028separator", true, false},
 		{"\x1b[31m", false, false},
 		{"bell\x07", false, false},
 		{"cr\rhides", false, false},
@@ -21,8 +23,8 @@ func TestInert(t *testing.T) {
 		{"broken \xff utf-8", false, false},
 		{"", false, true},
 	} {
-		if got := Inert([]byte(c.in), c.noTabs); got != c.want {
-			t.Errorf("Inert(%q, %v) = %v, want %v", c.in, c.noTabs, got, c.want)
+		if got := Inert([]byte(c.in), c.oneLine); got != c.want || Inert(c.in, c.oneLine) != c.want {
+			t.Errorf("Inert(%q, %v) = %v, want %v", c.in, c.oneLine, got, c.want)
 		}
 	}
 }
