@@ -234,6 +234,7 @@ func TestLeanForwardsEverythingElse(t *testing.T) {
 		{"--dir", dir, "hud", "--format", "json"},
 		{"--dir", dir, "hud", "--format", "yaml"},
 		{"--dir", dir, "flow", "status", "extra"},
+		{"--dir", dir, "flow", "status", "--format", "text"}, // hud's flag: a usage error here
 		{"--dir", dir, "--json", "flow", "status", "--bogus"},
 		{"--dir", dir, "hud", "--hook", "cursor"},
 		{"--dir", filepath.Join(dir, "missing"), "flow", "status"},

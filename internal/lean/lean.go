@@ -52,7 +52,7 @@ type request struct {
 func parse(args []string) (request, bool) {
 	var req request
 	var words []string
-	var json bool
+	var json, hudFlags bool // hudFlags: --format or --hook, hud's own flags
 	format, hook := "text", ""
 	for i := 0; i < len(args); i++ {
 		name, value, hasValue := strings.Cut(args[i], "=")
@@ -81,13 +81,13 @@ func parse(args []string) (request, bool) {
 			}
 			req.dir = value
 		case "--format":
-			format = value
+			format, hudFlags = value, true
 		case "--hook":
-			hook = value
+			hook, hudFlags = value, true
 		}
 	}
 	switch {
-	case slices.Equal(words, []string{"flow", "status"}) && format == "text" && hook == "":
+	case slices.Equal(words, []string{"flow", "status"}) && !hudFlags:
 		req.kind = statusText
 		if json {
 			req.kind = statusJSON

@@ -34,6 +34,9 @@ func TestParse(t *testing.T) {
 		{"flow status --full", 0, "", false},
 		{"flow status extra", 0, "", false},
 		{"flow status --format markdown", 0, "", false},
+		{"flow status --format text", 0, "", false}, // an unknown flag to flow status, however harmless its value
+		{"flow status --format=text", 0, "", false},
+		{"flow status --hook=", 0, "", false},
 		{"flow status --hook claude", 0, "", false},
 		{"flow status --json=true", 0, "", false},
 		{"flow status --dir", 0, "", false},
@@ -63,8 +66,14 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		args := strings.Split(s, " ")
-		if _, ok := parse(args); ok && !strings.Contains(s, "status") && !strings.Contains(s, "hud") {
+		req, ok := parse(args)
+		if ok && !strings.Contains(s, "status") && !strings.Contains(s, "hud") {
 			t.Fatalf("answered %q", args)
+		}
+		// hud's flags are usage errors to flow status: never answered.
+		if ok && (req.kind == statusText || req.kind == statusJSON) &&
+			(strings.Contains(s, "--format") || strings.Contains(s, "--hook")) {
+			t.Fatalf("answered flow status with a hud flag: %q", args)
 		}
 	})
 }
