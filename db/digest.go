@@ -11,37 +11,47 @@ import (
 
 // storeDigest renders the status digest into the meta bucket, in a
 // transaction that changed the active session, the active pointer or a
-// decision, so that the digest and the state it shows
-// commit together. last is the session the transaction ended with, when
-// it has one at hand; the active one is decoded only when it is another.
-// A store without a renderer deletes the digest: a missing digest sends
-// the lean binary to the full code, a stale one would mislead it.
+// decision, so that the digest and the state it shows commit together.
+// last is the session the transaction ended with, when it has one at hand;
+// the active one is decoded only when it is another.
+//
+// The digest is a copy for the lean binary, never state: when it cannot be
+// made (no renderer, a record that does not decode, a render error) it is
+// deleted instead, and the write itself goes on. A missing digest sends
+// the lean binary to the full code; a stale one would mislead it.
 func (s *Store) storeDigest(tx *bolt.Tx, last *model.Session) error {
 	meta := tx.Bucket(bucketMeta)
 	if s.digest == nil {
 		return meta.Delete(digest.Key)
 	}
+	raw, err := s.renderDigest(tx, last)
+	if err != nil {
+		return meta.Delete(digest.Key)
+	}
+	return meta.Put(digest.Key, raw)
+}
+
+// renderDigest is the encoded digest of what tx holds. The agents' events
+// are not read: neither flow status nor the HUD's stored forms show them.
+func (s *Store) renderDigest(tx *bolt.Tx, last *model.Session) ([]byte, error) {
 	g := &Glance{}
-	if id := string(meta.Get(keyActive)); id != "" {
+	if id := string(tx.Bucket(bucketMeta).Get(keyActive)); id != "" {
 		if last != nil && last.ID == id {
 			g.Active = last
 		} else {
 			var err error
 			if g.Active, err = loadActive(tx); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
 	var err error
 	if g.Decisions, err = decisionsTx(tx, true); err != nil {
-		return err
-	}
-	if g.Agents, err = agentEventsTx(tx); err != nil {
-		return err
+		return nil, err
 	}
 	d, err := s.digest(g)
 	if err != nil {
-		return fmt.Errorf("status digest: %w", err)
+		return nil, fmt.Errorf("status digest: %w", err)
 	}
-	return meta.Put(digest.Key, digest.Encode(d))
+	return digest.Encode(d), nil
 }

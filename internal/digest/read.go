@@ -17,7 +17,9 @@ import (
 )
 
 // SchemaVersion must equal db.SchemaVersion: a digest in a database of
-// another layout is not read (db's tests hold the two equal).
+// another layout is not read. db imports this package, so it cannot be
+// db's own constant; TestDigestReadsThisSchema in db holds the two equal,
+// and the lean binary's parity tests read real databases.
 const SchemaVersion = 1
 
 // ErrUnavailable is anything that keeps Read from answering on its own: no
