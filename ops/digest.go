@@ -3,6 +3,7 @@ package ops
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -26,15 +27,13 @@ func EncodeJSON(v any) ([]byte, error) {
 	return termtext.JSON(b.Bytes()), nil
 }
 
-// StatusText is `flowdeck flow status` for people: render.Status through
-// the sanitiser that the CLI's stdout is, so that no escape sequence or
-// control character from a goal, an id or a summary reaches a terminal.
-func StatusText(s *model.Session) []byte {
-	var b bytes.Buffer
-	w := termtext.NewWriter(&b, termtext.Options{Visible: true})
-	render.Status(w, s)
-	w.Flush()
-	return b.Bytes()
+// statusText is `flowdeck flow status` for people: render.Status as the
+// CLI's stdout sanitises it, so that no escape sequence or control
+// character from a goal, an id or a summary reaches a terminal.
+func statusText(s *model.Session) []byte {
+	var b strings.Builder
+	render.Status(&b, s)
+	return []byte(termtext.Visible(b.String()))
 }
 
 // stampTime is the time a HUD is rendered at for the digest. Its text is
@@ -64,7 +63,7 @@ func Digest(g *db.Glance) (digest.Digest, error) {
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	d.HUDText, d.HUDMarkdown = stamped(sanitized(text)), stamped(sanitized(markdown))
+	d.HUDText, d.HUDMarkdown = stamped([]byte(termtext.Visible(text))), stamped([]byte(termtext.Visible(markdown)))
 	d.HUDHook = stamped(hook)
 	return d, nil
 }
@@ -89,21 +88,11 @@ func statusDigest(s *model.Session) (digest.Digest, error) {
 	if err != nil {
 		return digest.Digest{}, err
 	}
-	text := StatusText(s)
+	text := statusText(s)
 	if len(text)+len(js) > statusDigestBytes {
 		return digest.Digest{}, nil
 	}
 	return digest.Digest{StatusText: text, StatusJSON: js}, nil
-}
-
-// sanitized is s as the CLI writes it for people (termtext, as its
-// stdout).
-func sanitized(s string) []byte {
-	var b bytes.Buffer
-	w := termtext.NewWriter(&b, termtext.Options{Visible: true})
-	w.Write([]byte(s))
-	w.Flush()
-	return b.Bytes()
 }
 
 // stamped marks the HUD's time stamp in out: its first occurrence, which

@@ -37,8 +37,14 @@ func chainSession(b *testing.B, n int) *model.Session {
 // BenchmarkDigest is what every write pays to render the status digest, by
 // plan size.
 func BenchmarkDigest(b *testing.B) {
-	for _, n := range []int{1, 2000} {
-		g := &db.Glance{Active: chainSession(b, n)}
+	// 200 features is the largest status the digest keeps; 2000 keeps only
+	// the HUD. Fifty pending decisions stand for a busy crew's waits.
+	var decisions []model.Decision
+	for i := range 50 {
+		decisions = append(decisions, model.Decision{ID: fmt.Sprintf("d%d", i), Prompt: "Retry, reassign or reset f0?", Status: model.DecisionPending})
+	}
+	for _, n := range []int{1, 200, 2000} {
+		g := &db.Glance{Active: chainSession(b, n), Decisions: decisions}
 		b.Run(fmt.Sprintf("features=%d", n), func(b *testing.B) {
 			var size int
 			for b.Loop() {

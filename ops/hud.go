@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/digest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/render"
 	"github.com/flowdeck/flowdeck/termtext"
@@ -248,7 +249,7 @@ func (h *HUD) stamp() string {
 	if h.At.IsZero() {
 		return ""
 	}
-	at := h.At.UTC().Format("2006-01-02 15:04:05 UTC")
+	at := h.At.UTC().Format(digest.StampLayout) // the lean binary writes the time of printing there
 	if h.Seq == 0 {
 		return " (" + at + ")"
 	}
