@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flowdeck/flowdeck/internal/lean"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/project"
@@ -114,7 +115,7 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	if isFault {
 		code = ExitInternal // the project's files refused: never a usage error
 	}
-	if e.json || jsonRequested(args) {
+	if e.json || lean.JSONRequested(args) {
 		// --json promises one object on stdout, whatever went wrong.
 		e.writeJSON(errorObject(code, err))
 	}
@@ -140,20 +141,6 @@ func hookRequested(args []string) bool {
 			return false
 		}
 		if a == "--hook" || strings.HasPrefix(a, "--hook=") {
-			return true
-		}
-	}
-	return false
-}
-
-// jsonRequested reports whether --json is among args, for errors found
-// before the flags were parsed.
-func jsonRequested(args []string) bool {
-	for _, a := range args {
-		switch a {
-		case "--":
-			return false
-		case "--json", "--json=true":
 			return true
 		}
 	}

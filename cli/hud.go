@@ -1,13 +1,12 @@
 package cli
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/flowdeck/flowdeck/internal/lean"
 	"github.com/flowdeck/flowdeck/ops"
 )
 
@@ -66,10 +65,6 @@ database gets "no active session", and nothing is created.`,
 	return c
 }
 
-// hookInputMax bounds what is read of a hook's stdin: its JSON carries the
-// prompt, which flowdeck does not need whole.
-const hookInputMax = 1 << 20
-
 // readHookInput reads the JSON that Claude Code gives a hook on stdin and
 // starts the project search at its cwd (unless --dir says where). Input
 // that is not JSON is ignored: the hook still works from the working
@@ -82,15 +77,8 @@ func (e *env) readHookInput() error {
 	default:
 		return usageErr("--hook %q: claude", e.hook)
 	}
-	if e.stdin == nil || isTerminal(e.stdin) {
-		return nil
-	}
-	data, _ := io.ReadAll(io.LimitReader(e.stdin, hookInputMax))
-	var in struct {
-		Cwd string `json:"cwd"`
-	}
-	if json.Unmarshal(data, &in) == nil && in.Cwd != "" && e.dir == "" {
-		e.startDir = in.Cwd
+	if cwd := lean.HookCwd(e.stdin); cwd != "" && e.dir == "" {
+		e.startDir = cwd
 	}
 	return nil
 }

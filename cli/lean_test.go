@@ -264,7 +264,7 @@ func TestLeanForwardsEverythingElse(t *testing.T) {
 // TestLeanJSONFailureIsOneObject: a lean flowdeck that cannot become
 // flowdeck-cli still keeps --json's promise of one object on stdout.
 func TestLeanJSONFailureIsOneObject(t *testing.T) {
-	got := runBin(t, leanAlone(t), t.TempDir(), "", true, "--json", "runs")
+	got := runBin(t, leanAlone(t), t.TempDir(), "", true, "runs", "--json=true")
 	if got.code != ExitInternal || !bytes.HasPrefix([]byte(got.stdout), []byte("{")) ||
 		!strings.Contains(got.stdout, `"code": "internal"`) || !strings.Contains(got.stdout, "flowdeck-cli not found") {
 		t.Fatalf("%+v", got)

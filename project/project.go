@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/rootdir"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/patterns"
 )
@@ -85,27 +86,11 @@ type shared struct {
 // first method that writes, and a project without one reads as having no
 // session.
 func Open(dir string, opts Options) (*Project, error) {
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
-	var root string
-	if opts.AsRoot {
-		fi, err := os.Stat(dir)
-		if err != nil || !fi.IsDir() {
-			return nil, &NotDirError{Dir: dir}
-		}
-		if root, err = filepath.Abs(dir); err != nil {
-			return nil, err
-		}
-	} else {
-		var err error
-		if root, err = db.FindRoot(dir); err != nil {
-			return nil, err
-		}
+	root, err := rootdir.Resolve(dir, opts.AsRoot)
+	if errors.Is(err, rootdir.ErrNotDir) {
+		return nil, &NotDirError{Dir: dir}
+	} else if err != nil {
+		return nil, err
 	}
 	return &Project{shared: &shared{root: root, opts: opts}, actor: opts.Actor}, nil
 }

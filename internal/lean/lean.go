@@ -1,19 +1,18 @@
 // Package lean is the flowdeck binary that agents call many times a
-// minute. It answers `flowdeck flow status` (text or --json) from the
-// status digest that every write stores beside the session (package
-// digest), and becomes flowdeck-cli for everything else: execve keeps the
-// process id, the standard streams, the signals and the exit code, so a
-// caller cannot tell the two apart. It links no flag parser, model or
-// JSON: only what reading one bbolt key needs.
+// minute. It answers `flowdeck flow status` (text or --json) and `flowdeck
+// hud` (text, markdown, Claude Code's hook) from the status digest that
+// every write stores beside the session (package digest), and becomes
+// flowdeck-cli for everything else: execve keeps the process id, the
+// standard streams, the signals and the exit code, so a caller cannot tell
+// the two apart. It links no flag parser and no model: only what reading
+// one bbolt key needs (encoding/json only reads the hook's input).
 package lean
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -115,7 +114,7 @@ const ExitInternal = 3
 // Main runs the lean binary on argv (its name first) and returns the exit
 // code: it answers from the digest when it can, and otherwise becomes
 // flowdeck-cli (so it returns only when that cannot start).
-func Main(argv []string, stdin *os.File, stdout, stderr io.Writer) int {
+func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	args := argv[1:]
 	req, ok := parse(args)
 	if !ok {
@@ -126,7 +125,7 @@ func Main(argv []string, stdin *os.File, stdout, stderr io.Writer) int {
 		// The hook's JSON on stdin names the agent's working directory,
 		// where the project search starts. Read here, stdin is gone for
 		// flowdeck-cli, so a forwarded hook starts it there instead.
-		start = hookCwd(stdin)
+		start = HookCwd(stdin)
 	}
 	if code, ok := answer(req, start, stdout); ok {
 		return code
@@ -147,7 +146,7 @@ func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
 	if !lockTimeoutValid() {
 		return 0, false
 	}
-	root, err := projectRoot(start, req.dir != "")
+	root, err := rootdir.Resolve(start, req.dir != "")
 	if err != nil {
 		return 0, false
 	}
@@ -182,49 +181,29 @@ func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
 	return 0, true
 }
 
-// hookInputMax bounds what is read of a hook's stdin, as flowdeck-cli
-// bounds it: its JSON carries the prompt, which flowdeck does not need.
+// hookInputMax bounds what is read of a hook's stdin: its JSON carries
+// the prompt, which flowdeck does not need whole.
 const hookInputMax = 1 << 20
 
-// hookCwd is the cwd of the hook's JSON on stdin, "" when stdin is a
-// terminal or holds no such JSON (the search then starts at the working
-// directory).
-func hookCwd(stdin *os.File) string {
-	if stdin == nil || term.IsTerminal(int(stdin.Fd())) {
+// HookCwd is the cwd of the JSON that Claude Code gives a hook on stdin,
+// where the project search starts; "" when in is a terminal or holds no
+// such JSON (the search then starts at the working directory). flowdeck-cli
+// reads the hook's input with it too.
+func HookCwd(in io.Reader) string {
+	if in == nil {
 		return ""
 	}
-	data, _ := io.ReadAll(io.LimitReader(stdin, hookInputMax))
-	var in struct {
+	if f, ok := in.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return ""
+	}
+	data, _ := io.ReadAll(io.LimitReader(in, hookInputMax))
+	var hook struct {
 		Cwd string `json:"cwd"`
 	}
-	if json.Unmarshal(data, &in) != nil {
+	if json.Unmarshal(data, &hook) != nil {
 		return ""
 	}
-	return in.Cwd
-}
-
-// projectRoot is the root as flowdeck-cli finds it: --dir itself (asRoot;
-// it must be a directory), else the nearest directory upward from dir
-// ("": the working directory) with .git or .flow.
-func projectRoot(dir string, asRoot bool) (string, error) {
-	if asRoot {
-		fi, err := os.Stat(dir)
-		if err != nil {
-			return "", err
-		}
-		if !fi.IsDir() {
-			return "", errors.New("not a directory")
-		}
-		return filepath.Abs(dir)
-	}
-	if dir != "" {
-		return rootdir.Find(dir)
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	return rootdir.Find(wd)
+	return hook.Cwd
 }
 
 // lockTimeoutValid: flowdeck-cli refuses a malformed
@@ -238,24 +217,36 @@ func lockTimeoutValid() bool {
 	return err == nil
 }
 
+// JSONRequested reports whether --json is among args (before a "--"), as
+// flowdeck-cli reads it for errors found before its flags are parsed.
+func JSONRequested(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
+}
+
 // forward becomes flowdeck-cli, in directory chdir when it is not "".
 // When that cannot start, it says so: a line on stderr, and with --json the
 // one object on stdout that --json promises, in the shape of flowdeck's
 // other internal failures.
 func forward(argv []string, chdir string, stdout, stderr io.Writer) int {
 	err := Forward(argv, chdir)
+	// The message holds paths (this executable's, $PATH's): keep the
+	// terminal safe.
 	msg := strings.Map(func(r rune) rune {
-		if r < 0x20 || (r >= 0x7f && r < 0xa0) || r == utf8.RuneError {
-			return '?' // the path of this executable is printed: keep the terminal safe
+		if r < 0x20 || r == 0x7f || r == utf8.RuneError || ctl.IsC1(r) || ctl.IsBidi(r) {
+			return '?'
 		}
 		return r
 	}, err.Error())
 	fmt.Fprintf(stderr, "flowdeck: %s\n", msg)
-	args := argv[1:]
-	if i := slices.Index(args, "--"); i >= 0 {
-		args = args[:i] // a command's own arguments, as flowdeck-cli reads them
-	}
-	if slices.Contains(args, "--json") {
+	if JSONRequested(argv[1:]) {
 		obj := map[string]any{"ok": false, "error": map[string]string{"code": "internal", "message": msg}}
 		if b, err := json.MarshalIndent(obj, "", "  "); err == nil {
 			stdout.Write(append(b, '\n'))

@@ -112,3 +112,14 @@ func TestPlantedDigestIsNotPrinted(t *testing.T) {
 		t.Fatalf("inert text: %v %q", ok, out.String())
 	}
 }
+
+func TestJSONRequested(t *testing.T) {
+	for args, want := range map[string]bool{
+		"--json runs": true, "runs --json=true": true, "runs --json=false": false,
+		"run -- echo --json": false, "runs": false,
+	} {
+		if got := JSONRequested(strings.Fields(args)); got != want {
+			t.Errorf("JSONRequested(%q) = %v", args, got)
+		}
+	}
+}

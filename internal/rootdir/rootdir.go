@@ -4,6 +4,7 @@
 package rootdir
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 )
@@ -48,4 +49,27 @@ func Find(dir string) (string, error) {
 		}
 		d = parent
 	}
+}
+
+// ErrNotDir is a directory named as the root (--dir) that is not one.
+var ErrNotDir = errors.New("not a directory")
+
+// Resolve is the project root every entry point uses: dir itself when
+// asRoot (--dir; it must be a directory, else ErrNotDir), else Find from
+// dir ("": the working directory).
+func Resolve(dir string, asRoot bool) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = wd
+	}
+	if !asRoot {
+		return Find(dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return "", ErrNotDir
+	}
+	return filepath.Abs(dir)
 }
