@@ -94,12 +94,10 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
 		return nil, nil, err
 	}
-	before, err := repo.BranchHead(s.Git.Integration)
-	if err != nil {
-		return nil, nil, err
-	}
 	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + printable(f.Title)
-	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, msg)
+	// a.Head, the commit the gates passed, is merged; not the branch's
+	// head now, which the agent may have moved since.
+	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, a.Head, msg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,15 +107,15 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		return out, rep, cerr
 	}
 	a.MergeCommit = res.Commit
-	if res.Commit != before {
-		a.MergeBase = before // what a reset of the feature reverts to
+	if res.Commit != res.Base {
+		a.MergeBase = res.Base // what a reset of the feature reverts to
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
 	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
-		if res.Commit != before {
-			if uerr := repo.ResetBranch(s.Git.Integration, before, res.Commit); uerr != nil {
+		if res.Commit != res.Base {
+			if uerr := repo.ResetBranch(s.Git.Integration, res.Base, res.Commit); uerr != nil {
 				rep.warn("the merge was not undone: " + uerr.Error())
 			}
 		}
