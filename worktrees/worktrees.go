@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/flowdeck/flowdeck/capture"
 	"github.com/flowdeck/flowdeck/db"
@@ -84,24 +83,10 @@ func makeDir(root, rel string) error {
 	return nil
 }
 
-// Lock takes .flow/git.lock (an exclusive flock, waited for) and returns
-// its release.
+// Lock takes .flow/git.lock (an exclusive flock, waited for up to the
+// store's lock timeout) and returns its release.
 func Lock(st *db.Store) (func(), error) {
-	f, err := st.OpenFile("git.lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	return func() { f.Close() }, nil // closing releases the lock
+	return st.LockFile("git.lock")
 }
 
 // PlaceRun settles where a feature's run (o.Feature set) runs and the

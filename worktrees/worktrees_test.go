@@ -1,6 +1,7 @@
 package worktrees_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,4 +163,27 @@ func TestWorktreeEntrySymlinkRefused(t *testing.T) {
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
 		t.Fatalf("wrote outside the project: %v", entries)
 	}
+}
+
+// A git lock held too long (a hung git) fails the next taker with ErrBusy
+// after the store's lock timeout instead of stalling it for ever.
+func TestLockTimesOut(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	unlock, err := worktrees.Lock(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 100 * time.Millisecond, Existing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worktrees.Lock(quick); !errors.As(err, new(db.ErrBusy)) {
+		t.Fatalf("second lock: %v", err)
+	}
+	unlock()
+	again, err := worktrees.Lock(quick)
+	if err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+	again()
 }
