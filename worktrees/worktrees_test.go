@@ -187,3 +187,23 @@ func TestLockTimesOut(t *testing.T) {
 	}
 	again()
 }
+
+// Ensure reads the session under the git lock: a feature completed since
+// its caller looked gets no worktree or branch made again.
+func TestEnsureAfterCompletionMakesNothing(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	do(t, st, model.RunStart{Feature: "f1"})
+	do(t, st, model.Validate{Feature: "f1", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true"},
+		model.ReviewFeature{Feature: "f1", Decision: model.ReviewApproved},
+		model.RunComplete{Feature: "f1", Outcome: model.OutcomeCompleted})
+	wt := filepath.Join(dir, ".flow", "worktrees", "f1")
+	if _, err := worktrees.Ensure(st, "f1"); err == nil {
+		t.Fatal("Ensure made the worktree of a completed feature")
+	}
+	if _, err := os.Stat(wt); err == nil {
+		t.Fatal("the completed feature's worktree is back")
+	}
+	if out := git(t, dir, "branch", "--list", model.FeatureBranch("s1", "f1")); out != "" {
+		t.Fatalf("the completed feature's branch is back: %q", out)
+	}
+}
