@@ -78,8 +78,14 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
+	// A missing branch is not made again here: made at the base commit it
+	// would land nothing, and say so, while the session's merges are lost.
+	if h, err := repo.BranchHead(s.Git.Integration); err != nil {
 		return nil, err
+	} else if h == "" {
+		return landRefusal(CodeNoIntegration, "the session's integration branch",
+			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
+			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
 	}
 	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, printable(s.Goal)))
 	switch {
