@@ -210,8 +210,11 @@ func TestLand(t *testing.T) {
 		t.Fatalf("dirty land: %v", err)
 	}
 	gitT(t, r.Dir, "checkout", "-q", "--", "a.txt")
+	// The person's merge.ff does not make a reported fast-forward a merge
+	// commit.
+	gitT(t, r.Dir, "config", "merge.ff", "false")
 	res, err := r.Land("flowdeck/s", "land")
-	if err != nil || res.Branch != "main" || !res.FastForward {
+	if err != nil || res.Branch != "main" || !res.FastForward || res.Commit != gitT(t, r.Dir, "rev-parse", "flowdeck/s") {
 		t.Fatalf("land: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "f1.txt")); err != nil {

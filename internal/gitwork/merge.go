@@ -73,21 +73,6 @@ func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error)
 	return &MergeResult{Commit: commit, Base: base}, nil
 }
 
-// Conflicts names the paths a merge of feature into target would conflict
-// on (none when it would merge cleanly); it changes nothing.
-func (r *Repo) Conflicts(target, feature string) ([]string, error) {
-	base, err := r.mustHead(target)
-	if err != nil {
-		return nil, err
-	}
-	tip, err := r.mustHead(feature)
-	if err != nil {
-		return nil, err
-	}
-	_, conflicts, err := r.mergeTree(base, tip)
-	return conflicts, err
-}
-
 func (r *Repo) mustHead(branch string) (string, error) {
 	h, err := r.BranchHead(branch)
 	if err == nil && h == "" {
@@ -200,7 +185,7 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 		res.Commit, res.UpToDate = head, ok
 		return res, err
 	}
-	if conflicts, err := r.Conflicts(branch, from); err != nil || len(conflicts) > 0 {
+	if _, conflicts, err := r.mergeTree(head, tip); err != nil || len(conflicts) > 0 {
 		res.Commit, res.Conflicts = head, conflicts
 		return res, err
 	}
@@ -208,7 +193,10 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--no-edit", "--no-verify", "-m", msg, "--", ref(from)); err != nil {
+	// --ff overrides a merge.ff the person configured (no, only): git does
+	// what FastForward reports. tip, not the branch, is merged: it is what
+	// was checked for conflicts.
+	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--ff", "--no-edit", "--no-verify", "-m", msg, "--", tip); err != nil {
 		run(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
 		return nil, err
 	}
