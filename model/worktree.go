@@ -179,5 +179,5 @@ func CommitGate(s *Session, f *Feature, head string) *Error {
 	}
 	return withValidate(f, refuse(CodeUnverifiedCommit, string(s.Status), "validation evidence of the commit that merges",
 		"The feature's branch changed after its latest validation: validate it again (flowdeck run --feature runs in the worktree and records the commit), then ask for a new review.",
-		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, shortCommit(head), shortCommit(latest.Commit)), latest.Scope)
+		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, ShortCommit(head), ShortCommit(latest.Commit)), latest.Scope)
 }
