@@ -7,6 +7,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/worktrees"
 )
 
@@ -87,7 +88,7 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
 			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
 	}
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, printable(s.Goal)))
+	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)))
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/worktrees"
 )
 
@@ -94,7 +94,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
 		return nil, nil, err
 	}
-	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + printable(f.Title)
+	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + termtext.Line(f.Title)
 	// a.Head, the commit the gates passed, is merged; not the branch's
 	// head now, which the agent may have moved since.
 	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, a.Head, msg)
@@ -218,7 +218,7 @@ func revertMerges(root string, s *model.Session, id, actor string, rep *GitRepor
 			rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
 		default:
 			reverts = append(reverts, gitwork.Revert{Before: f.Git.MergeBase, After: f.Git.MergeCommit,
-				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + printable(actor) + ", session " + s.ID + ")"})
+				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + termtext.Line(actor) + ", session " + s.ID + ")"})
 			rep.Reverted = append(rep.Reverted, fid)
 		}
 	}
@@ -324,15 +324,4 @@ func removeResetWorktrees(root string, out *db.Outcome, rep *GitReport) {
 			rep.Removed = append(rep.Removed, wt)
 		}
 	}
-}
-
-// printable is a plan's text fit for a commit message: a title is foreign
-// text, and git log shows a message as it is, terminal controls included.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
-			return -1
-		}
-		return r
-	}, s)
 }
