@@ -115,7 +115,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
 		if res.Commit != res.Base {
-			if uerr := repo.ResetBranch(s.Git.Integration, res.Base, res.Commit); uerr != nil {
+			if uerr := repo.MoveBranch(s.Git.Integration, res.Base, res.Commit, "flowdeck: undo merge"); uerr != nil {
 				rep.warn("the merge was not undone: " + uerr.Error())
 			}
 		}

@@ -204,12 +204,3 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	res.FastForward = ff
 	return res, err
 }
-
-// ResetBranch points branch back at to, only if it still points at from:
-// the undo of a merge whose completion was not stored.
-func (r *Repo) ResetBranch(branch, to, from string) error {
-	if err := checkBranch(branch); err != nil {
-		return err
-	}
-	return r.moveBranch(branch, to, from, "flowdeck: undo merge")
-}
