@@ -123,12 +123,22 @@ func (a RecordConflict) decide(s *Session, b *builder) error {
 	if gerr := CompletionGate(s, f); gerr != nil {
 		return gerr
 	}
-	files := slices.Clone(a.Files)
-	if len(files) > 100 {
-		files = append(files[:100], fmt.Sprintf("… and %d more", len(a.Files)-100))
-	}
+	files := CapFiles(a.Files)
 	b.emit(Event{Type: EventMergeConflict, Feature: f.ID, Files: files})
 	return MergeConflictError(s, f, files)
+}
+
+// maxConflictFiles is how many conflicting paths are stored or shown: git
+// can name thousands, and each lands in an event and a message.
+const maxConflictFiles = 100
+
+// CapFiles is files (a copy) cut to maxConflictFiles, the rest counted in
+// a last entry.
+func CapFiles(files []string) []string {
+	if len(files) <= maxConflictFiles {
+		return slices.Clone(files)
+	}
+	return append(slices.Clone(files[:maxConflictFiles]), fmt.Sprintf("… and %d more", len(files)-maxConflictFiles))
 }
 
 // MergeConflictError is the merge_conflict refusal of feature f whose merge

@@ -100,10 +100,10 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 		return nil, err
 	}
 	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: s.Git.Integration, Branch: res.Branch,
-		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: res.Conflicts}
+		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: model.CapFiles(res.Conflicts)}
 	if len(res.Conflicts) > 0 {
 		out.Error = &model.Error{Code: CodeLandConflict, // names from git: quoted, controls and all
-			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(res.Conflicts)),
+			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(out.Conflicts)),
 			Recovery: model.Recovery{Prerequisite: "a branch that merges cleanly",
 				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + s.Git.Integration,
 				NextCommand: "git merge " + s.Git.Integration}}

@@ -286,7 +286,7 @@ func newestFirst(repo *gitwork.Repo, reverts []gitwork.Revert, names []string) e
 func resetConflict(s *model.Session, id string, features, files []string) *model.Error {
 	return &model.Error{Code: model.CodeResetConflict,
 		Message: fmt.Sprintf("taking %s back out of %s conflicts on %s: work merged after it changed them",
-			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(files)),
+			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(model.CapFiles(files))),
 		Recovery: model.Recovery{Hint: "Reset the features that changed those files after " + id + " as well (reset the earliest first, " +
 			"or all of them at once from a common dependency), or take " + id + "'s changes out of " + s.Git.Integration + " by hand and reset again.",
 			NextCommand: "flowdeck flow status"}}
