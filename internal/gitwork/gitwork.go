@@ -188,10 +188,13 @@ func (r *Repo) EnsureBranch(branch, from string) (bool, error) {
 }
 
 // resolve turns a branch name or commit id into a commit id, never reading
-// it as an option.
+// it as an option. A full commit id is taken as one: a branch named like it
+// (anyone may make one) does not stand in for the commit.
 func (r *Repo) resolve(name string) (string, error) {
-	if h, err := r.BranchHead(name); err == nil && h != "" {
-		return h, nil
+	if !isHex(name) {
+		if h, err := r.BranchHead(name); err == nil && h != "" {
+			return h, nil
+		}
 	}
 	if strings.HasPrefix(name, "-") {
 		return "", fmt.Errorf("gitwork: %q is not a revision", name)

@@ -407,3 +407,16 @@ func TestMergeIntoTakesTheGivenTip(t *testing.T) {
 		t.Fatal("a branch name was taken as the tip")
 	}
 }
+
+// A branch named like a commit id does not stand in for that commit.
+func TestResolvePrefersTheCommitID(t *testing.T) {
+	r := newRepo(t)
+	base := gitT(t, r.Dir, "rev-parse", "HEAD")
+	write(t, r.Dir, "b.txt", "b\n")
+	other := mustCommit(t, r.Dir, "other")
+	gitT(t, r.Dir, "branch", base, other)
+	mustBranch(t, r, "flowdeck/s", base)
+	if h, _ := r.BranchHead("flowdeck/s"); h != base {
+		t.Fatalf("branch made at %s, want the commit %s", h, base)
+	}
+}
