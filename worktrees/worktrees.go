@@ -160,7 +160,7 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	o.Dir, o.Commit = projectIn(st, wt), head
+	o.Dir, o.Commit = ProjectIn(st, wt), head
 	return true, nil
 }
 
@@ -174,10 +174,10 @@ func activeWithWorktree(s *model.Session, id string) *model.Feature {
 	return nil
 }
 
-// projectIn is the project's directory inside worktree wt: the worktree
+// ProjectIn is the project's directory inside worktree wt: the worktree
 // itself, or the same subdirectory when the project is below the top of its
 // repository.
-func projectIn(st *db.Store, wt string) string {
+func ProjectIn(st *db.Store, wt string) string {
 	root := ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
