@@ -89,6 +89,12 @@ func makeDir(root, rel string) error {
 		return fmt.Errorf("%s is not a directory", filepath.Join(root, model.WorktreesDir))
 	}
 	if fi, err := r.Lstat(filepath.FromSlash(rel)); err == nil && !fi.IsDir() {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// One out of the project is named as such (path_escapes_project).
+			if _, err := contain.ResolveLinks(r, filepath.FromSlash(rel)); err != nil {
+				return err
+			}
+		}
 		return fmt.Errorf("%s is not a directory", filepath.Join(root, filepath.FromSlash(rel)))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return contain.Fault(root, err)

@@ -82,12 +82,14 @@ func TestPlaceRun(t *testing.T) {
 	if err := worktrees.PlaceRun(st, &here, false); err != nil || here.Dir != dir || here.Commit != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("--here: %+v %v", here, err)
 	}
-	// A feature without a worktree stays where it was told to run.
-	do(t, st, model.RunStart{Feature: "f2"})
-	os.RemoveAll(filepath.Join(dir, ".flow", "worktrees", "f2"))
-	other := capture.Options{Feature: "f3", Dir: dir}
-	if err := worktrees.PlaceRun(st, &other, true); err != nil || other.Dir != dir {
+	// A feature without a worktree (f2, not claimed) stays where it was
+	// told to run, and gets none made.
+	other := capture.Options{Feature: "f2", Dir: dir}
+	if err := worktrees.PlaceRun(st, &other, true); err != nil || other.Dir != dir || other.Commit != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("a feature that is not active: %+v %v", other, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".flow", "worktrees", "f2")); err == nil {
+		t.Fatal("a worktree was made for a feature that is not active")
 	}
 }
 
@@ -121,7 +123,7 @@ func TestWorktreesDirSymlinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := do(t, st, model.RunStart{Feature: "f1"})
-	if res.Git == nil || res.Git.Warning == "" {
+	if res.Git == nil || !strings.Contains(res.Git.Warning, model.CodePathEscapes) {
 		t.Fatalf("claim through a symlink: %+v", res.Git)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
@@ -157,7 +159,7 @@ func TestWorktreeEntrySymlinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := do(t, st, model.RunStart{Feature: "f1"})
-	if res.Git == nil || res.Git.Warning == "" {
+	if res.Git == nil || !strings.Contains(res.Git.Warning, model.CodePathEscapes) {
 		t.Fatalf("claim through a symlink: %+v", res.Git)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
