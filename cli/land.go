@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
 
@@ -41,22 +42,15 @@ detached, and on a conflict — which changes nothing and is left to you.`,
 				case res.UpToDate:
 					fmt.Fprintf(e.stdout, "· %s already has everything in %s\n", res.Branch, res.Integration)
 				case res.FastForward:
-					fmt.Fprintf(e.stdout, "✓ %s fast-forwarded to %s (%s)\n", res.Branch, res.Integration, short(res.Commit))
+					fmt.Fprintf(e.stdout, "✓ %s fast-forwarded to %s (%s)\n", res.Branch, res.Integration, model.ShortCommit(res.Commit))
 				default:
-					fmt.Fprintf(e.stdout, "✓ %s merged into %s (%s)\n", res.Integration, res.Branch, short(res.Commit))
+					fmt.Fprintf(e.stdout, "✓ %s merged into %s (%s)\n", res.Integration, res.Branch, model.ShortCommit(res.Commit))
 				}
 			})
 		},
 	}
 	c.Flags().BoolVar(&force, "force", false, "land even though the session is not completed")
 	return c
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
 
 // printGit says what an action did in git: the worktree to work in, the
@@ -69,9 +63,9 @@ func printGit(w io.Writer, g *ops.GitReport) {
 	case m != nil && len(m.Conflicts) > 0:
 		fmt.Fprintf(w, "· worktree kept: %s (branch %s)\n", g.Worktree, g.Branch)
 	case m != nil && m.FastForward:
-		fmt.Fprintf(w, "· merged %s (fast-forward to %s)\n", g.Branch, short(m.Commit))
+		fmt.Fprintf(w, "· merged %s (fast-forward to %s)\n", g.Branch, model.ShortCommit(m.Commit))
 	case m != nil:
-		fmt.Fprintf(w, "· merged %s (%s)\n", g.Branch, short(m.Commit))
+		fmt.Fprintf(w, "· merged %s (%s)\n", g.Branch, model.ShortCommit(m.Commit))
 	case g.Worktree != "":
 		fmt.Fprintf(w, "· worktree: %s (branch %s)\n", g.Worktree, g.Branch)
 	}

@@ -312,3 +312,28 @@ func TestWorktreeConcurrentCompletions(t *testing.T) {
 	}
 	p.must("flow", "verify")
 }
+
+// flow verify places the feature's run once: what one command leaves in the
+// worktree is not committed before the next, so every command's evidence
+// names the same commit.
+func TestWorktreeVerifyPlacesOnce(t *testing.T) {
+	p := newGitProject(t, `{"summary":"p","max_parallel":2,"features":[
+		{"id":"x","title":"X","verification":["echo j > junk.txt","true"]}]}`)
+	wx := p.claim("x", "w1")
+	p.must("flows", "verify", "x")
+	var st struct {
+		Session struct {
+			Plan struct {
+				Features []struct{ Validations []struct{ Commit string } }
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(p.must("--json", "flow", "status", "--full")), &st); err != nil {
+		t.Fatal(err)
+	}
+	head := p.git(wx, "rev-parse", "HEAD")
+	v := st.Session.Plan.Features[0].Validations
+	if len(v) != 2 || v[0].Commit != head || v[1].Commit != head {
+		t.Fatalf("evidence commits %+v, want both %s", v, head)
+	}
+}

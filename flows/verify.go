@@ -74,14 +74,18 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 		return nil, err
 	}
 	v.OK, v.Passed = true, true
+	// Placed once, in the feature's worktree when it has one: every command
+	// runs in the same directory and its evidence names the commit placed
+	// here, not one with what an earlier command left behind.
+	placed := opts
+	placed.Dir, placed.Feature, placed.Scope = root, feature, scope
+	if err := worktrees.PlaceRun(st, &placed, true); err != nil {
+		return nil, err
+	}
 	var lines []string
 	for _, c := range cmds {
-		o := opts
-		o.Argv, o.Dir, o.Feature, o.Scope = []string{"sh", "-c", c}, root, feature, scope
-		// In the feature's worktree when it has one, recording its commit.
-		if err := worktrees.PlaceRun(st, &o, true); err != nil {
-			return nil, err
-		}
+		o := placed
+		o.Argv = []string{"sh", "-c", c}
 		res, err := capture.Run(ctx, st, o)
 		if err != nil {
 			return nil, err

@@ -4,7 +4,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
 )
 
 // A run of the built-in run flow started by the crew scheduler carries two
@@ -33,21 +35,42 @@ func runString(run *model.FlowRun, name string) string {
 
 // agentDir is the working directory of run's agent steps: its worktree
 // variable when that is a directory beneath the project (a flow or agent
-// must not move an agent outside it), else the project root.
+// must not move an agent outside it), else the project root. The path is
+// resolved beneath the project, so a symlink planted on the way (an agent
+// in a sibling worktree can plant one) does not lead out of it; a
+// feature's worktree is entered at the project's own subdirectory, where
+// its verification runs too (worktrees.ProjectIn).
 func (e *Engine) agentDir(run *model.FlowRun) string {
 	wt := runString(run, VarWorktree)
 	if wt == "" {
 		return e.Root
 	}
-	if !filepath.IsAbs(wt) {
-		wt = filepath.Join(e.Root, wt)
+	rel := wt
+	if filepath.IsAbs(wt) {
+		var err error
+		if rel, err = filepath.Rel(e.Root, wt); err != nil {
+			return e.Root
+		}
 	}
-	wt = filepath.Clean(wt)
-	rel, err := filepath.Rel(e.Root, wt)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if rel = filepath.Clean(rel); !filepath.IsLocal(rel) {
 		return e.Root
 	}
-	return wt
+	r, err := contain.Open(e.Root)
+	if err != nil {
+		return e.Root
+	}
+	defer r.Close()
+	if rel, err = contain.ResolveLinks(r, rel); err != nil {
+		return e.Root
+	}
+	if fi, err := r.Stat(rel); err != nil || !fi.IsDir() {
+		return e.Root
+	}
+	dir := filepath.Join(e.Root, rel)
+	if e.Store != nil && filepath.Dir(rel) == filepath.FromSlash(model.WorktreesDir) {
+		return worktrees.ProjectIn(e.Store, dir)
+	}
+	return dir
 }
 
 // agentName is who answers run's agent step for role: the run's agent

@@ -84,7 +84,7 @@ func Describe(e Event) string {
 		if g := e.Git; g != nil {
 			from := g.Base
 			if from == "" {
-				from = shortCommit(g.BaseCommit)
+				from = ShortCommit(g.BaseCommit)
 			}
 			return "plan approved; features in worktrees, merged into " + g.Integration + " (from " + from + ")"
 		}
@@ -112,7 +112,7 @@ func Describe(e Event) string {
 		}
 	case EventFeatureCompleted:
 		if e.Commit != "" {
-			return "completed " + e.Feature + " (merged at " + shortCommit(e.Commit) + ")"
+			return "completed " + e.Feature + " (merged at " + ShortCommit(e.Commit) + ")"
 		}
 		return "completed " + e.Feature
 	case EventFeatureInterrupted:
@@ -146,7 +146,8 @@ func Describe(e Event) string {
 	return string(e.Type)
 }
 
-func shortCommit(c string) string {
+// ShortCommit is a commit id as people quote it.
+func ShortCommit(c string) string {
 	if len(c) > 12 {
 		return c[:12]
 	}

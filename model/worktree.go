@@ -123,12 +123,22 @@ func (a RecordConflict) decide(s *Session, b *builder) error {
 	if gerr := CompletionGate(s, f); gerr != nil {
 		return gerr
 	}
-	files := slices.Clone(a.Files)
-	if len(files) > 100 {
-		files = append(files[:100], fmt.Sprintf("… and %d more", len(a.Files)-100))
-	}
+	files := CapFiles(a.Files)
 	b.emit(Event{Type: EventMergeConflict, Feature: f.ID, Files: files})
 	return MergeConflictError(s, f, files)
+}
+
+// maxConflictFiles is how many conflicting paths are stored or shown: git
+// can name thousands, and each lands in an event and a message.
+const maxConflictFiles = 100
+
+// CapFiles is files (a copy) cut to maxConflictFiles, the rest counted in
+// a last entry.
+func CapFiles(files []string) []string {
+	if len(files) <= maxConflictFiles {
+		return slices.Clone(files)
+	}
+	return append(slices.Clone(files[:maxConflictFiles]), fmt.Sprintf("… and %d more", len(files)-maxConflictFiles))
 }
 
 // MergeConflictError is the merge_conflict refusal of feature f whose merge
@@ -179,5 +189,5 @@ func CommitGate(s *Session, f *Feature, head string) *Error {
 	}
 	return withValidate(f, refuse(CodeUnverifiedCommit, string(s.Status), "validation evidence of the commit that merges",
 		"The feature's branch changed after its latest validation: validate it again (flowdeck run --feature runs in the worktree and records the commit), then ask for a new review.",
-		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, shortCommit(head), shortCommit(latest.Commit)), latest.Scope)
+		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, ShortCommit(head), ShortCommit(latest.Commit)), latest.Scope)
 }

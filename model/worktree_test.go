@@ -171,3 +171,19 @@ func TestReplayRefusesForeignGitNames(t *testing.T) {
 		t.Fatalf("untampered log: %v", err)
 	}
 }
+
+// A conflict list is cut to 100 paths and a count of the rest, without
+// touching the caller's slice.
+func TestCapFiles(t *testing.T) {
+	files := make([]string, 150)
+	for i := range files {
+		files[i] = "f" + strings.Repeat("x", i%3)
+	}
+	got := model.CapFiles(files)
+	if len(got) != 101 || got[100] != "… and 50 more" || !slices.Equal(got[:100], files[:100]) || files[100] != "fx" {
+		t.Fatalf("capped: %d %q", len(got), got[len(got)-1])
+	}
+	if short := model.CapFiles(files[:3]); !slices.Equal(short, files[:3]) {
+		t.Fatalf("short list: %q", short)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/worktrees"
 )
 
@@ -78,10 +79,16 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
+	// A missing branch is not made again here: made at the base commit it
+	// would land nothing, and say so, while the session's merges are lost.
+	if h, err := repo.BranchHead(s.Git.Integration); err != nil {
 		return nil, err
+	} else if h == "" {
+		return landRefusal(CodeNoIntegration, "the session's integration branch",
+			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
+			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
 	}
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, printable(s.Goal)))
+	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)))
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",
@@ -93,10 +100,10 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 		return nil, err
 	}
 	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: s.Git.Integration, Branch: res.Branch,
-		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: res.Conflicts}
+		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: model.CapFiles(res.Conflicts)}
 	if len(res.Conflicts) > 0 {
 		out.Error = &model.Error{Code: CodeLandConflict, // names from git: quoted, controls and all
-			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(res.Conflicts)),
+			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(out.Conflicts)),
 			Recovery: model.Recovery{Prerequisite: "a branch that merges cleanly",
 				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + s.Git.Integration,
 				NextCommand: "git merge " + s.Git.Integration}}

@@ -68,14 +68,14 @@ func landRig(t *testing.T, goal, name string, conflict bool) (string, *db.Store)
 }
 
 // The session's goal reaches git log through land's merge message as the
-// feature titles do: terminal controls are dropped.
+// feature titles do: terminal controls are dropped, whole sequences at once.
 func TestLandMessageDropsControls(t *testing.T) {
 	dir, st := landRig(t, "ship \x1b]0;pwned\x07it", "f.txt", false)
 	res, err := Land(st, true) // f2 is not done: land what is merged
 	if err != nil || res == nil || !res.OK || res.FastForward {
 		t.Fatalf("land: %+v %v", res, err)
 	}
-	if msg := gitOut(t, dir, "log", "-1", "--format=%B"); strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, "ship ]0;pwnedit") {
+	if msg := gitOut(t, dir, "log", "-1", "--format=%B"); strings.ContainsAny(msg, "\x1b\x07") || !strings.Contains(msg, "ship it") {
 		t.Fatalf("land's message %q", msg)
 	}
 }
@@ -90,5 +90,42 @@ func TestLandConflictQuotesFileNames(t *testing.T) {
 	}
 	if strings.Contains(res.Error.Message, "\x1b") || !strings.Contains(res.Error.Message, model.ShellQuote("x\x1b[2Jy.txt")) {
 		t.Fatalf("conflict message %q", res.Error.Message)
+	}
+}
+
+// Land refuses, changing nothing, a missing integration branch (not made
+// again at the base commit to land nothing), a dirty tree and a detached
+// HEAD.
+func TestLandRefusals(t *testing.T) {
+	for _, tc := range []struct {
+		code  string
+		setup func(t *testing.T, dir string)
+	}{
+		{CodeNoIntegration, func(t *testing.T, dir string) {
+			branch := strings.TrimPrefix(gitOut(t, dir, "for-each-ref", "--format=%(refname)", "refs/heads/flowdeck/"), "refs/heads/")
+			gitOut(t, dir, "branch", "-D", branch)
+		}},
+		{CodeWorktreeDirty, func(t *testing.T, dir string) {
+			os.WriteFile(filepath.Join(dir, "a.txt"), []byte("changed\n"), 0o644)
+		}},
+		{CodeDetachedHEAD, func(t *testing.T, dir string) {
+			gitOut(t, dir, "checkout", "-q", "--detach")
+		}},
+	} {
+		t.Run(tc.code, func(t *testing.T) {
+			dir, st := landRig(t, "ship it", "f.txt", false)
+			tc.setup(t, dir)
+			head := gitOut(t, dir, "rev-parse", "HEAD")
+			res, err := Land(st, true)
+			if err != nil || res == nil || res.OK || res.Error == nil || res.Error.Code != tc.code {
+				t.Fatalf("land: %+v %v", res, err)
+			}
+			if gitOut(t, dir, "rev-parse", "HEAD") != head {
+				t.Fatal("a refused land moved HEAD")
+			}
+			if tc.code == CodeNoIntegration && gitOut(t, dir, "branch", "--list", "flowdeck/*") != "" {
+				t.Fatal("the integration branch was made again")
+			}
+		})
 	}
 }

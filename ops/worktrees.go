@@ -98,10 +98,8 @@ func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, actor string
 	}
 	for _, e := range out.Events {
 		if e.Type == model.EventFeatureStarted && e.FeatureGit != nil {
-			rep := &GitReport{Branch: e.FeatureGit.Branch}
-			path, werr := worktrees.Ensure(st, out.Session, e.Feature)
-			rep.Worktree = path
-			if werr != nil {
+			rep := &GitReport{Branch: e.FeatureGit.Branch, Worktree: worktrees.Path(st, e.FeatureGit.Worktree)}
+			if _, werr := worktrees.Ensure(st, e.Feature); werr != nil {
 				rep.warn("the worktree of " + e.Feature + " was not made: " + werr.Error())
 			}
 			return out, rep, err

@@ -6,11 +6,11 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/worktrees"
 )
 
@@ -94,12 +94,10 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
 		return nil, nil, err
 	}
-	before, err := repo.BranchHead(s.Git.Integration)
-	if err != nil {
-		return nil, nil, err
-	}
-	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + printable(f.Title)
-	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, msg)
+	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + termtext.Line(f.Title)
+	// a.Head, the commit the gates passed, is merged; not the branch's
+	// head now, which the agent may have moved since.
+	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, a.Head, msg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -109,15 +107,15 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		return out, rep, cerr
 	}
 	a.MergeCommit = res.Commit
-	if res.Commit != before {
-		a.MergeBase = before // what a reset of the feature reverts to
+	if res.Commit != res.Base {
+		a.MergeBase = res.Base // what a reset of the feature reverts to
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
 	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
-		if res.Commit != before {
-			if uerr := repo.ResetBranch(s.Git.Integration, before, res.Commit); uerr != nil {
+		if res.Commit != res.Base {
+			if uerr := repo.MoveBranch(s.Git.Integration, res.Base, res.Commit, "flowdeck: undo merge"); uerr != nil {
 				rep.warn("the merge was not undone: " + uerr.Error())
 			}
 		}
@@ -220,7 +218,7 @@ func revertMerges(root string, s *model.Session, id, actor string, rep *GitRepor
 			rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
 		default:
 			reverts = append(reverts, gitwork.Revert{Before: f.Git.MergeBase, After: f.Git.MergeCommit,
-				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + printable(actor) + ", session " + s.ID + ")"})
+				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + termtext.Line(actor) + ", session " + s.ID + ")"})
 			rep.Reverted = append(rep.Reverted, fid)
 		}
 	}
@@ -288,7 +286,7 @@ func newestFirst(repo *gitwork.Repo, reverts []gitwork.Revert, names []string) e
 func resetConflict(s *model.Session, id string, features, files []string) *model.Error {
 	return &model.Error{Code: model.CodeResetConflict,
 		Message: fmt.Sprintf("taking %s back out of %s conflicts on %s: work merged after it changed them",
-			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(files)),
+			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(model.CapFiles(files))),
 		Recovery: model.Recovery{Hint: "Reset the features that changed those files after " + id + " as well (reset the earliest first, " +
 			"or all of them at once from a common dependency), or take " + id + "'s changes out of " + s.Git.Integration + " by hand and reset again.",
 			NextCommand: "flowdeck flow status"}}
@@ -326,15 +324,4 @@ func removeResetWorktrees(root string, out *db.Outcome, rep *GitReport) {
 			rep.Removed = append(rep.Removed, wt)
 		}
 	}
-}
-
-// printable is a plan's text fit for a commit message: a title is foreign
-// text, and git log shows a message as it is, terminal controls included.
-func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r) {
-			return -1
-		}
-		return r
-	}, s)
 }

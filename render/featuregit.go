@@ -24,7 +24,7 @@ func writeFeatureGit(line func(...string), s *model.Session, f *model.Feature) {
 		if s.Git != nil {
 			into = " into " + codeSpan(s.Git.Integration)
 		}
-		line("- **Merged:** at ", codeSpan(shortCommit(g.MergeCommit)), into)
+		line("- **Merged:** at ", codeSpan(model.ShortCommit(g.MergeCommit)), into)
 	}
 	if len(g.Conflicts) > 0 {
 		files := make([]string, len(g.Conflicts))
@@ -35,12 +35,4 @@ func writeFeatureGit(line func(...string), s *model.Session, f *model.Feature) {
 			" — rebase or resolve by hand in the worktree and complete again, or ",
 			codeSpan("flowdeck flow reset feature "+f.ID))
 	}
-}
-
-// shortCommit is a commit id as people quote it.
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
 }

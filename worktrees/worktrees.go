@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/flowdeck/flowdeck/capture"
 	"github.com/flowdeck/flowdeck/db"
@@ -27,21 +26,34 @@ func Path(st *db.Store, rel string) string {
 	return filepath.Join(ProjectRoot(st), filepath.FromSlash(rel))
 }
 
-// Ensure makes (or finds) the worktree of active feature id and returns
-// its absolute path: the integration branch is created from the base
-// commit if missing, the feature branch from the integration branch.
-func Ensure(st *db.Store, s *model.Session, id string) (string, error) {
-	f := s.Plan.Feature(id)
-	if f == nil || f.Git == nil || s.Git == nil {
-		return "", fmt.Errorf("feature %s has no worktree in session %s", id, s.ID)
-	}
-	root := ProjectRoot(st)
-	abs := Path(st, f.Git.Worktree)
+// Ensure makes (or finds) the worktree of feature id, in progress in the
+// active session, and returns its absolute path: the integration branch is
+// created from the base commit if missing, the feature branch from the
+// integration branch. The session is read under the git lock, so a
+// completion, reset or archive that just removed the worktree and its
+// branch is seen, not undone.
+func Ensure(st *db.Store, id string) (string, error) {
 	unlock, err := Lock(st)
 	if err != nil {
-		return abs, err
+		return "", err
 	}
 	defer unlock()
+	s, err := st.Active()
+	if err != nil {
+		return "", err
+	}
+	f := activeWithWorktree(s, id)
+	if f == nil {
+		return "", fmt.Errorf("feature %s is not in progress in a worktree of the active session", id)
+	}
+	return ensureLocked(st, s, f)
+}
+
+// ensureLocked is Ensure for a caller that holds the git lock and read s
+// under it.
+func ensureLocked(st *db.Store, s *model.Session, f *model.Feature) (string, error) {
+	root := ProjectRoot(st)
+	abs := Path(st, f.Git.Worktree)
 	if err := makeDir(root, f.Git.Worktree); err != nil {
 		return abs, err
 	}
@@ -77,6 +89,12 @@ func makeDir(root, rel string) error {
 		return fmt.Errorf("%s is not a directory", filepath.Join(root, model.WorktreesDir))
 	}
 	if fi, err := r.Lstat(filepath.FromSlash(rel)); err == nil && !fi.IsDir() {
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			// One out of the project is named as such (path_escapes_project).
+			if _, err := contain.ResolveLinks(r, filepath.FromSlash(rel)); err != nil {
+				return err
+			}
+		}
 		return fmt.Errorf("%s is not a directory", filepath.Join(root, filepath.FromSlash(rel)))
 	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return contain.Fault(root, err)
@@ -84,24 +102,10 @@ func makeDir(root, rel string) error {
 	return nil
 }
 
-// Lock takes .flow/git.lock (an exclusive flock, waited for) and returns
-// its release.
+// Lock takes .flow/git.lock (an exclusive flock, waited for up to the
+// store's lock timeout) and returns its release.
 func Lock(st *db.Store) (func(), error) {
-	f, err := st.OpenFile("git.lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
-	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock %s: %w", f.Name(), err)
-	}
-	return func() { f.Close() }, nil // closing releases the lock
+	return st.LockFile("git.lock")
 }
 
 // PlaceRun settles where a feature's run (o.Feature set) runs and the
@@ -116,21 +120,8 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 		return nil
 	}
 	if inWorktree {
-		s, err := st.Active()
-		if err != nil {
+		if placed, err := placeInWorktree(st, o); err != nil || placed {
 			return err
-		}
-		if f := activeWithWorktree(s, o.Feature); f != nil {
-			wt, err := Ensure(st, s, f.ID)
-			if err != nil {
-				return err
-			}
-			head, err := gitwork.CommitAll(wt, "flowdeck: "+f.ID+": work as verified by flowdeck run")
-			if err != nil {
-				return err
-			}
-			o.Dir, o.Commit = projectIn(st, wt), head
-			return nil
 		}
 	}
 	dir := o.Dir
@@ -145,6 +136,40 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 	return nil
 }
 
+// placeInWorktree places o in its feature's worktree when the feature runs
+// in one, reporting whether it did. The session is read again and the
+// leftovers committed under the git lock: a completion or archive may have
+// removed the worktree meanwhile, and a commit outside the lock races a
+// completion's own (git's index.lock).
+func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
+	s, err := st.Active()
+	if err != nil || activeWithWorktree(s, o.Feature) == nil {
+		return false, err // a cheap look first: most runs take no git lock
+	}
+	unlock, err := Lock(st)
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
+	if s, err = st.Active(); err != nil {
+		return false, err
+	}
+	f := activeWithWorktree(s, o.Feature)
+	if f == nil {
+		return false, nil
+	}
+	wt, err := ensureLocked(st, s, f)
+	if err != nil {
+		return false, err
+	}
+	head, err := gitwork.CommitAll(wt, "flowdeck: "+f.ID+": work as verified by flowdeck run")
+	if err != nil {
+		return false, err
+	}
+	o.Dir, o.Commit = ProjectIn(st, wt), head
+	return true, nil
+}
+
 func activeWithWorktree(s *model.Session, id string) *model.Feature {
 	if !s.UsesWorktrees() || s.Plan == nil {
 		return nil
@@ -155,10 +180,10 @@ func activeWithWorktree(s *model.Session, id string) *model.Feature {
 	return nil
 }
 
-// projectIn is the project's directory inside worktree wt: the worktree
+// ProjectIn is the project's directory inside worktree wt: the worktree
 // itself, or the same subdirectory when the project is below the top of its
 // repository.
-func projectIn(st *db.Store, wt string) string {
+func ProjectIn(st *db.Store, wt string) string {
 	root := ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {

@@ -1,6 +1,7 @@
 package worktrees_test
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -81,12 +82,14 @@ func TestPlaceRun(t *testing.T) {
 	if err := worktrees.PlaceRun(st, &here, false); err != nil || here.Dir != dir || here.Commit != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("--here: %+v %v", here, err)
 	}
-	// A feature without a worktree stays where it was told to run.
-	do(t, st, model.RunStart{Feature: "f2"})
-	os.RemoveAll(filepath.Join(dir, ".flow", "worktrees", "f2"))
-	other := capture.Options{Feature: "f3", Dir: dir}
-	if err := worktrees.PlaceRun(st, &other, true); err != nil || other.Dir != dir {
+	// A feature without a worktree (f2, not claimed) stays where it was
+	// told to run, and gets none made.
+	other := capture.Options{Feature: "f2", Dir: dir}
+	if err := worktrees.PlaceRun(st, &other, true); err != nil || other.Dir != dir || other.Commit != git(t, dir, "rev-parse", "HEAD") {
 		t.Fatalf("a feature that is not active: %+v %v", other, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".flow", "worktrees", "f2")); err == nil {
+		t.Fatal("a worktree was made for a feature that is not active")
 	}
 }
 
@@ -120,7 +123,7 @@ func TestWorktreesDirSymlinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := do(t, st, model.RunStart{Feature: "f1"})
-	if res.Git == nil || res.Git.Warning == "" {
+	if res.Git == nil || !strings.Contains(res.Git.Warning, model.CodePathEscapes) {
 		t.Fatalf("claim through a symlink: %+v", res.Git)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
@@ -156,10 +159,53 @@ func TestWorktreeEntrySymlinkRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := do(t, st, model.RunStart{Feature: "f1"})
-	if res.Git == nil || res.Git.Warning == "" {
+	if res.Git == nil || !strings.Contains(res.Git.Warning, model.CodePathEscapes) {
 		t.Fatalf("claim through a symlink: %+v", res.Git)
 	}
 	if entries, _ := os.ReadDir(outside); len(entries) > 0 {
 		t.Fatalf("wrote outside the project: %v", entries)
+	}
+}
+
+// A git lock held too long (a hung git) fails the next taker with ErrBusy
+// after the store's lock timeout instead of stalling it for ever.
+func TestLockTimesOut(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	unlock, err := worktrees.Lock(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quick, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 100 * time.Millisecond, Existing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worktrees.Lock(quick); !errors.As(err, new(db.ErrBusy)) {
+		t.Fatalf("second lock: %v", err)
+	}
+	unlock()
+	again, err := worktrees.Lock(quick)
+	if err != nil {
+		t.Fatalf("after the release: %v", err)
+	}
+	again()
+}
+
+// Ensure reads the session under the git lock: a feature completed since
+// its caller looked gets no worktree or branch made again.
+func TestEnsureAfterCompletionMakesNothing(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	do(t, st, model.RunStart{Feature: "f1"})
+	do(t, st, model.Validate{Feature: "f1", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true"},
+		model.ReviewFeature{Feature: "f1", Decision: model.ReviewApproved},
+		model.RunComplete{Feature: "f1", Outcome: model.OutcomeCompleted})
+	wt := filepath.Join(dir, ".flow", "worktrees", "f1")
+	if _, err := worktrees.Ensure(st, "f1"); err == nil {
+		t.Fatal("Ensure made the worktree of a completed feature")
+	}
+	if _, err := os.Stat(wt); err == nil {
+		t.Fatal("the completed feature's worktree is back")
+	}
+	if out := git(t, dir, "branch", "--list", model.FeatureBranch("s1", "f1")); out != "" {
+		t.Fatalf("the completed feature's branch is back: %q", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,30 +93,37 @@ func run(ctx context.Context, dir string, extraEnv []string, args ...string) (st
 }
 
 func runFull(ctx context.Context, dir string, extraEnv []string, args ...string) (string, int, error) {
+	var stdout bytes.Buffer
+	code, err := runTo(ctx, dir, extraEnv, &stdout, args...)
+	return stdout.String(), code, err
+}
+
+// runTo runs git -C dir args with its stdout written to w, so that a large
+// output (an agent's blob) need not be held in memory; it returns git's
+// exit status.
+func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args ...string) (int, error) {
 	if dir == "" {
 		// git -C "" is the current directory: never what a caller meant.
-		return "", -1, fmt.Errorf("gitwork: git %s: no directory given", strings.Join(args, " "))
+		return -1, fmt.Errorf("gitwork: git %s: no directory given", strings.Join(args, " "))
 	}
 	path, lerr := exec.LookPath("git")
 	if lerr != nil {
-		return "", -1, ErrNoGit
+		return -1, ErrNoGit
 	}
 	full := append([]string{"-C", dir, "--no-pager", "-c", "core.quotePath=false"}, args...)
 	cmd := exec.CommandContext(ctx, path, full...)
 	cmd.Env = env(extraEnv)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	code := 0
-	if err != nil {
-		code = -1
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = w, &stderr
+	if err := cmd.Run(); err != nil {
+		code := -1
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		}
-		return stdout.String(), code, &Error{Args: args, Stderr: stderr.String(), Err: err}
+		return code, &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
-	return stdout.String(), 0, nil
+	return 0, nil
 }
 
 func (r *Repo) git(args ...string) (string, error) {
@@ -188,10 +196,13 @@ func (r *Repo) EnsureBranch(branch, from string) (bool, error) {
 }
 
 // resolve turns a branch name or commit id into a commit id, never reading
-// it as an option.
+// it as an option. A full commit id is taken as one: a branch named like it
+// (anyone may make one) does not stand in for the commit.
 func (r *Repo) resolve(name string) (string, error) {
-	if h, err := r.BranchHead(name); err == nil && h != "" {
-		return h, nil
+	if !isHex(name) {
+		if h, err := r.BranchHead(name); err == nil && h != "" {
+			return h, nil
+		}
 	}
 	if strings.HasPrefix(name, "-") {
 		return "", fmt.Errorf("gitwork: %q is not a revision", name)

@@ -123,11 +123,11 @@ func TestMergeFastForwardThenMergeCommit(t *testing.T) {
 	if _, err := CommitAll(p2, "f2 work"); err != nil {
 		t.Fatal(err)
 	}
-	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", "merge f1")
+	res, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f1", "merge f1")
 	if err != nil || !res.FastForward || res.Commit != c1 {
 		t.Fatalf("first merge: %+v %v", res, err)
 	}
-	res, err = r.MergeInto("flowdeck/s", "flowdeck/s.f2", "flowdeck: merge feature f2")
+	res, err = mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "flowdeck: merge feature f2")
 	if err != nil || res.FastForward || len(res.Conflicts) > 0 {
 		t.Fatalf("second merge: %+v %v", res, err)
 	}
@@ -139,7 +139,7 @@ func TestMergeFastForwardThenMergeCommit(t *testing.T) {
 	if !strings.Contains(files, "f1.txt") || !strings.Contains(files, "f2.txt") {
 		t.Fatalf("merged tree: %s", files)
 	}
-	if again, err := r.MergeInto("flowdeck/s", "flowdeck/s.f2", "x"); err != nil || !again.UpToDate {
+	if again, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "x"); err != nil || !again.UpToDate {
 		t.Fatalf("merging again: %+v %v", again, err)
 	}
 }
@@ -153,11 +153,11 @@ func TestMergeConflictChangesNothing(t *testing.T) {
 	mustCommit(t, p1, "f1")
 	write(t, p2, "a.txt", "one\nTWO by f2\nthree\n")
 	mustCommit(t, p2, "f2")
-	if _, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", "m1"); err != nil {
+	if _, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f1", "m1"); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := r.BranchHead("flowdeck/s")
-	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f2", "m2")
+	res, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "m2")
 	if err != nil || !slices.Equal(res.Conflicts, []string{"a.txt"}) || res.Commit != before {
 		t.Fatalf("conflict: %+v %v", res, err)
 	}
@@ -170,7 +170,7 @@ func TestMergeConflictChangesNothing(t *testing.T) {
 	write(t, p2, "a.txt", "one\nTWO by both\nthree\n")
 	gitT(t, p2, "add", "a.txt")
 	gitT(t, p2, "commit", "-q", "--no-edit")
-	res, err = r.MergeInto("flowdeck/s", "flowdeck/s.f2", "m2")
+	res, err = mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "m2")
 	if err != nil || len(res.Conflicts) > 0 || !res.FastForward {
 		t.Fatalf("after resolution: %+v %v", res, err)
 	}
@@ -182,7 +182,7 @@ func TestMergeRefusesCheckedOutTarget(t *testing.T) {
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "main")
 	write(t, p1, "x", "x")
 	mustCommit(t, p1, "x")
-	if _, err := r.MergeInto("main", "flowdeck/s.f1", "m"); !errors.Is(err, ErrCheckedOut) {
+	if _, err := mergeBranch(t, r, "main", "flowdeck/s.f1", "m"); !errors.Is(err, ErrCheckedOut) {
 		t.Fatalf("merge into the checked-out main: %v", err)
 	}
 }
@@ -210,8 +210,11 @@ func TestLand(t *testing.T) {
 		t.Fatalf("dirty land: %v", err)
 	}
 	gitT(t, r.Dir, "checkout", "-q", "--", "a.txt")
+	// The person's merge.ff does not make a reported fast-forward a merge
+	// commit.
+	gitT(t, r.Dir, "config", "merge.ff", "false")
 	res, err := r.Land("flowdeck/s", "land")
-	if err != nil || res.Branch != "main" || !res.FastForward {
+	if err != nil || res.Branch != "main" || !res.FastForward || res.Commit != gitT(t, r.Dir, "rev-parse", "flowdeck/s") {
 		t.Fatalf("land: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "f1.txt")); err != nil {
@@ -272,7 +275,7 @@ func TestConflictOnHostileFileName(t *testing.T) {
 	write(t, p2, name, "two\n")
 	mustCommit(t, p2, "f2")
 	mustMerge(t, r, "flowdeck/s", "flowdeck/s.f1", "m1")
-	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f2", "m2")
+	res, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "m2")
 	if err != nil || !slices.Equal(res.Conflicts, []string{name}) {
 		t.Fatalf("conflicts %q %v", res.Conflicts, err)
 	}
@@ -325,7 +328,7 @@ func mustBranch(t *testing.T, r *Repo, branch, from string) {
 
 func mustMerge(t *testing.T, r *Repo, target, feature, msg string) *MergeResult {
 	t.Helper()
-	res, err := r.MergeInto(target, feature, msg)
+	res, err := mergeBranch(t, r, target, feature, msg)
 	if err != nil || len(res.Conflicts) > 0 {
 		t.Fatalf("MergeInto %s %s: %+v %v", target, feature, res, err)
 	}
@@ -372,5 +375,48 @@ func TestDeleteBranchRefusesCheckedOutBranch(t *testing.T) {
 	}
 	if h, _ := r.BranchHead("flowdeck/s1.f1"); h == "" {
 		t.Fatal("the checked-out branch was deleted")
+	}
+}
+
+// mergeBranch merges feature's head as it is now.
+func mergeBranch(t *testing.T, r *Repo, target, feature, msg string) (*MergeResult, error) {
+	t.Helper()
+	tip, err := r.BranchHead(feature)
+	if err != nil || tip == "" {
+		t.Fatalf("BranchHead %s: %q %v", feature, tip, err)
+	}
+	return r.MergeInto(target, feature, tip, msg)
+}
+
+// MergeInto merges the commit it is given, not a later one the feature
+// branch moved to, and reports the head it merged onto.
+func TestMergeIntoTakesTheGivenTip(t *testing.T) {
+	r := newRepo(t)
+	mustBranch(t, r, "flowdeck/s", "main")
+	base, _ := r.BranchHead("flowdeck/s")
+	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
+	write(t, p1, "a.txt", "validated\n")
+	validated := mustCommit(t, p1, "validated")
+	write(t, p1, "b.txt", "later\n")
+	mustCommit(t, p1, "later")
+	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", validated, "m")
+	if err != nil || res.Commit != validated || res.Base != base {
+		t.Fatalf("merge: %+v %v (want commit %s base %s)", res, err, validated, base)
+	}
+	if _, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", "flowdeck/s.f1", "m"); err == nil {
+		t.Fatal("a branch name was taken as the tip")
+	}
+}
+
+// A branch named like a commit id does not stand in for that commit.
+func TestResolvePrefersTheCommitID(t *testing.T) {
+	r := newRepo(t)
+	base := gitT(t, r.Dir, "rev-parse", "HEAD")
+	write(t, r.Dir, "b.txt", "b\n")
+	other := mustCommit(t, r.Dir, "other")
+	gitT(t, r.Dir, "branch", base, other)
+	mustBranch(t, r, "flowdeck/s", base)
+	if h, _ := r.BranchHead("flowdeck/s"); h != base {
+		t.Fatalf("branch made at %s, want the commit %s", h, base)
 	}
 }

@@ -11,7 +11,10 @@ import (
 type MergeResult struct {
 	// Commit is the target branch's head after the merge (unchanged on a
 	// conflict or when there was nothing to merge).
-	Commit      string   `json:"commit,omitempty"`
+	Commit string `json:"commit,omitempty"`
+	// Base is the target's head the merge started from, read once under
+	// the update's guard: what undoing the merge moves the branch back to.
+	Base        string   `json:"-"`
 	FastForward bool     `json:"fast_forward,omitempty"`
 	UpToDate    bool     `json:"up_to_date,omitempty"`
 	Conflicts   []string `json:"conflicts,omitempty"`
@@ -21,17 +24,22 @@ type MergeResult struct {
 // where moving it behind git's back would leave that worktree's index stale.
 var ErrCheckedOut = errors.New("gitwork: the branch is checked out in a worktree")
 
-// MergeInto merges branch feature into branch target without checking target
-// out anywhere: a fast-forward when target is an ancestor of feature, else a
-// merge commit (message msg) of the tree git merge-tree writes. On a
-// conflict nothing changes and Conflicts names the paths. The update of
-// target is guarded by its old value, so a concurrent move is an error, not
-// a lost merge.
-func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
+// MergeInto merges commit tip of branch feature into branch target without
+// checking target out anywhere: a fast-forward when target is an ancestor
+// of tip, else a merge commit (message msg) of the tree git merge-tree
+// writes. It merges tip, not what feature points at now: the caller
+// validated tip, and an agent may have committed since. On a conflict
+// nothing changes and Conflicts names the paths. The update of target is
+// guarded by its old value (Base), so a concurrent move is an error, not a
+// lost merge.
+func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error) {
 	for _, b := range []string{target, feature} {
 		if err := checkBranch(b); err != nil {
 			return nil, err
 		}
+	}
+	if !isHex(tip) {
+		return nil, fmt.Errorf("gitwork: merge %s: %q is not a commit id", feature, tip)
 	}
 	if err := r.refuseCheckedOut(target); err != nil {
 		return nil, err
@@ -40,12 +48,8 @@ func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	tip, err := r.mustHead(feature)
-	if err != nil {
-		return nil, err
-	}
 	if ok, err := r.IsAncestor(tip, base); err != nil || ok {
-		return &MergeResult{Commit: base, UpToDate: ok}, err
+		return &MergeResult{Commit: base, Base: base, UpToDate: ok}, err
 	}
 	if ok, err := r.IsAncestor(base, tip); err != nil {
 		return nil, err
@@ -53,11 +57,11 @@ func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
 		if err := r.moveBranch(target, tip, base, "flowdeck: fast-forward "+feature); err != nil {
 			return nil, err
 		}
-		return &MergeResult{Commit: tip, FastForward: true}, nil
+		return &MergeResult{Commit: tip, Base: base, FastForward: true}, nil
 	}
 	tree, conflicts, err := r.mergeTree(base, tip)
 	if err != nil || len(conflicts) > 0 {
-		return &MergeResult{Commit: base, Conflicts: conflicts}, err
+		return &MergeResult{Commit: base, Base: base, Conflicts: conflicts}, err
 	}
 	commit, err := run(context.Background(), r.Dir, identity(r.Dir), "commit-tree", tree, "-p", base, "-p", tip, "-m", msg)
 	if err != nil {
@@ -66,22 +70,7 @@ func (r *Repo) MergeInto(target, feature, msg string) (*MergeResult, error) {
 	if err := r.moveBranch(target, commit, base, "flowdeck: merge "+feature); err != nil {
 		return nil, err
 	}
-	return &MergeResult{Commit: commit}, nil
-}
-
-// Conflicts names the paths a merge of feature into target would conflict
-// on (none when it would merge cleanly); it changes nothing.
-func (r *Repo) Conflicts(target, feature string) ([]string, error) {
-	base, err := r.mustHead(target)
-	if err != nil {
-		return nil, err
-	}
-	tip, err := r.mustHead(feature)
-	if err != nil {
-		return nil, err
-	}
-	_, conflicts, err := r.mergeTree(base, tip)
-	return conflicts, err
+	return &MergeResult{Commit: commit, Base: base}, nil
 }
 
 func (r *Repo) mustHead(branch string) (string, error) {
@@ -196,7 +185,7 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 		res.Commit, res.UpToDate = head, ok
 		return res, err
 	}
-	if conflicts, err := r.Conflicts(branch, from); err != nil || len(conflicts) > 0 {
+	if _, conflicts, err := r.mergeTree(head, tip); err != nil || len(conflicts) > 0 {
 		res.Commit, res.Conflicts = head, conflicts
 		return res, err
 	}
@@ -204,20 +193,14 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--no-edit", "--no-verify", "-m", msg, "--", ref(from)); err != nil {
+	// --ff overrides a merge.ff the person configured (no, only): git does
+	// what FastForward reports. tip, not the branch, is merged: it is what
+	// was checked for conflicts.
+	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--ff", "--no-edit", "--no-verify", "-m", msg, "--", tip); err != nil {
 		run(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
 		return nil, err
 	}
 	res.Commit, err = HeadOf(r.Dir)
 	res.FastForward = ff
 	return res, err
-}
-
-// ResetBranch points branch back at to, only if it still points at from:
-// the undo of a merge whose completion was not stored.
-func (r *Repo) ResetBranch(branch, to, from string) error {
-	if err := checkBranch(branch); err != nil {
-		return err
-	}
-	return r.moveBranch(branch, to, from, "flowdeck: undo merge")
 }

@@ -144,12 +144,8 @@ func (r *Repo) mergeFiles(index []string, scratch, unmerged string) ([]string, e
 func (r *Repo) mergeBlobs(scratch, ours, base, theirs string) (blob string, clean bool, err error) {
 	files := make([]string, 3)
 	for i, b := range []string{ours, base, theirs} {
-		data, _, err := runFull(context.Background(), r.Dir, nil, "cat-file", "blob", b)
-		if err != nil {
-			return "", false, err
-		}
 		files[i] = filepath.Join(scratch, fmt.Sprintf("blob-%d", i))
-		if err := os.WriteFile(files[i], []byte(data), 0o600); err != nil {
+		if err := r.blobTo(files[i], b); err != nil {
 			return "", false, err
 		}
 	}
@@ -164,6 +160,20 @@ func (r *Repo) mergeBlobs(scratch, ours, base, theirs string) (blob string, clea
 	}
 	out, err := run(context.Background(), r.Dir, nil, "hash-object", "-w", "--", files[0])
 	return out, true, err
+}
+
+// blobTo writes blob b to the new file path, streamed: an agent's blob may
+// be large, and is not held in memory.
+func (r *Repo) blobTo(path, b string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = runTo(context.Background(), r.Dir, nil, f, "cat-file", "blob", b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func isHex(s string) bool {
