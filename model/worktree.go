@@ -191,3 +191,25 @@ func CommitGate(s *Session, f *Feature, head string) *Error {
 		"The feature's branch changed after its latest validation: validate it again (flowdeck run --feature runs in the worktree and records the commit), then ask for a new review.",
 		"", "feature %s is at commit %s but its latest validation ran against %s", f.ID, ShortCommit(head), ShortCommit(latest.Commit)), latest.Scope)
 }
+
+// ResetMerges are the completed features a reset of id takes back out of
+// the integration branch (id and those downstream of it, in plan order):
+// merged lists those whose merge a reset reverts, old those merged before
+// flowdeck recorded what they merged onto, whose merge stays. The reset
+// and the cockpit's confirmation of it both ask this.
+func ResetMerges(s *Session, id string) (merged, old []string) {
+	if !s.UsesWorktrees() || s.Plan == nil || s.Plan.Feature(id) == nil {
+		return nil, nil
+	}
+	for _, fid := range append([]string{id}, Downstream(s.Plan.Features, id)...) {
+		f := s.Plan.Feature(fid)
+		switch {
+		case f == nil || f.Status != FeatureCompleted || f.Git == nil || f.Git.MergeCommit == "":
+		case f.Git.MergeBase == "":
+			old = append(old, fid)
+		default:
+			merged = append(merged, fid)
+		}
+	}
+	return merged, old
+}

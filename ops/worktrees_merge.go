@@ -206,21 +206,16 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 // newest first) and returns the move of the branch that applies them (nil:
 // nothing to revert). A revert that conflicts is a reset_conflict refusal.
 func revertMerges(root string, s *model.Session, id, actor string, rep *GitReport) (func() error, error) {
-	if s.Plan == nil || s.Git == nil || s.Plan.Feature(id) == nil {
-		return nil, nil // the model refuses it
+	merged, premerged := model.ResetMerges(s, id)
+	for _, fid := range premerged {
+		rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
 	}
 	var reverts []gitwork.Revert
-	for _, fid := range append([]string{id}, model.Downstream(s.Plan.Features, id)...) {
-		f := s.Plan.Feature(fid)
-		switch {
-		case f == nil || f.Status != model.FeatureCompleted || f.Git == nil || f.Git.MergeCommit == "":
-		case f.Git.MergeBase == "":
-			rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
-		default:
-			reverts = append(reverts, gitwork.Revert{Before: f.Git.MergeBase, After: f.Git.MergeCommit,
-				Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + termtext.Line(actor) + ", session " + s.ID + ")"})
-			rep.Reverted = append(rep.Reverted, fid)
-		}
+	for _, fid := range merged {
+		g := s.Plan.Feature(fid).Git
+		reverts = append(reverts, gitwork.Revert{Before: g.MergeBase, After: g.MergeCommit,
+			Msg: "flowdeck: take back feature " + fid + " (reset of " + id + " by " + termtext.Line(actor) + ", session " + s.ID + ")"})
+		rep.Reverted = append(rep.Reverted, fid)
 	}
 	if len(reverts) == 0 {
 		return nil, nil

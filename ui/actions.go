@@ -237,23 +237,11 @@ func (m *Model) startReset() tea.Cmd {
 	} else {
 		body = append(body, wrapList(fmt.Sprintf("Also resets %d downstream: ", len(down)), down, m.w-4)...)
 	}
-	if merged := mergedAmong(m.sess, append([]string{m.sel}, down...)); len(merged) > 0 {
+	if merged, _ := model.ResetMerges(m.sess, m.sel); len(merged) > 0 {
 		body = append(body, wrapList("Takes the merged work of these back out of "+m.sess.Git.Integration+": ", merged, m.w-4)...)
 	}
 	m.openConfirm("Reset "+m.sel+"?", body, model.ResetFeature{Feature: m.sel}, "reset "+m.sel)
 	return nil
-}
-
-// mergedAmong are the features of ids whose completion merged work into
-// the integration branch that a reset takes back.
-func mergedAmong(s *model.Session, ids []string) []string {
-	var merged []string
-	for _, id := range ids {
-		if f := s.Plan.Feature(id); s.UsesWorktrees() && f != nil && f.Status == model.FeatureCompleted && f.Git != nil && f.Git.MergeBase != "" {
-			merged = append(merged, id)
-		}
-	}
-	return merged
 }
 
 func (m *Model) startResetSession() tea.Cmd {
