@@ -578,8 +578,9 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 	}
 }
 
-// --parallel refuses without an approved plan (exit 1, the refusal's code)
-// and is for the auto flow only (exit 2).
+// --parallel refuses without an approved plan (exit 1, the refusal's code),
+// is for the auto flow only (exit 2), and keeps the vars it sets on each run
+// to itself (exit 2).
 func TestFlowsRunParallelRefusals(t *testing.T) {
 	dir := t.TempDir()
 	out, _, code := flowdeck(t, dir, "--json", "flows", "run", "auto", "--parallel", "3")
@@ -588,6 +589,11 @@ func TestFlowsRunParallelRefusals(t *testing.T) {
 	}
 	if _, errOut, code := flowdeck(t, dir, "flows", "run", "plan", "x", "--parallel", "3"); code != ExitUsage || !strings.Contains(errOut, "auto flow only") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range flows.CrewVars {
+		if _, errOut, code := flowdeck(t, dir, "flows", "run", "auto", "--parallel", "3", "--var", name+"=x"); code != ExitUsage || !strings.Contains(errOut, "--var "+name) {
+			t.Fatalf("--var %s: exit %d: %s", name, code, errOut)
+		}
 	}
 }
 

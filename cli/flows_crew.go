@@ -14,6 +14,11 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	if args[0] != "auto" || len(args) > 1 {
 		return usageErr("--parallel runs the built-in auto flow only: flowdeck flows run auto --parallel %d", parallel)
 	}
+	for _, name := range flows.CrewVars {
+		if _, ok := vars[name]; ok {
+			return usageErr("--var %s: the crew scheduler sets %s for each of its runs", name, name)
+		}
+	}
 	p, err := e.project()
 	if err != nil {
 		return err

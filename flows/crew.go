@@ -29,7 +29,9 @@ type Crew struct {
 	Flow     *flowfile.Flow
 	Source   string
 	Parallel int
-	// Vars are given to every run (trust_reviewer, worktree, …).
+	// Vars are given to every run (trust_reviewer, worktree, …); the
+	// scheduler's own (CrewVars) are set after them, so no var can move a
+	// slot to another feature or agent or make its run un-adoptable.
 	Vars map[string]any
 	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
 	Prefix string
@@ -54,6 +56,10 @@ func (c *Crew) do(a model.Action, actor string) ([]model.Event, error) {
 // VarCrew marks a run the crew scheduler started, so that a later scheduler
 // can adopt it.
 const VarCrew = "crew"
+
+// CrewVars are the vars the scheduler sets on each run it starts; a caller
+// may not set them.
+var CrewVars = []string{VarAgent, VarCrew, VarFeature}
 
 // CrewRun is one run the scheduler started or adopted, and how it ended.
 type CrewRun struct {
@@ -109,10 +115,11 @@ func (cs *crewState) launch(agent, feature, resume string) {
 		if resume != "" {
 			run, err = eng.Resume(cs.ctx, resume)
 		} else {
-			vars := map[string]any{VarAgent: agent, VarCrew: true}
+			vars := make(map[string]any, len(cs.c.Vars)+len(CrewVars))
 			for k, v := range cs.c.Vars {
 				vars[k] = v
 			}
+			vars[VarAgent], vars[VarCrew], vars[VarFeature] = agent, true, feature
 			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
 		}
 		flushLog(eng.Log)

@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -34,5 +35,58 @@ func TestCrewAdoptsOnlyTheActiveSessionsRuns(t *testing.T) {
 	}
 	if orphans, claimed := c.orphans(); len(orphans) != 0 || claimed["f1"] {
 		t.Fatalf("another session's run adopted: %d orphans, claimed %v", len(orphans), claimed)
+	}
+}
+
+// approvedSession gives e's store an approved session of one feature, f1.
+func approvedSession(t *testing.T, e *Engine) *model.Session {
+	t.Helper()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, a := range []model.Action{
+		model.PlanStart{ID: "s1", Goal: "goal"},
+		model.PlanApply{Plan: model.Plan{Summary: "plan", Features: []model.Feature{{ID: "f1", Title: "Feature f1"}}}},
+		model.PlanApprove{},
+	} {
+		if _, err := e.Store.Do(a, "tester", now); err != nil {
+			t.Fatalf("%s: %v", a.Name(), err)
+		}
+	}
+	s, err := e.Store.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// storeDo is a crew's action path straight to the store (no worktrees).
+func storeDo(e *Engine) func(model.Action, string) ([]model.Event, error) {
+	return func(a model.Action, actor string) ([]model.Event, error) {
+		out, err := e.Store.Do(a, actor, e.now())
+		if out == nil {
+			return nil, err
+		}
+		return out.Events, err
+	}
+}
+
+// The scheduler's own vars (feature, agent_name, crew) win over a caller's:
+// a var must not move every slot to one feature or agent, or make the runs
+// un-adoptable.
+func TestCrewVarsCannotOverrideTheSchedulers(t *testing.T) {
+	e, _ := project(t, nil)
+	approvedSession(t, e)
+	f := parse(t, "run.md", "---\nliterate: true\nargs: [feature]\n---\n```yaml {config}\nstep: one\nstop: true\n```\ndone\n")
+	c := &Crew{Engine: e, Flow: f, Source: "run.md", Parallel: 1, Do: storeDo(e),
+		Vars: map[string]any{VarFeature: "other", VarAgent: "intruder", VarCrew: false, "keep": "me"}}
+	rep, err := c.Run(context.Background())
+	if err != nil || len(rep.Runs) != 1 {
+		t.Fatalf("%v: %+v", err, rep)
+	}
+	run, err := e.Store.FlowRun(rep.Runs[0].Run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Vars[VarFeature] != "f1" || run.Vars[VarAgent] != "worker-1" || run.Vars[VarCrew] != true || run.Vars["keep"] != "me" {
+		t.Fatalf("vars %v", run.Vars)
 	}
 }
