@@ -79,3 +79,21 @@ func TestAutoAndRunShareTheirSteps(t *testing.T) {
 		t.Fatalf("only %d shared steps", shared)
 	}
 }
+
+// auto is the loop over the plan, not one feature: it takes no feature
+// (`flows run auto X` would bind X and ignore it) and `flows list` must not
+// describe it as run.
+func TestAutoIsNotRun(t *testing.T) {
+	root := t.TempDir()
+	auto, _, err := Load(root, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := Load(root, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(auto.Args) != 0 || auto.Description == run.Description || !strings.Contains(auto.Description, "plan") {
+		t.Fatalf("auto: args %v, description %q", auto.Args, auto.Description)
+	}
+}
