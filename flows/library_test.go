@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/flows/cond"
 )
 
 func TestBuiltinFlowsParse(t *testing.T) {
@@ -95,5 +97,47 @@ func TestAutoIsNotRun(t *testing.T) {
 	}
 	if len(auto.Args) != 0 || auto.Description == run.Description || !strings.Contains(auto.Description, "plan") {
 		t.Fatalf("auto: args %v, description %q", auto.Args, auto.Description)
+	}
+}
+
+// run.md goes on with a requested feature that is already active only when
+// its own agent holds it: another agent's claim is not its work.
+func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
+	f, _, err := Load(t.TempDir(), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := f.Step("start")
+	refused := map[string]any{"ok": false, "error": map[string]any{"code": "feature_already_active", "message": "already active"}}
+	for _, c := range []struct {
+		holder, agent any
+		want          string
+	}{
+		{"worker-1", "worker-1", "f1"},
+		{"worker-2", "worker-1", ""},
+		{nil, nil, "f1"},
+		{"worker-2", nil, ""},
+		{nil, "worker-1", ""},
+	} {
+		feat := map[string]any{"id": "f1", "status": "in_progress"}
+		if c.holder != nil {
+			feat["agent"] = c.holder
+		}
+		scope := map[string]any{"feature": "f1", "started": refused, "status": map[string]any{"session": map[string]any{
+			"status": "executing", "execution": map[string]any{"active_feature": "f0"},
+			"plan": map[string]any{"features": []any{feat}}}}}
+		if c.agent != nil {
+			scope[VarAgent] = c.agent
+		}
+		for _, a := range start.Set {
+			v, err := cond.Value(a.Expr, scope)
+			if err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+			scope[a.Name] = v
+		}
+		if scope["feature"] != c.want {
+			t.Errorf("held by %v, run of %v: feature %q, want %q", c.holder, c.agent, scope["feature"], c.want)
+		}
 	}
 }
