@@ -46,8 +46,8 @@ func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (
 		tb.Fatal(err)
 	}
 	st := eng.Store
-	act := actionPath(p)
-	if err := demo.SeedCrew(func(a model.Action, actor string) error { _, err := act(a, actor); return err }); err != nil {
+	act := p.ActionPath()
+	if err := demo.SeedCrew(act); err != nil {
 		tb.Fatal(err)
 	}
 	eng.Bin, eng.Poll, eng.NoIsolation = filepath.Dir(binary), 20*time.Millisecond, true

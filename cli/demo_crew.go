@@ -15,7 +15,6 @@ import (
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
-	"github.com/flowdeck/flowdeck/model"
 )
 
 // demoCrew is `flowdeck demo --agents N`: the crew plan from scratch, run by
@@ -48,8 +47,8 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	if err := p.Create(); err != nil {
 		return e.fail(err)
 	}
-	act := actionPath(p)
-	if err := demo.SeedCrew(func(a model.Action, actor string) error { _, err := act(a, actor); return err }); err != nil {
+	act := p.ActionPath()
+	if err := demo.SeedCrew(act); err != nil {
 		return internalErr(err)
 	}
 	self, err := os.Executable()

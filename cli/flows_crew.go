@@ -5,7 +5,6 @@ import (
 
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
-	"github.com/flowdeck/flowdeck/project"
 )
 
 // runCrew is `flows run auto --parallel N`: the crew scheduler runs the
@@ -34,7 +33,7 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	eng.MaxSteps, eng.Strict = maxSteps, strict
 	ctx, stop := flowsContext()
 	defer stop()
-	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: actionPath(p)}
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: p.ActionPath()}
 	rep, err := crew.Run(ctx)
 	if me, refused := model.AsError(err); refused {
 		if e.json {
@@ -65,19 +64,4 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		return silent(ExitRejected)
 	}
 	return nil
-}
-
-// actionPath is the crew's way to act: the project's (flow run start's),
-// so a claim makes the feature's worktree where the project uses them.
-func actionPath(p *project.Project) func(model.Action, string) ([]model.Event, error) {
-	return func(a model.Action, actor string) ([]model.Event, error) {
-		res, err := p.As(actor).Do(a, 0, false)
-		if err != nil {
-			return nil, err
-		}
-		if res.Error != nil {
-			return res.Raw, res.Error
-		}
-		return res.Raw, nil
-	}
 }

@@ -36,21 +36,11 @@ type Crew struct {
 	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
 	Prefix string
 	// Do performs the scheduler's claims (model.RunStart for an agent) and
-	// returns the events stored, or the refusal as a *model.Error; nil is the
-	// store's Do. A project whose claims make git worktrees passes its action
-	// path (the one that makes them).
+	// returns the events stored, or the refusal as a *model.Error. It is
+	// required: it is the project's action path (project.ActionPath), the
+	// one that makes the feature's worktree and redacts, which the store's
+	// own Do would bypass.
 	Do func(a model.Action, actor string) ([]model.Event, error)
-}
-
-func (c *Crew) do(a model.Action, actor string) ([]model.Event, error) {
-	if c.Do != nil {
-		return c.Do(a, actor)
-	}
-	out, err := c.Engine.Store.Do(a, actor, c.Engine.now())
-	if out == nil {
-		return nil, err
-	}
-	return out.Events, err
 }
 
 // VarCrew marks a run the crew scheduler started, so that a later scheduler
@@ -164,6 +154,9 @@ func (cs *crewState) adopt(s *model.Session) {
 // nothing runs, or ctx ends (the runs keep their state and are adopted by
 // the next scheduler).
 func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
+	if c.Do == nil {
+		return nil, errors.New("flows: the crew has no action path (Crew.Do)")
+	}
 	st := c.Engine.Store
 	s, err := st.Active()
 	if err != nil {
@@ -276,7 +269,7 @@ func (c *Crew) claim(agent string, working map[string]bool) (feature, reason str
 		}
 		return "", "nothing is claimable: " + why, nil
 	}
-	events, err := c.do(model.RunStart{Feature: next, Agent: agent}, agent)
+	events, err := c.Do(model.RunStart{Feature: next, Agent: agent}, agent)
 	if me, refused := model.AsError(err); refused {
 		return "", me.Message, nil
 	}

@@ -90,3 +90,17 @@ func TestCrewVarsCannotOverrideTheSchedulers(t *testing.T) {
 		t.Fatalf("vars %v", run.Vars)
 	}
 }
+
+// A crew without an action path is refused before it claims anything: the
+// store's own Do would skip the worktrees and the redaction.
+func TestCrewNeedsAnActionPath(t *testing.T) {
+	e, _ := project(t, nil)
+	s := approvedSession(t, e)
+	c := &Crew{Engine: e, Flow: &flowfile.Flow{Name: "run"}, Parallel: 1}
+	if rep, err := c.Run(context.Background()); err == nil || rep != nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if after, _ := e.Store.Active(); len(model.ActiveClaims(after)) != 0 || after.Seq != s.Seq {
+		t.Fatalf("claims %v", model.ActiveClaims(after))
+	}
+}
