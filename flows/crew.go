@@ -168,7 +168,10 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	// One scheduler per session: a second would name its agents as the
 	// first does (worker-1 …) and could start a run for a claim the first
 	// made a moment before starting its own run on it.
-	lock := tryLock(st, "crew-"+s.ID)
+	lock, err := tryLock(st, "crew-"+s.ID)
+	if err != nil {
+		return nil, fmt.Errorf("crew lock of session %s: %w", s.ID, err)
+	}
 	if lock == nil {
 		return nil, schedulerRunning(s.ID)
 	}
@@ -327,8 +330,7 @@ func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
 		if r.Vars[VarCrew] != true {
 			continue
 		}
-		if l := tryLock(c.Engine.Store, r.ID); l != nil {
-			l.release()
+		if !Executing(c.Engine.Store, r.ID) {
 			out = append(out, r)
 		}
 	}

@@ -2,6 +2,9 @@ package flows
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +105,41 @@ func TestCrewNeedsAnActionPath(t *testing.T) {
 	}
 	if after, _ := e.Store.Active(); len(model.ActiveClaims(after)) != 0 || after.Seq != s.Seq {
 		t.Fatalf("claims %v", model.ActiveClaims(after))
+	}
+}
+
+// A second scheduler on a session (its crew lock held) is refused with
+// scheduler_running before it claims anything.
+func TestCrewRefusedWhileAnotherSchedulerRuns(t *testing.T) {
+	e, _ := project(t, nil)
+	s := approvedSession(t, e)
+	lock, err := tryLock(e.Store, "crew-"+s.ID)
+	if err != nil || lock == nil {
+		t.Fatalf("lock: %v", err)
+	}
+	defer lock.release()
+	evs, _ := e.Store.Events(s.ID, 0, 0)
+	c := &Crew{Engine: e, Flow: &flowfile.Flow{Name: "run"}, Parallel: 2, Do: storeDo(e)}
+	rep, err := c.Run(context.Background())
+	if me, ok := model.AsError(err); !ok || me.Code != model.CodeSchedulerRunning || rep != nil {
+		t.Fatalf("%v %+v", err, rep)
+	}
+	if after, _ := e.Store.Events(s.ID, 0, 0); len(after) != len(evs) {
+		t.Fatalf("events went from %d to %d", len(evs), len(after))
+	}
+}
+
+// A crew lock that cannot be opened is an error of its own, not another
+// scheduler.
+func TestCrewLockFaultIsNotSchedulerRunning(t *testing.T) {
+	e, _ := project(t, nil)
+	s := approvedSession(t, e)
+	if err := os.MkdirAll(filepath.Join(e.Root, ".flow", "flowruns", "crew-"+s.ID+".lock"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	c := &Crew{Engine: e, Flow: &flowfile.Flow{Name: "run"}, Parallel: 1, Do: storeDo(e)}
+	_, err := c.Run(context.Background())
+	if _, refused := model.AsError(err); err == nil || refused || !strings.Contains(err.Error(), "crew lock") {
+		t.Fatalf("%v", err)
 	}
 }
