@@ -129,9 +129,13 @@ func (cs *crewState) launch(agent, feature, resume string) {
 }
 
 // adopt resumes the runs of a scheduler that died, and starts the runs of
-// claims it made and never started.
-func (cs *crewState) adopt(s *model.Session) {
-	orphans, claimed := cs.c.orphans()
+// claims it made and never started. Without the list of runs it adopts
+// nothing: a claim whose run it cannot see would get a second run.
+func (cs *crewState) adopt(s *model.Session) error {
+	orphans, claimed, err := cs.c.orphans(s)
+	if err != nil {
+		return err
+	}
 	for _, r := range orphans {
 		agent := runString(&r, VarAgent)
 		if agent == "" || cs.busy[agent] {
@@ -148,6 +152,7 @@ func (cs *crewState) adopt(s *model.Session) {
 			cs.launch(cl.Agent, cl.Feature, "")
 		}
 	}
+	return nil
 }
 
 // Run schedules until the session completes, nothing is left to claim and
@@ -179,7 +184,9 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
 	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
 	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
-	cs.adopt(s)
+	if err := cs.adopt(s); err != nil {
+		return nil, err
+	}
 	var failed error // a storage error stops the claims; the runs finish
 	for {
 		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
@@ -303,18 +310,14 @@ func (c *Crew) freeAgent(busy map[string]bool) string {
 	}
 }
 
-// orphans are the active session's unfinished runs of this flow that a
-// scheduler started and whose process is gone (their lock is free); claimed
-// holds the features of every unfinished run of the flow in that session.
-func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
+// orphans are session s's unfinished runs of this flow that a scheduler
+// started and whose process is gone (their lock is free); claimed holds the
+// features of every unfinished run of the flow in that session.
+func (c *Crew) orphans(s *model.Session) ([]model.FlowRun, map[string]bool, error) {
 	claimed := map[string]bool{}
 	runs, err := c.Engine.Store.FlowRuns()
 	if err != nil {
-		return nil, claimed
-	}
-	active := ""
-	if s, err := c.Engine.Store.Active(); err == nil && s != nil {
-		active = s.ID
+		return nil, nil, fmt.Errorf("crew: list the flow runs to adopt: %w", err)
 	}
 	var out []model.FlowRun
 	for _, r := range runs {
@@ -323,7 +326,7 @@ func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
 		}
 		// A run of another (archived) session works on that session's
 		// feature: resumed, it would claim this one's of the same id.
-		if r.Session != "" && r.Session != active {
+		if r.Session != "" && r.Session != s.ID {
 			continue
 		}
 		claimed[runString(&r, VarFeature)] = true
@@ -334,11 +337,8 @@ func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
 			out = append(out, r)
 		}
 	}
-	return out, claimed
+	return out, claimed, nil
 }
-
-// ErrNotCrew is returned for a --parallel run of a flow other than auto.
-var ErrNotCrew = errors.New("--parallel schedules the auto flow only")
 
 // prefixed writes whole lines to w, each after "[name] ", one writer at a
 // time; nil when w is nil.

@@ -30,13 +30,20 @@ func TestCrewAdoptsOnlyTheActiveSessionsRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := &Crew{Engine: e, Flow: &flowfile.Flow{Name: "auto"}}
-	if orphans, _ := c.orphans(); len(orphans) != 1 {
+	active := func() *model.Session {
+		s, err := e.Store.Active()
+		if err != nil || s == nil {
+			t.Fatalf("active session: %v", err)
+		}
+		return s
+	}
+	if orphans, _, err := c.orphans(active()); err != nil || len(orphans) != 1 {
 		t.Fatalf("the session's own crew run is not adopted: %d orphans", len(orphans))
 	}
 	if _, err := e.Store.Do(model.PlanStart{ID: "new", Goal: "new goal", Replaces: "old"}, "tester", now); err != nil {
 		t.Fatal(err)
 	}
-	if orphans, claimed := c.orphans(); len(orphans) != 0 || claimed["f1"] {
+	if orphans, claimed, err := c.orphans(active()); err != nil || len(orphans) != 0 || claimed["f1"] {
 		t.Fatalf("another session's run adopted: %d orphans, claimed %v", len(orphans), claimed)
 	}
 }
