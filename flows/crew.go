@@ -77,7 +77,7 @@ type crewState struct {
 	c       *Crew
 	ctx     context.Context
 	done    chan CrewRun
-	busy    map[string]bool // agents at work
+	busy    map[string]int  // runs at work per agent (an adopted run keeps its agent, which may repeat)
 	working map[string]bool // features their runs work on
 	running int
 	logMu   sync.Mutex
@@ -93,7 +93,8 @@ func (cs *crewState) logf(format string, args ...any) {
 // launch runs the flow for agent in its own goroutine: a new run on
 // feature, or the run resume.
 func (cs *crewState) launch(agent, feature, resume string) {
-	cs.busy[agent], cs.working[feature] = true, true
+	cs.busy[agent]++
+	cs.working[feature] = true
 	cs.running++
 	eng := *cs.c.Engine
 	eng.Wait = true
@@ -137,8 +138,9 @@ func (cs *crewState) adopt(s *model.Session) error {
 		return err
 	}
 	for _, r := range orphans {
+		// The resumed run acts as its own agent_name: the books say so too.
 		agent := runString(&r, VarAgent)
-		if agent == "" || cs.busy[agent] {
+		if agent == "" {
 			agent = cs.c.freeAgent(cs.busy)
 		}
 		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
@@ -147,7 +149,7 @@ func (cs *crewState) adopt(s *model.Session) error {
 	// A scheduler killed between a claim and its run's start left a claim
 	// of one of its agents that no run works on.
 	for _, cl := range model.ActiveClaims(s) {
-		if !claimed[cl.Feature] && !cs.busy[cl.Agent] && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
+		if !claimed[cl.Feature] && cs.busy[cl.Agent] == 0 && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
 			cs.logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
 			cs.launch(cl.Agent, cl.Feature, "")
 		}
@@ -182,7 +184,7 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	}
 	defer lock.release()
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
-	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
+	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]int{}, working: map[string]bool{}}
 	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
 	if err := cs.adopt(s); err != nil {
 		return nil, err
@@ -208,7 +210,9 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		}
 		end := <-cs.done
 		cs.running--
-		delete(cs.busy, end.Agent)
+		if cs.busy[end.Agent]--; cs.busy[end.Agent] <= 0 {
+			delete(cs.busy, end.Agent)
+		}
 		delete(cs.working, end.Feature)
 		rep.Runs = append(rep.Runs, end)
 		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
@@ -302,9 +306,9 @@ func (c *Crew) prefix() string {
 }
 
 // freeAgent is the first of Prefix-1, Prefix-2, … not busy.
-func (c *Crew) freeAgent(busy map[string]bool) string {
+func (c *Crew) freeAgent(busy map[string]int) string {
 	for i := 1; ; i++ {
-		if name := fmt.Sprintf("%s-%d", c.prefix(), i); !busy[name] {
+		if name := fmt.Sprintf("%s-%d", c.prefix(), i); busy[name] == 0 {
 			return name
 		}
 	}

@@ -150,3 +150,40 @@ func TestCrewLockFaultIsNotSchedulerRunning(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// An adopted run is booked under the agent it acts as (its agent_name),
+// even when another adopted run has the same one.
+func TestCrewAdoptsUnderTheRunsOwnAgent(t *testing.T) {
+	e, _ := project(t, nil)
+	approvedSession(t, e)
+	src := "---\nliterate: true\nargs: [feature]\n---\n```yaml {config}\nstep: one\nstop: true\n```\ndone\n"
+	f := parse(t, "run.md", src)
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, feature := range []string{"f1", "f2"} {
+		id, err := e.Store.ReserveFlowRunID("run")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars := map[string]any{VarCrew: true, VarFeature: feature, VarAgent: "worker-7"}
+		if _, err := e.Store.CreateFlowRun(&model.FlowRun{ID: id, Flow: "run", Source: "run.md", Hash: f.Hash, Text: src}, "one", vars, "tester", now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &Crew{Engine: e, Flow: f, Source: "run.md", Parallel: 1, Do: storeDo(e)}
+	rep, err := c.Run(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopted := 0
+	for _, r := range rep.Runs {
+		if r.Adopted {
+			adopted++
+			if r.Agent != "worker-7" {
+				t.Errorf("run %s on %s booked under %s", r.Run, r.Feature, r.Agent)
+			}
+		}
+	}
+	if adopted != 2 {
+		t.Fatalf("adopted %d: %+v", adopted, rep.Runs)
+	}
+}
