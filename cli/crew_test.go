@@ -124,9 +124,13 @@ func runCrew(tb testing.TB, agents int, work time.Duration) time.Duration {
 	}
 	checkCrewSession(tb, st, dir)
 	s, _ := st.Active()
-	if agents > 1 && exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "flowdeck/"+s.ID).Run() == nil {
-		// Claims made worktrees: the conflict pair, started at once, met a
-		// merge conflict, which the person answered.
+	if agents > 1 {
+		// git is here (crewProject skips without it), so claims made
+		// worktrees off the integration branch; the conflict pair, started
+		// at once, met a merge conflict, which the person answered.
+		if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "flowdeck/"+s.ID).CombinedOutput(); err != nil {
+			tb.Fatalf("no integration branch flowdeck/%s with %d agents: %v %s", s.ID, agents, err, out)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if !slices.ContainsFunc(seen, func(d model.Decision) bool { return d.Step == "merge-conflict" }) {
@@ -504,9 +508,12 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if err := second.Wait(); err != nil || !strings.Contains(out.String(), "adopting flow run") {
 		t.Fatalf("second scheduler: %v\n%s\nfirst:\n%s", err, out.String(), out1.String())
 	}
+	// The agent's shell ignores the hang-up, so it outlives its SIGKILLed
+	// scheduler; a test that could not show that shows nothing.
 	if !outlived {
-		t.Logf("the hung agent (pid %d) did not outlive its scheduler here: its reaping is not shown", pid)
-	} else if oldAlive {
+		t.Fatalf("the hung agent (pid %d) did not outlive its scheduler: its reaping is not shown", pid)
+	}
+	if oldAlive {
 		t.Fatalf("the first scheduler's hung agent (pid %d) still ran when the adopted run started a new one", pid)
 	}
 	checkCrewSession(t, st, dir)
