@@ -638,3 +638,15 @@ func TestCrewSecondSchedulerRefused(t *testing.T) {
 		t.Fatal("the first scheduler did not stop within a minute of its context's end")
 	}
 }
+
+// The crew demo refuses a --dir that holds a flowdeck project already
+// (exit 2): it seeds a session of its own.
+func TestCrewDemoRefusesAnExistingProject(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := flowdeck(t, dir, "flow", "plan", "start", "goal"); code != 0 {
+		t.Fatalf("plan start: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := flowdeck(t, dir, "demo", "--agents", "1", "--no-ui"); code != ExitUsage || !strings.Contains(errOut, "already holds a flowdeck project (1 session(s))") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
