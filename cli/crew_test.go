@@ -122,6 +122,13 @@ func runCrew(tb testing.TB, agents int, work time.Duration) time.Duration {
 	if rep.Session != model.StatusCompleted || rep.Slots != agents {
 		tb.Fatalf("crew of %d (want %d) ended with the session %s: %s; runs %+v", rep.Slots, agents, rep.Session, rep.Reason, rep.Runs)
 	}
+	for _, r := range rep.Runs { // the scheduler claimed: the run did not claim again
+		if fr, err := st.FlowRun(r.Run); err != nil {
+			tb.Fatal(err)
+		} else if started, ok := fr.Vars["started"]; !ok || started != nil {
+			tb.Errorf("run %s of %s ran flow run start: %v", r.Run, r.Feature, started)
+		}
+	}
 	checkCrewSession(tb, st, dir)
 	s, _ := st.Active()
 	if agents > 1 {

@@ -47,9 +47,13 @@ type Crew struct {
 // can adopt it.
 const VarCrew = "crew"
 
+// VarClaimed tells the run flow that the scheduler claimed its feature for
+// its agent already: it checks the claim instead of claiming again.
+const VarClaimed = "claimed"
+
 // CrewVars are the vars the scheduler sets on each run it starts; a caller
 // may not set them.
-var CrewVars = []string{VarAgent, VarCrew, VarFeature}
+var CrewVars = []string{VarAgent, VarCrew, VarFeature, VarClaimed}
 
 // CrewRun is one run the scheduler started or adopted, and how it ended.
 type CrewRun struct {
@@ -110,7 +114,7 @@ func (cs *crewState) launch(agent, feature, resume string) {
 			for k, v := range cs.c.Vars {
 				vars[k] = v
 			}
-			vars[VarAgent], vars[VarCrew], vars[VarFeature] = agent, true, feature
+			vars[VarAgent], vars[VarCrew], vars[VarFeature], vars[VarClaimed] = agent, true, feature, true
 			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
 		}
 		flushLog(eng.Log)

@@ -101,7 +101,9 @@ func TestAutoIsNotRun(t *testing.T) {
 }
 
 // run.md goes on with a requested feature that is already active only when
-// its own agent holds it: another agent's claim is not its work.
+// its own agent holds it: another agent's claim is not its work. A run the
+// scheduler claimed for (claimed: true, no flow run start, so started is
+// null) checks the same.
 func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
 	f, _, err := Load(t.TempDir(), "run")
 	if err != nil {
@@ -111,13 +113,16 @@ func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
 	refused := map[string]any{"ok": false, "error": map[string]any{"code": "feature_already_active", "message": "already active"}}
 	for _, c := range []struct {
 		holder, agent any
+		claimed       bool
 		want          string
 	}{
-		{"worker-1", "worker-1", "f1"},
-		{"worker-2", "worker-1", ""},
-		{nil, nil, "f1"},
-		{"worker-2", nil, ""},
-		{nil, "worker-1", ""},
+		{"worker-1", "worker-1", false, "f1"},
+		{"worker-2", "worker-1", false, ""},
+		{nil, nil, false, "f1"},
+		{"worker-2", nil, false, ""},
+		{nil, "worker-1", false, ""},
+		{"worker-1", "worker-1", true, "f1"},
+		{"worker-2", "worker-1", true, ""},
 	} {
 		feat := map[string]any{"id": "f1", "status": "in_progress"}
 		if c.holder != nil {
@@ -129,6 +134,9 @@ func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
 		if c.agent != nil {
 			scope[VarAgent] = c.agent
 		}
+		if c.claimed {
+			scope[VarClaimed], scope["started"] = true, nil
+		}
 		for _, a := range start.Set {
 			v, err := cond.Value(a.Expr, scope)
 			if err != nil {
@@ -136,8 +144,8 @@ func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
 			}
 			scope[a.Name] = v
 		}
-		if scope["feature"] != c.want {
-			t.Errorf("held by %v, run of %v: feature %q, want %q", c.holder, c.agent, scope["feature"], c.want)
+		if scope["feature"] != c.want || (c.want == "") != (scope["last_error"] != "") {
+			t.Errorf("held by %v, run of %v, claimed %v: feature %q, want %q; last_error %q", c.holder, c.agent, c.claimed, scope["feature"], c.want, scope["last_error"])
 		}
 	}
 }
