@@ -18,7 +18,7 @@ import (
 // running the run flow on one feature as its own flow run. The scheduler
 // claims the feature for the agent (the first claimable one in critical-path
 // order, model.ClaimOrder) and starts a run of Flow with the feature, the
-// agent's name and the crew marker; when a run ends, its slot claims the
+// agent's name, the crew marker and claimed (CrewVars); when a run ends, its slot claims the
 // next feature. It stops when the session completes or nothing is claimable
 // and nothing runs. A run that waits for a person (a review, an agent that
 // failed) keeps its slot and its claim while the others carry on. Runs of
