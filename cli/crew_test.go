@@ -46,8 +46,8 @@ func crewProject(tb testing.TB, agents int, work time.Duration, env ...string) (
 		tb.Fatal(err)
 	}
 	st := eng.Store
-	act := actionPath(p)
-	if err := demo.SeedCrew(func(a model.Action, actor string) error { _, err := act(a, actor); return err }); err != nil {
+	act := p.ActionPath()
+	if err := demo.SeedCrew(act); err != nil {
 		tb.Fatal(err)
 	}
 	eng.Bin, eng.Poll, eng.NoIsolation = filepath.Dir(binary), 20*time.Millisecond, true
@@ -122,11 +122,22 @@ func runCrew(tb testing.TB, agents int, work time.Duration) time.Duration {
 	if rep.Session != model.StatusCompleted || rep.Slots != agents {
 		tb.Fatalf("crew of %d (want %d) ended with the session %s: %s; runs %+v", rep.Slots, agents, rep.Session, rep.Reason, rep.Runs)
 	}
+	for _, r := range rep.Runs { // the scheduler claimed: the run did not claim again
+		if fr, err := st.FlowRun(r.Run); err != nil {
+			tb.Fatal(err)
+		} else if started, ok := fr.Vars["started"]; !ok || started != nil {
+			tb.Errorf("run %s of %s ran flow run start: %v", r.Run, r.Feature, started)
+		}
+	}
 	checkCrewSession(tb, st, dir)
 	s, _ := st.Active()
-	if agents > 1 && exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "flowdeck/"+s.ID).Run() == nil {
-		// Claims made worktrees: the conflict pair, started at once, met a
-		// merge conflict, which the person answered.
+	if agents > 1 {
+		// git is here (crewProject skips without it), so claims made
+		// worktrees off the integration branch; the conflict pair, started
+		// at once, met a merge conflict, which the person answered.
+		if out, err := exec.Command("git", "-C", dir, "rev-parse", "--verify", "--quiet", "flowdeck/"+s.ID).CombinedOutput(); err != nil {
+			tb.Fatalf("no integration branch flowdeck/%s with %d agents: %v %s", s.ID, agents, err, out)
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		if !slices.ContainsFunc(seen, func(d model.Decision) bool { return d.Step == "merge-conflict" }) {
@@ -504,9 +515,12 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if err := second.Wait(); err != nil || !strings.Contains(out.String(), "adopting flow run") {
 		t.Fatalf("second scheduler: %v\n%s\nfirst:\n%s", err, out.String(), out1.String())
 	}
+	// The agent's shell ignores the hang-up, so it outlives its SIGKILLed
+	// scheduler; a test that could not show that shows nothing.
 	if !outlived {
-		t.Logf("the hung agent (pid %d) did not outlive its scheduler here: its reaping is not shown", pid)
-	} else if oldAlive {
+		t.Fatalf("the hung agent (pid %d) did not outlive its scheduler: its reaping is not shown", pid)
+	}
+	if oldAlive {
 		t.Fatalf("the first scheduler's hung agent (pid %d) still ran when the adopted run started a new one", pid)
 	}
 	checkCrewSession(t, st, dir)
@@ -578,8 +592,9 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 	}
 }
 
-// --parallel refuses without an approved plan (exit 1, the refusal's code)
-// and is for the auto flow only (exit 2).
+// --parallel refuses without an approved plan (exit 1, the refusal's code),
+// is for the auto flow only (exit 2), and keeps the vars it sets on each run
+// to itself (exit 2).
 func TestFlowsRunParallelRefusals(t *testing.T) {
 	dir := t.TempDir()
 	out, _, code := flowdeck(t, dir, "--json", "flows", "run", "auto", "--parallel", "3")
@@ -588,6 +603,11 @@ func TestFlowsRunParallelRefusals(t *testing.T) {
 	}
 	if _, errOut, code := flowdeck(t, dir, "flows", "run", "plan", "x", "--parallel", "3"); code != ExitUsage || !strings.Contains(errOut, "auto flow only") {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range flows.CrewVars {
+		if _, errOut, code := flowdeck(t, dir, "flows", "run", "auto", "--parallel", "3", "--var", name+"=x"); code != ExitUsage || !strings.Contains(errOut, "--var "+name) {
+			t.Fatalf("--var %s: exit %d: %s", name, code, errOut)
+		}
 	}
 }
 
@@ -623,5 +643,17 @@ func TestCrewSecondSchedulerRefused(t *testing.T) {
 	case <-done:
 	case <-time.After(time.Minute):
 		t.Fatal("the first scheduler did not stop within a minute of its context's end")
+	}
+}
+
+// The crew demo refuses a --dir that holds a flowdeck project already
+// (exit 2): it seeds a session of its own.
+func TestCrewDemoRefusesAnExistingProject(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := flowdeck(t, dir, "flow", "plan", "start", "goal"); code != 0 {
+		t.Fatalf("plan start: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := flowdeck(t, dir, "demo", "--agents", "1", "--no-ui"); code != ExitUsage || !strings.Contains(errOut, "already holds a flowdeck project (1 session(s))") {
+		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -41,21 +39,15 @@ kept.`,
 			if agents > 0 {
 				return e.demoCrew(agents, work, keep, noUI)
 			}
-			dir, temp, err := e.demoDir()
+			p, temp, err := e.demoProject()
 			if err != nil {
 				return err
 			}
+			dir := p.Root()
 			if keep || !temp {
 				defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
 			} else {
 				defer os.RemoveAll(dir)
-			}
-			// The demo project is the project of this command and of the
-			// cockpit it opens.
-			e.dir = dir
-			p, err := e.project()
-			if err != nil {
-				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -90,46 +82,41 @@ kept.`,
 	return c
 }
 
-// demoDir is where the demo project goes: a new temporary directory, or
-// --dir, which must not hold a flowdeck project yet (the demo seeds its own
-// session and would mix it into someone's work).
-func (e *env) demoDir() (dir string, temp bool, err error) {
+// demoProject opens the demo project as this command's project (and the
+// cockpit's): in a new temporary directory, or in --dir, which must not
+// hold a flowdeck project yet (the demo seeds its own session and would mix
+// it into someone's work).
+func (e *env) demoProject() (p *project.Project, temp bool, err error) {
 	if e.dir == "" {
-		dir, err := os.MkdirTemp("", "flowdeck-demo-")
-		if err != nil {
-			return "", false, internalErr(err)
+		if e.dir, err = os.MkdirTemp("", "flowdeck-demo-"); err != nil {
+			return nil, false, internalErr(err)
 		}
-		return dir, true, nil
+		temp = true
+	} else if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return nil, false, usageErr("--dir %s: %v", e.dir, err)
 	}
-	dir, err = filepath.Abs(e.dir)
+	if p, err = e.project(); err != nil {
+		if temp {
+			os.RemoveAll(e.dir)
+		}
+		return nil, false, err
+	}
+	if temp {
+		return p, true, nil
+	}
+	sessions, runs, err := p.Contents() // none without a database
 	if err != nil {
-		return "", false, internalErr(err)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", false, usageErr("--dir %s: %v", e.dir, err)
-	}
-	p, err := project.Open(dir, project.Options{AsRoot: true})
-	if err != nil {
-		return "", false, internalErr(err)
-	}
-	if _, err := os.Stat(p.DatabasePath()); errors.Is(err, fs.ErrNotExist) {
-		return dir, false, nil // no project yet
-	} else if err != nil {
-		return "", false, usageErr("--dir %s: %v", e.dir, err)
-	}
-	sessions, runs, err := p.Contents()
-	if err != nil {
-		return "", false, internalErr(err)
+		return nil, false, internalErr(err)
 	}
 	if sessions > 0 || runs {
 		what := fmt.Sprintf("%d session(s)", sessions)
 		if runs {
 			what += " and stored runs"
 		}
-		return "", false, usageErr("%s already holds a flowdeck project (%s): the demo seeds a session of its own; "+
-			"give --dir a new or empty directory, or leave --dir out for a throwaway project", dir, what)
+		return nil, false, usageErr("%s already holds a flowdeck project (%s): the demo seeds a session of its own; "+
+			"give --dir a new or empty directory, or leave --dir out for a throwaway project", p.Root(), what)
 	}
-	return dir, false, nil
+	return p, false, nil
 }
 
 // startAgent starts the scripted agent as a child process of the real

@@ -15,7 +15,6 @@ import (
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
-	"github.com/flowdeck/flowdeck/model"
 )
 
 // demoCrew is `flowdeck demo --agents N`: the crew plan from scratch, run by
@@ -25,10 +24,11 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	if agents < 1 || agents > demo.CrewParallel {
 		return usageErr("--agents %d: the crew demo plan allows 1 to %d agents", agents, demo.CrewParallel)
 	}
-	dir, temp, err := e.demoDir()
+	p, temp, err := e.demoProject()
 	if err != nil {
 		return err
 	}
+	dir := p.Root()
 	if keep || !temp {
 		defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
 	} else {
@@ -40,16 +40,11 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	if err := demo.WriteCrewProject(dir); err != nil {
 		return internalErr(err)
 	}
-	e.dir = dir // the demo project is this command's project and the cockpit's
-	p, err := e.project()
-	if err != nil {
-		return err
-	}
 	if err := p.Create(); err != nil {
 		return e.fail(err)
 	}
-	act := actionPath(p)
-	if err := demo.SeedCrew(func(a model.Action, actor string) error { _, err := act(a, actor); return err }); err != nil {
+	act := p.ActionPath()
+	if err := demo.SeedCrew(act); err != nil {
 		return internalErr(err)
 	}
 	self, err := os.Executable()

@@ -5,7 +5,6 @@ import (
 
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
-	"github.com/flowdeck/flowdeck/project"
 )
 
 // runCrew is `flows run auto --parallel N`: the crew scheduler runs the
@@ -13,6 +12,11 @@ import (
 func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int, strict bool) error {
 	if args[0] != "auto" || len(args) > 1 {
 		return usageErr("--parallel runs the built-in auto flow only: flowdeck flows run auto --parallel %d", parallel)
+	}
+	for _, name := range flows.CrewVars {
+		if _, ok := vars[name]; ok {
+			return usageErr("--var %s: the crew scheduler sets %s for each of its runs", name, name)
+		}
 	}
 	p, err := e.project()
 	if err != nil {
@@ -29,7 +33,7 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	eng.MaxSteps, eng.Strict = maxSteps, strict
 	ctx, stop := flowsContext()
 	defer stop()
-	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: actionPath(p)}
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: p.ActionPath()}
 	rep, err := crew.Run(ctx)
 	if me, refused := model.AsError(err); refused {
 		if e.json {
@@ -60,19 +64,4 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		return silent(ExitRejected)
 	}
 	return nil
-}
-
-// actionPath is the crew's way to act: the project's (flow run start's),
-// so a claim makes the feature's worktree where the project uses them.
-func actionPath(p *project.Project) func(model.Action, string) ([]model.Event, error) {
-	return func(a model.Action, actor string) ([]model.Event, error) {
-		res, err := p.As(actor).Do(a, 0, false)
-		if err != nil {
-			return nil, err
-		}
-		if res.Error != nil {
-			return res.Raw, res.Error
-		}
-		return res.Raw, nil
-	}
 }

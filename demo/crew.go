@@ -105,7 +105,7 @@ func WriteCrewProject(dir string) error {
 // SeedCrew starts the crew demo's session with CrewPlan, approved, through
 // do (the project's action path: approving it there sets up its git
 // worktrees).
-func SeedCrew(do func(a model.Action, actor string) error) error {
+func SeedCrew(do func(a model.Action, actor string) ([]model.Event, error)) error {
 	for _, a := range []struct {
 		action model.Action
 		actor  string
@@ -114,18 +114,22 @@ func SeedCrew(do func(a model.Action, actor string) error) error {
 		{model.PlanApply{Plan: CrewPlan()}, "planner"},
 		{model.PlanApprove{}, "human"},
 	} {
-		if err := do(a.action, a.actor); err != nil {
+		if _, err := do(a.action, a.actor); err != nil {
 			return fmt.Errorf("crew demo seed: %w", err)
 		}
 	}
 	return nil
 }
 
-// StoreDo is an action path straight to st (no git worktrees).
-func StoreDo(st *db.Store, now func() time.Time) func(model.Action, string) error {
-	return func(a model.Action, actor string) error {
-		_, err := st.Do(a, actor, now())
-		return err
+// StoreDo is an action path straight to st (no git worktrees), for tests
+// that seed a session without them.
+func StoreDo(st *db.Store, now func() time.Time) func(model.Action, string) ([]model.Event, error) {
+	return func(a model.Action, actor string) ([]model.Event, error) {
+		out, err := st.Do(a, actor, now())
+		if out == nil {
+			return nil, err
+		}
+		return out.Events, err
 	}
 }
 

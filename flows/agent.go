@@ -39,6 +39,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 	e.logf("▶ %s: step %s → agent %s", run.ID, s.Name, role)
 	current := full
 	var problem error
+	last := &agentFailure{role: role} // the last attempt's exit and run, for $agent_error
 	for attempt := 0; attempt <= AgentRetries; attempt++ {
 		file, err := e.tempFile(run, s.Name+"-prompt.md", current)
 		if err != nil {
@@ -54,6 +55,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 		exit := res.Run.ExitCode
+		last.exit, last.runID = exit, res.Run.ID
 		vals := map[string]any{}
 		problem = nil
 		if res.Run.Signal != "" {
@@ -77,7 +79,8 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 	}
-	return run, &agentFailure{role: role, msg: fmt.Sprintf("step %q: agent %s gave no usable answer in %d attempts: %v", s.Name, role, AgentRetries+1, problem)}
+	last.msg = fmt.Sprintf("step %q: agent %s gave no usable answer in %d attempts: %v", s.Name, role, AgentRetries+1, problem)
+	return run, last
 }
 
 // agentFailure is an agent step that got no answer: the run fails, or
@@ -97,8 +100,8 @@ func (e *Engine) agentFailed(f *flowfile.Flow, s *flowfile.Step, run *model.Flow
 	if target == nil {
 		return run, fail
 	}
-	if run.StepsRun >= run.MaxSteps {
-		return run, fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, target.Name)
+	if err := loopGuard(run, target.Name); err != nil {
+		return run, err
 	}
 	e.logf("✗ %s: step %s: %s → %s", run.ID, s.Name, fail.msg, target.Name)
 	exit := fail.exit

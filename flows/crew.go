@@ -18,7 +18,7 @@ import (
 // running the run flow on one feature as its own flow run. The scheduler
 // claims the feature for the agent (the first claimable one in critical-path
 // order, model.ClaimOrder) and starts a run of Flow with the feature, the
-// agent's name and the crew marker; when a run ends, its slot claims the
+// agent's name, the crew marker and claimed (CrewVars); when a run ends, its slot claims the
 // next feature. It stops when the session completes or nothing is claimable
 // and nothing runs. A run that waits for a person (a review, an agent that
 // failed) keeps its slot and its claim while the others carry on. Runs of
@@ -29,31 +29,31 @@ type Crew struct {
 	Flow     *flowfile.Flow
 	Source   string
 	Parallel int
-	// Vars are given to every run (trust_reviewer, worktree, …).
+	// Vars are given to every run (trust_reviewer, worktree, …); the
+	// scheduler's own (CrewVars) are set after them, so no var can move a
+	// slot to another feature or agent or make its run un-adoptable.
 	Vars map[string]any
 	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
 	Prefix string
 	// Do performs the scheduler's claims (model.RunStart for an agent) and
-	// returns the events stored, or the refusal as a *model.Error; nil is the
-	// store's Do. A project whose claims make git worktrees passes its action
-	// path (the one that makes them).
+	// returns the events stored, or the refusal as a *model.Error. It is
+	// required: it is the project's action path (project.ActionPath), the
+	// one that makes the feature's worktree and redacts, which the store's
+	// own Do would bypass.
 	Do func(a model.Action, actor string) ([]model.Event, error)
-}
-
-func (c *Crew) do(a model.Action, actor string) ([]model.Event, error) {
-	if c.Do != nil {
-		return c.Do(a, actor)
-	}
-	out, err := c.Engine.Store.Do(a, actor, c.Engine.now())
-	if out == nil {
-		return nil, err
-	}
-	return out.Events, err
 }
 
 // VarCrew marks a run the crew scheduler started, so that a later scheduler
 // can adopt it.
 const VarCrew = "crew"
+
+// VarClaimed tells the run flow that the scheduler claimed its feature for
+// its agent already: it checks the claim instead of claiming again.
+const VarClaimed = "claimed"
+
+// CrewVars are the vars the scheduler sets on each run it starts; a caller
+// may not set them.
+var CrewVars = []string{VarAgent, VarCrew, VarFeature, VarClaimed}
 
 // CrewRun is one run the scheduler started or adopted, and how it ended.
 type CrewRun struct {
@@ -81,7 +81,7 @@ type crewState struct {
 	c       *Crew
 	ctx     context.Context
 	done    chan CrewRun
-	busy    map[string]bool // agents at work
+	busy    map[string]int  // runs at work per agent (an adopted run keeps its agent, which may repeat)
 	working map[string]bool // features their runs work on
 	running int
 	logMu   sync.Mutex
@@ -97,7 +97,8 @@ func (cs *crewState) logf(format string, args ...any) {
 // launch runs the flow for agent in its own goroutine: a new run on
 // feature, or the run resume.
 func (cs *crewState) launch(agent, feature, resume string) {
-	cs.busy[agent], cs.working[feature] = true, true
+	cs.busy[agent]++
+	cs.working[feature] = true
 	cs.running++
 	eng := *cs.c.Engine
 	eng.Wait = true
@@ -109,10 +110,11 @@ func (cs *crewState) launch(agent, feature, resume string) {
 		if resume != "" {
 			run, err = eng.Resume(cs.ctx, resume)
 		} else {
-			vars := map[string]any{VarAgent: agent, VarCrew: true}
+			vars := make(map[string]any, len(cs.c.Vars)+len(CrewVars))
 			for k, v := range cs.c.Vars {
 				vars[k] = v
 			}
+			vars[VarAgent], vars[VarCrew], vars[VarFeature], vars[VarClaimed] = agent, true, feature, true
 			run, err = eng.Start(cs.ctx, cs.c.Flow, cs.c.Source, []string{feature}, vars)
 		}
 		flushLog(eng.Log)
@@ -132,12 +134,17 @@ func (cs *crewState) launch(agent, feature, resume string) {
 }
 
 // adopt resumes the runs of a scheduler that died, and starts the runs of
-// claims it made and never started.
-func (cs *crewState) adopt(s *model.Session) {
-	orphans, claimed := cs.c.orphans()
+// claims it made and never started. Without the list of runs it adopts
+// nothing: a claim whose run it cannot see would get a second run.
+func (cs *crewState) adopt(s *model.Session) error {
+	orphans, claimed, err := cs.c.orphans(s)
+	if err != nil {
+		return err
+	}
 	for _, r := range orphans {
+		// The resumed run acts as its own agent_name: the books say so too.
 		agent := runString(&r, VarAgent)
-		if agent == "" || cs.busy[agent] {
+		if agent == "" {
 			agent = cs.c.freeAgent(cs.busy)
 		}
 		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
@@ -146,17 +153,21 @@ func (cs *crewState) adopt(s *model.Session) {
 	// A scheduler killed between a claim and its run's start left a claim
 	// of one of its agents that no run works on.
 	for _, cl := range model.ActiveClaims(s) {
-		if !claimed[cl.Feature] && !cs.busy[cl.Agent] && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
+		if !claimed[cl.Feature] && cs.busy[cl.Agent] == 0 && strings.HasPrefix(cl.Agent, cs.c.prefix()+"-") {
 			cs.logf("↺ crew: %s's claim of %s has no run; starting it", cl.Agent, cl.Feature)
 			cs.launch(cl.Agent, cl.Feature, "")
 		}
 	}
+	return nil
 }
 
 // Run schedules until the session completes, nothing is left to claim and
 // nothing runs, or ctx ends (the runs keep their state and are adopted by
 // the next scheduler).
 func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
+	if c.Do == nil {
+		return nil, errors.New("flows: the crew has no action path (Crew.Do)")
+	}
 	st := c.Engine.Store
 	s, err := st.Active()
 	if err != nil {
@@ -168,15 +179,20 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	// One scheduler per session: a second would name its agents as the
 	// first does (worker-1 …) and could start a run for a claim the first
 	// made a moment before starting its own run on it.
-	lock := tryLock(st, "crew-"+s.ID)
+	lock, err := tryLock(st, "crew-"+s.ID)
+	if err != nil {
+		return nil, fmt.Errorf("crew lock of session %s: %w", s.ID, err)
+	}
 	if lock == nil {
 		return nil, schedulerRunning(s.ID)
 	}
 	defer lock.release()
 	rep := &CrewReport{Slots: max(1, min(c.Parallel, s.MaxParallel()))}
-	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]bool{}, working: map[string]bool{}}
+	cs := &crewState{c: c, ctx: ctx, done: make(chan CrewRun), busy: map[string]int{}, working: map[string]bool{}}
 	cs.log = prefixed(&cs.logMu, c.Engine.Log, "crew")
-	cs.adopt(s)
+	if err := cs.adopt(s); err != nil {
+		return nil, err
+	}
 	var failed error // a storage error stops the claims; the runs finish
 	for {
 		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
@@ -198,7 +214,9 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		}
 		end := <-cs.done
 		cs.running--
-		delete(cs.busy, end.Agent)
+		if cs.busy[end.Agent]--; cs.busy[end.Agent] <= 0 {
+			delete(cs.busy, end.Agent)
+		}
 		delete(cs.working, end.Feature)
 		rep.Runs = append(rep.Runs, end)
 		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
@@ -269,7 +287,7 @@ func (c *Crew) claim(agent string, working map[string]bool) (feature, reason str
 		}
 		return "", "nothing is claimable: " + why, nil
 	}
-	events, err := c.do(model.RunStart{Feature: next, Agent: agent}, agent)
+	events, err := c.Do(model.RunStart{Feature: next, Agent: agent}, agent)
 	if me, refused := model.AsError(err); refused {
 		return "", me.Message, nil
 	}
@@ -292,26 +310,22 @@ func (c *Crew) prefix() string {
 }
 
 // freeAgent is the first of Prefix-1, Prefix-2, … not busy.
-func (c *Crew) freeAgent(busy map[string]bool) string {
+func (c *Crew) freeAgent(busy map[string]int) string {
 	for i := 1; ; i++ {
-		if name := fmt.Sprintf("%s-%d", c.prefix(), i); !busy[name] {
+		if name := fmt.Sprintf("%s-%d", c.prefix(), i); busy[name] == 0 {
 			return name
 		}
 	}
 }
 
-// orphans are the active session's unfinished runs of this flow that a
-// scheduler started and whose process is gone (their lock is free); claimed
-// holds the features of every unfinished run of the flow in that session.
-func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
+// orphans are session s's unfinished runs of this flow that a scheduler
+// started and whose process is gone (their lock is free); claimed holds the
+// features of every unfinished run of the flow in that session.
+func (c *Crew) orphans(s *model.Session) ([]model.FlowRun, map[string]bool, error) {
 	claimed := map[string]bool{}
 	runs, err := c.Engine.Store.FlowRuns()
 	if err != nil {
-		return nil, claimed
-	}
-	active := ""
-	if s, err := c.Engine.Store.Active(); err == nil && s != nil {
-		active = s.ID
+		return nil, nil, fmt.Errorf("crew: list the flow runs to adopt: %w", err)
 	}
 	var out []model.FlowRun
 	for _, r := range runs {
@@ -320,23 +334,19 @@ func (c *Crew) orphans() ([]model.FlowRun, map[string]bool) {
 		}
 		// A run of another (archived) session works on that session's
 		// feature: resumed, it would claim this one's of the same id.
-		if r.Session != "" && r.Session != active {
+		if r.Session != "" && r.Session != s.ID {
 			continue
 		}
 		claimed[runString(&r, VarFeature)] = true
 		if r.Vars[VarCrew] != true {
 			continue
 		}
-		if l := tryLock(c.Engine.Store, r.ID); l != nil {
-			l.release()
+		if !Executing(c.Engine.Store, r.ID) {
 			out = append(out, r)
 		}
 	}
-	return out, claimed
+	return out, claimed, nil
 }
-
-// ErrNotCrew is returned for a --parallel run of a flow other than auto.
-var ErrNotCrew = errors.New("--parallel schedules the auto flow only")
 
 // prefixed writes whole lines to w, each after "[name] ", one writer at a
 // time; nil when w is nil.

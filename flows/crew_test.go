@@ -26,6 +26,20 @@ func TestAgentFailureRoutesToOnError(t *testing.T) {
 	}
 }
 
+// An agent that fails every attempt leaves its last exit status and run
+// in $agent_error.
+func TestAgentFailureKeepsTheLastAttempt(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	os.WriteFile(script, []byte("echo no\nexit 7\n"), 0o755)
+	e, log := project(t, map[string]config.Agent{"worker": {Command: []string{"sh", script}}})
+	run := start(t, e, onErrorFlow)
+	ae, _ := run.Vars["agent_error"].(map[string]any)
+	if run.Step != "failed" || ae == nil || ae["exit"] != float64(7) || ae["run"] == "" || ae["run"] == nil {
+		t.Fatalf("%s at %s: %v\n%s", run.Status, run.Step, ae, log)
+	}
+}
+
 // A crashed agent (killed by a signal) is not asked again: the step routes
 // to on_error at once.
 func TestCrashedAgentIsNotRetried(t *testing.T) {

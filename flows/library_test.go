@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/flows/cond"
 )
 
 func TestBuiltinFlowsParse(t *testing.T) {
@@ -77,5 +79,73 @@ func TestAutoAndRunShareTheirSteps(t *testing.T) {
 	}
 	if shared < 15 {
 		t.Fatalf("only %d shared steps", shared)
+	}
+}
+
+// auto is the loop over the plan, not one feature: it takes no feature
+// (`flows run auto X` would bind X and ignore it) and `flows list` must not
+// describe it as run.
+func TestAutoIsNotRun(t *testing.T) {
+	root := t.TempDir()
+	auto, _, err := Load(root, "auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := Load(root, "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(auto.Args) != 0 || auto.Description == run.Description || !strings.Contains(auto.Description, "plan") {
+		t.Fatalf("auto: args %v, description %q", auto.Args, auto.Description)
+	}
+}
+
+// run.md goes on with a requested feature that is already active only when
+// its own agent holds it: another agent's claim is not its work. A run the
+// scheduler claimed for (claimed: true, no flow run start, so started is
+// null) checks the same.
+func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
+	f, _, err := Load(t.TempDir(), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := f.Step("start")
+	refused := map[string]any{"ok": false, "error": map[string]any{"code": "feature_already_active", "message": "already active"}}
+	for _, c := range []struct {
+		holder, agent any
+		claimed       bool
+		want          string
+	}{
+		{"worker-1", "worker-1", false, "f1"},
+		{"worker-2", "worker-1", false, ""},
+		{nil, nil, false, "f1"},
+		{"worker-2", nil, false, ""},
+		{nil, "worker-1", false, ""},
+		{"worker-1", "worker-1", true, "f1"},
+		{"worker-2", "worker-1", true, ""},
+	} {
+		feat := map[string]any{"id": "f1", "status": "in_progress"}
+		if c.holder != nil {
+			feat["agent"] = c.holder
+		}
+		scope := map[string]any{"feature": "f1", "started": refused, "status": map[string]any{"session": map[string]any{
+			"status": "executing", "execution": map[string]any{"active_feature": "f0"},
+			"plan": map[string]any{"features": []any{feat}}}}}
+		if c.agent != nil {
+			scope[VarAgent] = c.agent
+		}
+		if c.claimed {
+			scope[VarClaimed], scope["started"] = true, nil
+		}
+		for _, a := range start.Set {
+			v, err := cond.Value(a.Expr, scope)
+			if err != nil {
+				t.Fatalf("%s: %v", a.Name, err)
+			}
+			scope[a.Name] = v
+		}
+		if scope["feature"] != c.want || (c.want == "") != (scope["last_error"] != "") {
+			t.Errorf("held by %v, run of %v, claimed %v: feature %q, want %q; last_error %q", c.holder, c.agent, c.claimed, scope["feature"], c.want, scope["last_error"])
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,22 +50,29 @@ func (l *runLock) release() {
 	l.f.Close()
 }
 
-// tryLock takes the run's lock only if it is free at once.
-func tryLock(st *db.Store, id string) *runLock {
+// tryLock takes the run's lock only if it is free at once: nil and no
+// error when another process holds it; an error when the lock file cannot
+// be opened or locked for another reason (that is no holder).
+func tryLock(st *db.Store, id string) (*runLock, error) {
 	f, err := openLock(st, id)
 	if err != nil {
-		return nil
+		return nil, fmt.Errorf("open the lock of %s: %w", id, err)
 	}
-	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("lock %s: %w", id, err)
 	}
-	return &runLock{f}
+	return &runLock{f}, nil
 }
 
-// Executing reports whether a process executes run id right now.
+// Executing reports whether a process executes run id right now; a lock
+// that cannot be taken for another reason counts as executing, so that
+// nothing takes over a run it cannot tell is free.
 func Executing(st *db.Store, id string) bool {
-	l := tryLock(st, id)
+	l, _ := tryLock(st, id)
 	if l == nil {
 		return true
 	}
@@ -86,8 +94,8 @@ func Recover(st *db.Store, actor string, now time.Time) ([]model.FlowRun, error)
 		if r.Status != model.FlowRunning {
 			continue
 		}
-		l := tryLock(st, r.ID)
-		if l == nil {
+		l, _ := tryLock(st, r.ID)
+		if l == nil { // executing, or its lock cannot be told: not ours to mark
 			continue
 		}
 		out, err := markInterrupted(st, r.ID, actor, now)

@@ -209,12 +209,21 @@ func (e *Engine) finishStep(f *flowfile.Flow, s *flowfile.Step, run *model.FlowR
 		fin.Outcome, fin.Error = "refused", refusal(e.prompt(s, run), s.Name)
 	}
 	if next >= 0 {
-		if run.StepsRun >= run.MaxSteps {
-			return run, fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, f.Steps[next].Name)
+		if err := loopGuard(run, f.Steps[next].Name); err != nil {
+			return run, err
 		}
 		fin.NextStep = f.Steps[next].Name
 	}
 	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), append(evs, fin)...)
+}
+
+// loopGuard stops a run that has executed its max_steps before it goes on
+// to step next.
+func loopGuard(run *model.FlowRun, next string) error {
+	if run.StepsRun >= run.MaxSteps {
+		return fmt.Errorf("loop guard: the run executed %d steps (max_steps %d); it stopped before step %q", run.StepsRun, run.MaxSteps, next)
+	}
+	return nil
 }
 
 // refusal is what a stop: refused step reports: the first paragraph of

@@ -229,9 +229,6 @@ func (p *Project) VerifyFeature(ctx context.Context, feature string, scope model
 	if err != nil {
 		return nil, err
 	}
-	opts.Actor, opts.NoIsolation = p.Actor(), noIsolation
-	if t := p.Config().Run.Timeout; t != "" {
-		opts.Timeout, _ = time.ParseDuration(t)
-	}
+	opts.Actor, opts.NoIsolation, opts.Timeout = p.Actor(), noIsolation, p.RunDefaults().Timeout
 	return flows.VerifyFeature(ctx, st, p.root, feature, scope, opts)
 }
