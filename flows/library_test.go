@@ -2,11 +2,13 @@ package flows
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/flowdeck/flowdeck/flows/cond"
+	"github.com/flowdeck/flowdeck/flows/interp"
 )
 
 func TestBuiltinFlowsParse(t *testing.T) {
@@ -146,6 +148,46 @@ func TestRunContinuesOnlyItsOwnClaim(t *testing.T) {
 		}
 		if scope["feature"] != c.want || (c.want == "") != (scope["last_error"] != "") {
 			t.Errorf("held by %v, run of %v, claimed %v: feature %q, want %q; last_error %q", c.holder, c.agent, c.claimed, scope["feature"], c.want, scope["last_error"])
+		}
+	}
+}
+
+// The start step skips its claim only for the scheduler's flow variable
+// claimed, never for an environment variable of that name: run in a real
+// shell with claimed=true in the environment and no flow variable, it
+// still claims.
+func TestRunClaimsDespiteAnEnvironmentClaimed(t *testing.T) {
+	f, _, err := Load(t.TempDir(), "run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := f.Step("start").Execs()[0]
+	bin := t.TempDir()
+	calls := filepath.Join(bin, "calls")
+	fake := "#!/bin/sh\necho \"$*\" >> " + calls + "\necho '{\"ok\":true}'\n"
+	if err := os.WriteFile(filepath.Join(bin, "flowdeck"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		vars      map[string]any
+		wantClaim bool
+	}{
+		{map[string]any{"feature": "f1"}, true},
+		{map[string]any{"feature": "f1", VarClaimed: true}, false},
+	} {
+		os.Remove(calls)
+		code, err := interp.Code(ex.Code, ex.Dialect, c.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("sh", "-c", code)
+		cmd.Env = append(os.Environ(), "PATH="+bin+":"+os.Getenv("PATH"), "claimed=true", "FLOWDECK_DIR="+t.TempDir())
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", c.vars, err, out)
+		}
+		log, _ := os.ReadFile(calls)
+		if got := strings.Contains(string(log), "run start"); got != c.wantClaim {
+			t.Errorf("vars %v: claimed %v, want %v (calls: %s)", c.vars, got, c.wantClaim, log)
 		}
 	}
 }
