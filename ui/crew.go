@@ -40,17 +40,8 @@ func (m *Model) startCrew(n int) tea.Cmd {
 		if err != nil {
 			return nil, err
 		}
-		crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: n, Do: func(a model.Action, actor string) ([]model.Event, error) {
-			// The cockpit's action path: a claim makes the feature's worktree.
-			res, err := ec.p.As(actor).Do(a, 0, false)
-			if err != nil {
-				return nil, err
-			}
-			if res.Error != nil {
-				return res.Raw, res.Error
-			}
-			return res.Raw, nil
-		}}
+		// The cockpit's action path: a claim makes the feature's worktree.
+		crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: n, Do: ec.p.ActionPath()}
 		rep, err := crew.Run(ctx)
 		if err == nil && rep.Session != model.StatusCompleted {
 			err = fmt.Errorf("the crew of %d stopped: %s", rep.Slots, rep.Reason)
