@@ -58,7 +58,7 @@ func (m *Model) crewOn() bool { return len(m.crew.pane.Rows()) > 1 }
 // syncAgents derives the rows from the state just loaded and reads the last
 // line of every agent run that grew.
 func (m *Model) syncAgents() tea.Cmd {
-	in := agentspane.Input{Session: m.sess, FlowRuns: m.flowRuns, Decisions: m.decisions, Runs: m.allRuns}
+	in := agentspane.Input{Session: m.sess, FlowRuns: m.flowRuns, Executing: m.flowExec, Decisions: m.decisions, Runs: m.allRuns}
 	for _, a := range m.agents {
 		if a.Event == "idle" {
 			in.Idle = append(in.Idle, agentspane.IdleEvent{Agent: a.Agent, At: a.At})
@@ -235,22 +235,22 @@ func (m *Model) selectedAgentFlow() (*model.FlowRun, bool) {
 	return nil, false
 }
 
+// agentFlowRefused notes why key a does nothing to the agent's flow run r,
+// by the flow pane's rules (flowRefusal); true when it does nothing.
+func (m *Model) agentFlowRefused(a keys.Action, r *model.FlowRun) bool {
+	exec := m.flowExec[r.ID]
+	n, no := m.flowRefusal(a, r.ID, model.FlowStateOf(r, exec), exec)
+	if no {
+		m.note = n
+	}
+	return no
+}
+
 // pauseAgent asks the process executing the agent's flow run to stop after
 // its current step.
 func (m *Model) pauseAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
-		return nil
-	}
-	switch {
-	case model.FlowEnded(r.Status):
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to pause")
-		return nil
-	case r.PauseRequested:
-		m.note = infoNote(r.ID + " pauses already")
-		return nil
-	case r.Status == model.FlowInterrupted:
-		m.note = errNote("no process executes " + r.ID + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it here)")
+	if !ok || m.agentFlowRefused(keys.PauseFlow, r) {
 		return nil
 	}
 	id := r.ID
@@ -259,14 +259,11 @@ func (m *Model) pauseAgent() tea.Cmd {
 	})
 }
 
-// resumeAgent resumes the agent's paused or interrupted flow run here.
+// resumeAgent resumes the agent's flow run here when no process executes
+// it: paused, or interrupted (its crew scheduler died).
 func (m *Model) resumeAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
-		return nil
-	}
-	if r.Status != model.FlowInterrupted {
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": only a paused or interrupted run resumes")
+	if !ok || m.agentFlowRefused(keys.ResumeFlow, r) {
 		return nil
 	}
 	return m.resumeFlow(r.ID)
@@ -275,14 +272,10 @@ func (m *Model) resumeAgent() tea.Cmd {
 // stopAgent asks before cancelling the agent's flow run.
 func (m *Model) stopAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
+	if !ok || m.agentFlowRefused(keys.CancelFlow, r) {
 		return nil
 	}
 	ag, _ := m.selectedAgent()
-	if model.FlowEnded(r.Status) {
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to stop")
-		return nil
-	}
 	id := r.ID
 	body := []string{"Cancels its flow run " + id + ": its current command stops (whichever process runs it)."}
 	if ag.Feature != "" && ag.State != agentspane.Idle {

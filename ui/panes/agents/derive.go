@@ -58,8 +58,12 @@ type IdleEvent struct {
 
 // Input is what the cockpit loaded; Derive reads nothing else.
 type Input struct {
-	Session   *model.Session
-	FlowRuns  []model.FlowRun   // newest first
+	Session  *model.Session
+	FlowRuns []model.FlowRun // newest first
+	// Executing holds the unfinished flow runs a process executes now: a
+	// run stored "running" without one lost its process (its crew
+	// scheduler died) and reads interrupted (model.FlowStateOf).
+	Executing map[string]bool
 	Decisions []model.Decision  // pending
 	Runs      []model.RunRecord // newest first
 	Idle      []IdleEvent
@@ -218,9 +222,13 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 	if f != nil && s != nil {
 		fs = model.StateOf(s, f)
 	}
+	var st model.FlowState
+	if fr != nil {
+		st = model.FlowStateOf(fr, d.in.Executing[fr.ID])
+	}
 	// A live flow run asks for (or records) its feature's review itself:
 	// until its decision appears the agent is at work.
-	flowLive := fr != nil && !model.FlowEnded(fr.Status) && fr.Status != model.FlowInterrupted
+	flowLive := fr != nil && !st.Ended() && st != model.FlowStateInterrupted && st != model.FlowStatePaused
 	switch {
 	case dec != nil && dec.Kind == model.DecisionInterrupted:
 		a.State, a.Since, a.Detail = Failed, dec.Created, "its flow run was cut off: retry, skip or cancel ("+dec.ID+")"
@@ -237,11 +245,11 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		}
 	case claimed && fs == model.StateInterrupted && !flowLive:
 		a.State, a.Since, a.Detail = Failed, f.Interrupted.At, "interrupted: "+firstLine(f.Interrupted.Summary)
-	case fr != nil && (fr.Status == model.FlowFailed || fr.Status == model.FlowRefused):
+	case st == model.FlowStateFailed || st == model.FlowStateRefused:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "flow run "+string(fr.Status)+": "+firstLine(fr.Error)
-	case fr != nil && fr.Status == model.FlowInterrupted && fr.PauseRequested:
+	case st == model.FlowStatePaused:
 		a.State, a.Since, a.Detail = Paused, fr.Updated, "paused at step "+fr.Step
-	case fr != nil && fr.Status == model.FlowInterrupted:
+	case st == model.FlowStateInterrupted:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "no process executes its flow run (stopped at step "+fr.Step+")"
 	case claimed && fr != nil && fr.Status == model.FlowCancelled:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "its flow run was cancelled; the feature is still claimed"
@@ -250,9 +258,9 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		switch {
 		case fs == model.StateNeedsFix:
 			a.Detail = "fixing what the review or verification found"
-		case fr != nil && fr.PauseRequested:
+		case st == model.FlowStatePausing:
 			a.Detail = "pausing after step " + fr.Step
-		case fr != nil && !model.FlowEnded(fr.Status):
+		case flowLive:
 			a.Detail = "step " + fr.Step
 		}
 	case flowLive:

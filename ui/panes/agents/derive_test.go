@@ -51,6 +51,15 @@ func review(id, run string) model.Decision {
 		Prompt: "Review it", Options: []model.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
 }
 
+// live is the Executing of flow runs a process executes.
+func live(ids ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
 type want struct {
 	name, feature string
 	state         State
@@ -83,8 +92,21 @@ func TestDerive(t *testing.T) {
 
 		{"a live flow run on a feature that passed asks for the review itself: working till then", func(t *testing.T) Input {
 			return Input{Session: session(t, claim("c", "w3"), pass("c")),
-				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent": "w3"})}}
+				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent": "w3"})}, Executing: live("run-1")}
 		}, []want{{name: "w3", feature: "c", state: Working, detail: "step work"}}},
+
+		{"a running flow run no process executes (its crew scheduler died) is a failure, not work", func(t *testing.T) Input {
+			return Input{Session: session(t, claim("c", "w3")),
+				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent_name": "w3"})}}
+		}, []want{{name: "w3", feature: "c", state: Failed, detail: "no process executes its flow run (stopped at step work)", flow: "run-1"}}},
+
+		{"a pause a live process honours reads pausing; one nobody executes reads stopped", func(t *testing.T) Input {
+			r := flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent_name": "w3"})
+			r.PauseRequested = true
+			q := flowRun("run-2", model.FlowRunning, map[string]any{"feature": "d", "agent_name": "w4"})
+			q.PauseRequested = true
+			return Input{Session: session(t, claim("c", "w3"), claim("d", "w4")), FlowRuns: []model.FlowRun{r, q}, Executing: live("run-1")}
+		}, []want{{name: "w3", feature: "c", state: Working, detail: "pausing after step work"}, {name: "w4", feature: "d", state: Failed, detail: "no process executes"}}},
 
 		{"a flow run's other decision waits for a decision", func(t *testing.T) Input {
 			d := model.Decision{ID: "d2", FlowRun: "run-2", Status: model.DecisionPending, Kind: model.DecisionChoice,
@@ -136,7 +158,7 @@ func TestDerive(t *testing.T) {
 		{"the crew's agent_name variable names the agent before it claims", func(t *testing.T) Input {
 			r := flowRun("run-13", model.FlowRunning, map[string]any{"feature": "", "agent_name": "worker-3", "agent": "other"})
 			r.Step = "start"
-			return Input{Session: session(t), FlowRuns: []model.FlowRun{r}}
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{r}, Executing: live("run-13")}
 		}, []want{{name: "worker-3", state: Working, detail: "step start", flow: "run-13"}}},
 
 		{"a cancelled flow run with the claim still held fails", func(t *testing.T) Input {
@@ -176,11 +198,11 @@ func TestDerive(t *testing.T) {
 				{ID: "r1", FlowRun: "run-9"},
 			}
 			return Input{Session: session(t, claim("a", "w1"), claim("b", "w2")),
-				FlowRuns: []model.FlowRun{flowRun("run-9", model.FlowRunning, map[string]any{"feature": "a", "agent": "w1"})}, Runs: runs}
+				FlowRuns: []model.FlowRun{flowRun("run-9", model.FlowRunning, map[string]any{"feature": "a", "agent": "w1"})}, Runs: runs, Executing: live("run-9")}
 		}, []want{{name: "w1", feature: "a", state: Working, detail: "step work", flow: "run-9", run: "r3"}, {name: "w2", feature: "b", state: Working, run: "r2"}}},
 
 		{"a flow run's feature variable names a feature or nothing", func(t *testing.T) Input {
-			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-11", model.FlowRunning, map[string]any{"feature": "\x1b]0;x\x07", "agent": "w1"})}}
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-11", model.FlowRunning, map[string]any{"feature": "\x1b]0;x\x07", "agent": "w1"})}, Executing: live("run-11")}
 		}, []want{{name: "w1", feature: "", state: Working, detail: "step work"}}},
 
 		{"a flow run without the agent variable whose feature nobody claims is nobody's", func(t *testing.T) Input {
