@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -220,9 +221,16 @@ func busyFlow(t *testing.T, st *db.Store, feature, agent string) string {
 
 // BenchmarkViewAgents: View() at 160×48 with a crew of three in the agents
 // pane (focused); the budget is BenchmarkView500Features's (2 ms median).
+// worker-1's question and store's interruption are foreign text at its
+// limit (64 KiB on one line): the row's detail and the session bar's wait
+// are cut on load, not drawn from the whole text each frame.
 func BenchmarkViewAgents(b *testing.B) {
 	st := newStore(b)
-	seedCrew(b, st)
+	c := seedCrew(b, st)
+	big := strings.Repeat("ab ", model.MaxTextBytes/3)
+	crewDecision(b, st, &model.Decision{FlowRun: c.flowRuns[0], Flow: "run", Step: "work", Kind: model.DecisionChoice,
+		Prompt: big, Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}}, t0)
+	(&seeder{tb: b, st: st, now: t0}).do(model.RunInterrupt{Feature: "store", Summary: big})
 	h := newHarness(b, st, 160, 48, darkConfig())
 	h.clk.Add(time.Second)
 	h.key("esc", "8")

@@ -37,6 +37,10 @@ const (
 	waitInterrupted waitKind = "interrupted"
 )
 
+// reasonMax bounds a wait's reason (an agent's summary or note, cut once
+// when the waits are listed): the session bar draws it every frame.
+const reasonMax = 200
+
 func (w wait) String() string {
 	switch w.kind {
 	case waitReview:
@@ -82,7 +86,7 @@ func waitsOf(s *model.Session) []wait {
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
 		if f.Status == model.FeatureInProgress && f.Interrupted != nil {
-			out = append(out, wait{kind: waitInterrupted, feature: f.ID, reason: strings.TrimSpace(strings.SplitN(f.Interrupted.Summary, "\n", 2)[0]),
+			out = append(out, wait{kind: waitInterrupted, feature: f.ID, reason: model.FirstLine(strings.TrimSpace(f.Interrupted.Summary), reasonMax),
 				key: fmt.Sprintf("interrupted:%s:%s@%d", s.ID, f.ID, f.Interrupted.Seq)})
 		}
 		if model.StateOf(s, f) == model.StateAwaitingReview {
@@ -102,7 +106,7 @@ func waitsOf(s *model.Session) []wait {
 			if f.Status == model.FeatureBlocked {
 				ids = append(ids, f.ID)
 				if f.OutcomeNote != "" {
-					reasons = append(reasons, f.OutcomeNote)
+					reasons = append(reasons, model.FirstLine(strings.TrimSpace(f.OutcomeNote), reasonMax))
 				}
 			}
 		}

@@ -354,10 +354,12 @@ func (d *deriver) idleSince(a *Agent, f *model.Feature, fr *model.FlowRun) {
 	}
 }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+// detailMax bounds the foreign text (a prompt, an error, a summary: up to
+// megabytes) a row's detail takes, once here, so View cuts and cleans a
+// short string each frame. No terminal row shows more.
+const detailMax = 300
+
+func firstLine(s string) string { return model.FirstLine(strings.TrimSpace(s), detailMax) }
 
 // natCompare orders names with their trailing numbers as numbers:
 // worker-2 before worker-10; "" (an unnamed claim) last.
