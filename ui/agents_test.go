@@ -85,6 +85,28 @@ func TestAgentsPaneDrivesTheCrew(t *testing.T) {
 	h.mustSee("worker-9 store", "store @worker-9")
 }
 
+// A reassign decided on a state that changed since (the agent stored a
+// verification of its feature while the dialog was open) changes nothing:
+// the agent keeps its flow run and its claim, and the note says why.
+func TestReassignStaleChangesNothing(t *testing.T) {
+	st := newStore(t)
+	c := seedCrew(t, st)
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("esc", "8", "g", "A")
+	h.mustSee("Reassign store from worker-1", "No process works on the new claim by itself")
+	(&seeder{tb: t, st: st, now: t0}).do(model.Validate{Feature: "store", Status: model.ValidationFailed,
+		Scope: model.ScopeTargeted, Command: "go test ./store/..."})
+	h.typeText("worker-9")
+	h.key("enter")
+	h.mustSee("refused (stale_decision)")
+	if r := flowRunOf(t, st, c.flowRuns[0]); r.Status != model.FlowRunning {
+		t.Fatalf("worker-1's run is %s after a stale reassign", r.Status)
+	}
+	if f := active(t, st).Plan.Feature("store"); f.Status != model.FeatureInProgress || f.Agent != "worker-1" {
+		t.Fatalf("store is %s by %q after a stale reassign", f.Status, f.Agent)
+	}
+}
+
 func flowRunOf(t *testing.T, st *db.Store, id string) *model.FlowRun {
 	t.Helper()
 	r, err := st.FlowRun(id)
