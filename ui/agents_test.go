@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"path/filepath"
@@ -105,6 +106,18 @@ func TestReassignStaleChangesNothing(t *testing.T) {
 	if f := active(t, st).Plan.Feature("store"); f.Status != model.FeatureInProgress || f.Agent != "worker-1" {
 		t.Fatalf("store is %s by %q after a stale reassign", f.Status, f.Agent)
 	}
+}
+
+// A read of an agent's output that fails keeps the last line shown (it
+// wiped it: the row went blank until the run grew again).
+func TestAgentTailErrorKeepsTheLine(t *testing.T) {
+	st := newStore(t)
+	c := seedCrew(t, st)
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("esc", "8")
+	h.mustSee("compiling store/bolt.go 80%")
+	h.send(agentTailMsg{run: c.runs[0], bytes: 1 << 20, err: errors.New("disk gone")})
+	h.mustSee("compiling store/bolt.go 80%")
 }
 
 func flowRunOf(t *testing.T, st *db.Store, id string) *model.FlowRun {
