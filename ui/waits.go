@@ -7,8 +7,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/termtext"
+	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
 
 // wait is something that waits for the person: a feature review, the final
@@ -171,7 +173,7 @@ func (m *Model) sessionWaits() []wait {
 func (m *Model) flowDecides(feature string) bool {
 	for _, d := range m.decisions {
 		if r := m.flowRun(d.FlowRun); r != nil {
-			if f, _ := r.Vars["feature"].(string); f == feature {
+			if flows.RunString(r, flows.VarFeature) == feature {
 				return true
 			}
 		}
@@ -185,11 +187,11 @@ func (m *Model) flowDecides(feature string) bool {
 // for any.
 func (m *Model) flowAsks(feature string) bool {
 	covers := func(r *model.FlowRun) bool {
-		f, _ := r.Vars["feature"].(string)
+		f := flows.RunString(r, flows.VarFeature)
 		return r.Flow != "run" || f == "" || f == feature
 	}
 	for _, d := range m.decisions {
-		if !isReviewDecision(d) {
+		if !agentspane.IsReview(&d) {
 			continue
 		}
 		r := m.flowRun(d.FlowRun)
@@ -221,7 +223,7 @@ func (m *Model) flowRun(id string) *model.FlowRun {
 // reviews (run, auto, review) is under way and will ask.
 func (m *Model) flowReviews() bool {
 	for _, d := range m.decisions {
-		if isReviewDecision(d) {
+		if agentspane.IsReview(&d) {
 			return true
 		}
 	}
@@ -231,14 +233,6 @@ func (m *Model) flowReviews() bool {
 		}
 	}
 	return false
-}
-
-func isReviewDecision(d model.Decision) bool {
-	has := map[string]bool{}
-	for _, o := range d.Options {
-		has[o.ID] = true
-	}
-	return has["approved"] && has["needs_fix"]
 }
 
 // decisionWaits are the pending decisions, oldest first.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -69,29 +70,27 @@ type Input struct {
 	Idle      []IdleEvent
 }
 
-// FlowAgent is the agent a flow run works for: its `agent_name` variable
-// (the crew scheduler sets it on each worker's run flow; flows.VarAgent),
-// else its `agent` variable, else "".
+// FlowAgent is the agent a flow run works for: its flows.VarAgent variable
+// (the crew scheduler sets it on each worker's run flow), when it is an
+// agent's name, else "".
 func FlowAgent(r *model.FlowRun) string {
-	for _, v := range []string{"agent_name", "agent"} {
-		if a, ok := r.Vars[v].(string); ok && model.ValidAgentName(a) {
-			return a
-		}
+	if a := flows.RunString(r, flows.VarAgent); model.ValidAgentName(a) {
+		return a
 	}
 	return ""
 }
 
-// flowFeature is the feature a flow run works on: its `feature` variable,
-// when it is a feature id (variables are the flow's, not cleaned).
+// flowFeature is the feature a flow run works on: its flows.VarFeature
+// variable, when it is a feature id (variables are the flow's, not cleaned).
 func flowFeature(r *model.FlowRun) string {
-	if f, _ := r.Vars["feature"].(string); model.ValidFeatureID(f) {
+	if f := flows.RunString(r, flows.VarFeature); model.ValidFeatureID(f) {
 		return f
 	}
 	return ""
 }
 
 // IsReview reports whether a decision is a review: it offers the review's
-// verdicts.
+// verdicts. The cockpit asks it too (which waits a flow's review covers).
 func IsReview(d *model.Decision) bool { return offers(d, "approved", "needs_fix") }
 
 // isFailure reports whether a decision asks what to do about a failed
