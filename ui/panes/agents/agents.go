@@ -167,7 +167,7 @@ func (m *Model) rowLines(a *Agent, nameW, featW int, now time.Time, selected, fo
 	head := marker + p.Render(glyph(a.State)) + " " + m.th.Bold.Render(layout.Fit(name(a.Name), nameW)) + " " +
 		layout.Fit(feat, featW) + " " + p.Render(string(a.State))
 	if !a.Since.IsZero() {
-		head += m.th.Dim.Render(" " + elapsed(now.Sub(a.Since)))
+		head += m.th.Dim.Render(" " + Elapsed(now.Sub(a.Since)))
 	}
 	if a.Detail != "" {
 		head += m.th.Dim.Render(" · " + a.Detail)
@@ -225,8 +225,9 @@ func (m *Model) paint(s State) styles.Style {
 	return m.th.Dim
 }
 
-// elapsed is a short duration: "40s", "3m", "2h05m".
-func elapsed(d time.Duration) string {
+// Elapsed is a short duration: "40s", "3m", "2h05m". The cockpit's other
+// durations (an agent idle since) use it too.
+func Elapsed(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))

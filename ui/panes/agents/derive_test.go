@@ -241,8 +241,8 @@ func TestDerive(t *testing.T) {
 
 func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{-time.Second: "0s", 40 * time.Second: "40s", 3 * time.Minute: "3m", 125 * time.Minute: "2h05m"} {
-		if got := elapsed(d); got != want {
-			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
