@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -321,15 +320,6 @@ func (m *Model) stopAgent() tea.Cmd {
 		})
 	})
 	return nil
-}
-
-// crewTab lists the agents pane among the stacked layout's tabs while there
-// is a crew (the tab strip of a session without one stays as it was).
-func (m *Model) crewTab(l layout.Layout) layout.Layout {
-	if !l.Wide && m.crewOn() && !slices.Contains(l.Tabs, layout.Agents) {
-		l.Tabs = append(l.Tabs, layout.Agents)
-	}
-	return l
 }
 
 // agentsKeyMap: enter shows the agent's output; pause, resume, stop (its

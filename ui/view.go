@@ -79,7 +79,7 @@ func (m *Model) relayout() tea.Cmd {
 		slot == layout.Agents && len(m.crew.pane.Rows()) == 0 && m.focus != layout.Agents {
 		slot = layout.Output // an empty flow or agents pane gives its room back
 	}
-	m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2))
+	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
 	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
 		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
@@ -88,7 +88,7 @@ func (m *Model) relayout() tea.Cmd {
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
-		m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2))
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2, m.crewOn())
 	}
 	return m.refreshDetail()
 }
