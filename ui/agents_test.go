@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -15,6 +17,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
@@ -93,6 +96,49 @@ func TestAgentsPaneDrivesTheCrew(t *testing.T) {
 		t.Fatalf("worker-1's run is %s", r.Status)
 	}
 	h.mustSee("worker-9 store", "store @worker-9")
+}
+
+// A crew whose scheduler dies leaves worker-1's run stored "running" with
+// no process: the agent reads failed, not working forever; pause refuses
+// it and points at resume, as the flow pane's keys do.
+func TestAgentOfADeadSchedulerIsNotWorking(t *testing.T) {
+	st := newStore(t)
+	s := &seeder{tb: t, st: st, now: t0.Add(-time.Hour)}
+	s.do(model.PlanStart{Goal: "Sync service"})
+	s.do(model.PlanApply{Plan: crewPlan()})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "store", Agent: "worker-1"})
+	s.do(model.RunStart{Feature: "api", Agent: "worker-2"})
+	id, err := st.ReserveFlowRunID("run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(st.Dir(), "flowruns", id+".lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scheduler, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(scheduler.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "run", Source: "builtin:run", Args: []string{"store"}, MaxSteps: 1000},
+		"start", map[string]any{"feature": "store", "agent_name": "worker-1"}, "worker-1", t0.Add(-30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("8")
+	h.mustSee("worker-1 store   working")
+	scheduler.Close() // the scheduler dies: its lock goes with it
+	h.run(h.m.loadCmd())
+	h.mustSee("worker-1 store   failed", "no process executes its flow")
+	h.key("g", "p")
+	h.mustSee("no process executes " + id + ": nothing to pause (" + h.m.keyName(keys.ResumeFlow) + " resumes it)")
+	if r := flowRunOf(t, st, id); r.PauseRequested {
+		t.Fatal("a pause nobody honours was recorded")
+	}
 }
 
 // A reassign decided on a state that changed since (the agent stored a
