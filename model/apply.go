@@ -329,12 +329,18 @@ func trimEvidence(xs []Evidence) []Evidence {
 	return slices.Clone(kept)
 }
 
-func firstLine(s string, max int) string {
+// FirstLine cuts s to its first line and at most max runes, marking either
+// cut with an ellipsis. It never converts all of s (foreign text can be
+// megabytes): the cockpit, the rendered docs and the event lines share it.
+func FirstLine(s string, max int) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i] + " …"
 	}
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
+	for i := range s {
+		if max == 0 {
+			return s[:i] + "…"
+		}
+		max--
 	}
 	return s
 }

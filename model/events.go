@@ -141,7 +141,7 @@ func Describe(e Event) string {
 	case EventSessionActivated:
 		return "session activated"
 	case EventNoteAdded:
-		return "note: " + firstLine(e.Text, 120)
+		return "note: " + FirstLine(e.Text, 120)
 	}
 	return string(e.Type)
 }

@@ -110,7 +110,7 @@ func writeFeatureHeader(b *strings.Builder, s *model.Session, f *model.Feature) 
 	line("# ", mdHeading(f.Title))
 	line()
 	line("- **Feature:** ", codeSpan(f.ID))
-	line("- **Session:** [", mdText(s.ID), "](../index.md): ", mdText(firstLine(cleanText(s.Goal, false), 120)))
+	line("- **Session:** [", mdText(s.ID), "](../index.md): ", mdText(model.FirstLine(cleanText(s.Goal, false), 120)))
 	state := string(model.StateOf(s, f))
 	if string(f.Status) != state {
 		state += " (status " + mdText(string(f.Status)) + ")"
@@ -129,7 +129,7 @@ func writeFeatureHeader(b *strings.Builder, s *model.Session, f *model.Feature) 
 	if f.IsInterrupted() {
 		why := "no reason given"
 		if f.Interrupted.Summary != "" {
-			why = mdText(firstLine(cleanText(f.Interrupted.Summary, false), 200))
+			why = mdText(model.FirstLine(cleanText(f.Interrupted.Summary, false), 200))
 		}
 		line("- **Interrupted:** seq ", strconv.FormatUint(f.Interrupted.Seq, 10), ": ", why)
 	}

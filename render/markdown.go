@@ -260,15 +260,3 @@ func longestRun(s string, c byte) int {
 	}
 	return best
 }
-
-// firstLine cuts s to its first line and at most max runes, marking either
-// cut with an ellipsis.
-func firstLine(s string, max int) string {
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i] + " …"
-	}
-	if r := []rune(s); len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return s
-}

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"slices"
+	"fmt"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -39,11 +39,13 @@ type lastLine struct {
 	line  string
 }
 
-// agentTailMsg is the last line of an agent's newest run.
+// agentTailMsg is the last line of an agent's newest run, read when it
+// was bytes long; err: the read failed (the line shown stays).
 type agentTailMsg struct {
 	run   string
 	bytes int64
 	line  string
+	err   error
 }
 
 func newCrew(m *Model) crewState {
@@ -58,7 +60,7 @@ func (m *Model) crewOn() bool { return len(m.crew.pane.Rows()) > 1 }
 // syncAgents derives the rows from the state just loaded and reads the last
 // line of every agent run that grew.
 func (m *Model) syncAgents() tea.Cmd {
-	in := agentspane.Input{Session: m.sess, FlowRuns: m.flowRuns, Decisions: m.decisions, Runs: m.allRuns}
+	in := agentspane.Input{Session: m.sess, FlowRuns: m.flowRuns, Executing: m.flowExec, Decisions: m.decisions, Runs: m.allRuns}
 	for _, a := range m.agents {
 		if a.Event == "idle" {
 			in.Idle = append(in.Idle, agentspane.IdleEvent{Agent: a.Agent, At: a.At})
@@ -77,7 +79,7 @@ func (m *Model) syncAgents() tea.Cmd {
 		r.Last = got.line
 		if (!ok || r.RunBytes > got.bytes) && !m.crew.reading[r.Run] {
 			m.crew.reading[r.Run] = true
-			cmds = append(cmds, m.agentTailCmd(r.Run))
+			cmds = append(cmds, m.agentTailCmd(r.Run, r.RunBytes))
 		}
 	}
 	m.crew.pane.Set(rows)
@@ -117,45 +119,73 @@ func (m *Model) waitName(w wait) string {
 	return w.String()
 }
 
-// agentTailCmd reads the end of run id and keeps its last non-empty line.
-func (m *Model) agentTailCmd(id string) tea.Cmd {
+// agentTailCmd reads the end of run id, bytes long as the load listed it,
+// and keeps its last line.
+func (m *Model) agentTailCmd(id string, bytes int64) tea.Cmd {
 	p := m.p
 	return func() tea.Msg {
-		rec, err := p.RunRecord(id)
-		if err != nil || rec == nil {
-			return agentTailMsg{run: id}
+		lines, _, err := readTail(p, id, bytes)
+		line := ""
+		if len(lines) > 0 {
+			line = layout.Cut(strings.TrimSpace(lines[len(lines)-1]), 400)
 		}
-		const tail = 4 << 10
-		from := max(0, rec.Bytes-tail)
-		data, _, err := p.ReadOutput(id, from, tail)
-		if err != nil {
-			return agentTailMsg{run: id, bytes: rec.Bytes}
-		}
-		return agentTailMsg{run: id, bytes: rec.Bytes, line: lastOutputLine(data, from > 0)}
+		return agentTailMsg{run: id, bytes: bytes, line: line, err: err}
 	}
 }
 
-// lastOutputLine is the last line of data a person would see, made safe
-// (the output is an agent's: hostile). cut: data starts mid-line.
-func lastOutputLine(data []byte, cut bool) string {
+// outputTail is how much of a run's end is read for its last lines.
+const outputTail = 8 << 10
+
+// readTail reads the end of run id's output and returns its lines
+// (outputLines) and the size it read to. size is the output's size when the
+// caller knows it (a load listed the run), which spares reading the run's
+// record; < 0 reads it.
+func readTail(p *project.Project, id string, size int64) ([]string, int64, error) {
+	if size < 0 {
+		rec, err := p.RunRecord(id)
+		if err != nil {
+			return nil, 0, fmt.Errorf("reading run %s: %w", id, err)
+		}
+		if rec == nil {
+			return nil, 0, fmt.Errorf("no run %s", id)
+		}
+		size = rec.Bytes
+	}
+	from := max(0, size-outputTail)
+	data, _, err := p.ReadOutput(id, from, outputTail)
+	if err != nil {
+		return nil, size, fmt.Errorf("reading the output of run %s: %w", id, err)
+	}
+	return outputLines(data, from > 0), size, nil
+}
+
+// outputLines are the non-blank lines of data as a person would see them,
+// made safe and one line each (the output is an agent's: hostile), tabs as
+// two spaces. cut: data starts mid-line, so its first line is dropped.
+func outputLines(data []byte, cut bool) []string {
 	var p output.Parser
 	lines := p.Feed(data)
 	if l, ok := p.Flush(); ok {
 		lines = append(lines, l)
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
-		if i == 0 && cut {
-			break
-		}
-		if t := strings.TrimSpace(termtext.Line(lines[i].Plain)); t != "" {
-			return layout.Cut(t, 400)
+	if cut && len(lines) > 0 {
+		lines = lines[1:]
+	}
+	var out []string
+	for _, l := range lines {
+		if t := termtext.Line(strings.ReplaceAll(l.Plain, "\t", "  ")); strings.TrimSpace(t) != "" {
+			out = append(out, t)
 		}
 	}
-	return ""
+	return out
 }
 
 func (m *Model) onAgentTail(msg agentTailMsg) {
 	delete(m.crew.reading, msg.run)
+	if msg.err != nil {
+		// Keep the line shown; the next growth of the run reads again.
+		msg.line = m.crew.last[msg.run].line
+	}
 	m.crew.last[msg.run] = lastLine{bytes: msg.bytes, line: msg.line}
 	m.crew.pane.SetLast(msg.run, msg.line)
 }
@@ -235,22 +265,22 @@ func (m *Model) selectedAgentFlow() (*model.FlowRun, bool) {
 	return nil, false
 }
 
+// agentFlowRefused notes why key a does nothing to the agent's flow run r,
+// by the flow pane's rules (flowRefusal); true when it does nothing.
+func (m *Model) agentFlowRefused(a keys.Action, r *model.FlowRun) bool {
+	exec := m.flowExec[r.ID]
+	n, no := m.flowRefusal(a, r.ID, model.FlowStateOf(r, exec), exec)
+	if no {
+		m.note = n
+	}
+	return no
+}
+
 // pauseAgent asks the process executing the agent's flow run to stop after
 // its current step.
 func (m *Model) pauseAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
-		return nil
-	}
-	switch {
-	case model.FlowEnded(r.Status):
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to pause")
-		return nil
-	case r.PauseRequested:
-		m.note = infoNote(r.ID + " pauses already")
-		return nil
-	case r.Status == model.FlowInterrupted:
-		m.note = errNote("no process executes " + r.ID + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it here)")
+	if !ok || m.agentFlowRefused(keys.PauseFlow, r) {
 		return nil
 	}
 	id := r.ID
@@ -259,14 +289,11 @@ func (m *Model) pauseAgent() tea.Cmd {
 	})
 }
 
-// resumeAgent resumes the agent's paused or interrupted flow run here.
+// resumeAgent resumes the agent's flow run here when no process executes
+// it: paused, or interrupted (its crew scheduler died).
 func (m *Model) resumeAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
-		return nil
-	}
-	if r.Status != model.FlowInterrupted {
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": only a paused or interrupted run resumes")
+	if !ok || m.agentFlowRefused(keys.ResumeFlow, r) {
 		return nil
 	}
 	return m.resumeFlow(r.ID)
@@ -275,14 +302,10 @@ func (m *Model) resumeAgent() tea.Cmd {
 // stopAgent asks before cancelling the agent's flow run.
 func (m *Model) stopAgent() tea.Cmd {
 	r, ok := m.selectedAgentFlow()
-	if !ok {
+	if !ok || m.agentFlowRefused(keys.CancelFlow, r) {
 		return nil
 	}
 	ag, _ := m.selectedAgent()
-	if model.FlowEnded(r.Status) {
-		m.note = errNote(r.ID + " is " + string(r.Status) + ": nothing to stop")
-		return nil
-	}
 	id := r.ID
 	body := []string{"Cancels its flow run " + id + ": its current command stops (whichever process runs it)."}
 	if ag.Feature != "" && ag.State != agentspane.Idle {
@@ -297,15 +320,6 @@ func (m *Model) stopAgent() tea.Cmd {
 		})
 	})
 	return nil
-}
-
-// crewTab lists the agents pane among the stacked layout's tabs while there
-// is a crew (the tab strip of a session without one stays as it was).
-func (m *Model) crewTab(l layout.Layout) layout.Layout {
-	if !l.Wide && m.crewOn() && !slices.Contains(l.Tabs, layout.Agents) {
-		l.Tabs = append(l.Tabs, layout.Agents)
-	}
-	return l
 }
 
 // agentsKeyMap: enter shows the agent's output; pause, resume, stop (its

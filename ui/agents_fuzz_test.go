@@ -5,12 +5,11 @@ import (
 	"testing"
 
 	"github.com/flowdeck/flowdeck/termtext"
-	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
-// FuzzLastOutputLine: whatever an agent printed, the line the agents pane
-// shows is one line of safe text, at most 400 cells.
-func FuzzLastOutputLine(f *testing.F) {
+// FuzzOutputLines: whatever an agent printed, the lines the agents pane and
+// the review dialog show are each one line of safe text.
+func FuzzOutputLines(f *testing.F) {
 	for _, s := range []string{
 		"", "\n\n", "ok\n", "compiling 40%\rcompiling 80%",
 		"a\n\x1b]0;pwned\x07b\x1b[31mred\x1b[0m\n",
@@ -21,12 +20,10 @@ func FuzzLastOutputLine(f *testing.F) {
 		f.Add([]byte(s), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cut bool) {
-		got := lastOutputLine(data, cut)
-		if strings.ContainsAny(got, "\n\r") || !termtext.Safe(got) {
-			t.Fatalf("unsafe line %q from %q", got, data)
-		}
-		if layout.Width(got) > 400 {
-			t.Fatalf("line of %d cells", layout.Width(got))
+		for _, got := range outputLines(data, cut) {
+			if strings.ContainsAny(got, "\n\r\t") || !termtext.Safe(got) || strings.TrimSpace(got) == "" {
+				t.Fatalf("unsafe or blank line %q from %q", got, data)
+			}
 		}
 	})
 }

@@ -1,12 +1,15 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
@@ -14,8 +17,9 @@ import (
 // Reassigning a feature: there is no model action that moves a claim, so
 // the cockpit stops the agent's flow run, resets the feature (and, as every
 // reset does, what is downstream of it: nothing there can have started) and
-// claims it for the agent the person names. Whoever runs that agent (the
-// crew scheduler) picks the claim up.
+// claims it for the agent the person names. Nothing runs that agent by
+// itself: a crew scheduler adopts claims only when it starts, so the dialog
+// says how to set one to work on it.
 
 // reassignDialog asks for the agent to give a feature to.
 type reassignDialog struct {
@@ -43,7 +47,9 @@ func (d *reassignDialog) Body(m *Model) []string {
 	if d.flowLive {
 		what = "Stops flow run " + d.flowRun + ", then r" + strings.TrimPrefix(what, "R")
 	}
-	return append(out, m.th.Dim.Render(what), d.input.View())
+	return append(out, m.th.Dim.Render(what),
+		m.th.Dim.Render("No process works on the new claim by itself: flowdeck flows run run "+d.feature+" --var agent_name=NAME does, or a crew started later (its agents are worker-N)."),
+		d.input.View())
 }
 
 func (d *reassignDialog) KeyMap(m *Model) keyMap {
@@ -120,22 +126,51 @@ func (m *Model) startReassign() tea.Cmd {
 }
 
 // reassignCmd stops the flow run, resets the feature as of the session the
-// dialog was drawn from (stale_decision if it changed since), and claims it
-// for to.
+// dialog was drawn from and claims it for to. The reset's staleness is
+// asked before anything stops, so a stale decision changes nothing (the
+// agent keeps its run and its claim); the run stops before the reset, which
+// removes the feature's worktree the agent works in.
 func (m *Model) reassignCmd(d *reassignDialog, to string) tea.Cmd {
 	p := m.p
 	label := "reassign " + d.feature + " to " + to
 	m.note = infoNote(label + "…")
+	reset := model.ResetFeature{Feature: d.feature}
 	return func() tea.Msg {
+		if err := staleFor(p, reset, d.seq); err != nil {
+			return actionMsg{label: label, err: err}
+		}
 		if d.flowLive {
 			if _, err := p.CancelFlowRun(d.flowRun); err != nil {
 				return actionMsg{label: label, err: err}
 			}
 		}
-		if out, err := storeAction(p, model.ResetFeature{Feature: d.feature}, d.seq); err != nil {
+		if out, err := storeAction(p, reset, d.seq); err != nil {
 			return actionMsg{label: label, out: out, err: err}
 		}
 		out, err := storeAction(p, model.RunStart{Feature: d.feature, Agent: to}, 0)
 		return actionMsg{label: label, out: out, err: err}
 	}
+}
+
+// staleFor is the store's stale_decision refusal of a as of seen (the
+// session sequence a dialog was drawn from), read without storing a: for
+// an action that must not begin its side effects on a stale decision.
+func staleFor(p *project.Project, a model.Action, seen uint64) error {
+	s, err := p.Active()
+	if err != nil {
+		return fmt.Errorf("reading the session: %w", err)
+	}
+	if s == nil || seen == 0 || s.Seq <= seen {
+		return nil
+	}
+	res, err := p.History(s.ID)
+	if err != nil {
+		return fmt.Errorf("reading the session's events: %w", err)
+	}
+	if h, ok := res.(*ops.HistoryResult); ok {
+		if e := model.Stale(a, seen, h.Events); e != nil {
+			return e
+		}
+	}
+	return nil
 }

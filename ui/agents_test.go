@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
+	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -13,6 +17,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
@@ -34,7 +39,16 @@ func TestAgentsPaneDrivesTheCrew(t *testing.T) {
 		"worker-2 api     waiting for review 10m", "sync/api",
 		"worker-3 cli     waiting for a decision 5m", "which flag parser: cobra or kong?",
 		"enter live output", "p pause agent", "c stop agent", "A reassign")
-	h.mustNotSee("pwned", "evil")
+	// worker-3's output hid a title and a link: the pane's own lines (the
+	// frame's backstop, termtext.Frame, would hide a leak) hold neither.
+	for _, l := range h.m.crew.pane.View(true) {
+		if strings.Contains(l, "\x1b]") || strings.Contains(l, "pwned") || strings.Contains(l, "evil") {
+			t.Fatalf("the agents pane drew the hostile output: %q", l)
+		}
+	}
+	if got := h.m.crew.pane.Rows()[2].Last; got != "which flag parser: cobra or kong?" {
+		t.Fatalf("worker-3's last line is %q", got)
+	}
 
 	// enter: worker-1's flow run in the flow pane, its running command.
 	h.key("enter")
@@ -82,6 +96,83 @@ func TestAgentsPaneDrivesTheCrew(t *testing.T) {
 		t.Fatalf("worker-1's run is %s", r.Status)
 	}
 	h.mustSee("worker-9 store", "store @worker-9")
+}
+
+// A crew whose scheduler dies leaves worker-1's run stored "running" with
+// no process: the agent reads failed, not working forever; pause refuses
+// it and points at resume, as the flow pane's keys do.
+func TestAgentOfADeadSchedulerIsNotWorking(t *testing.T) {
+	st := newStore(t)
+	s := &seeder{tb: t, st: st, now: t0.Add(-time.Hour)}
+	s.do(model.PlanStart{Goal: "Sync service"})
+	s.do(model.PlanApply{Plan: crewPlan()})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "store", Agent: "worker-1"})
+	s.do(model.RunStart{Feature: "api", Agent: "worker-2"})
+	id, err := st.ReserveFlowRunID("run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(st.Dir(), "flowruns", id+".lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scheduler, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(scheduler.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "run", Source: "builtin:run", Args: []string{"store"}, MaxSteps: 1000},
+		"start", map[string]any{"feature": "store", "agent_name": "worker-1"}, "worker-1", t0.Add(-30*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("8")
+	h.mustSee("worker-1 store   working")
+	scheduler.Close() // the scheduler dies: its lock goes with it
+	h.run(h.m.loadCmd())
+	h.mustSee("worker-1 store   failed", "no process executes its flow")
+	h.key("g", "p")
+	h.mustSee("no process executes " + id + ": nothing to pause (" + h.m.keyName(keys.ResumeFlow) + " resumes it)")
+	if r := flowRunOf(t, st, id); r.PauseRequested {
+		t.Fatal("a pause nobody honours was recorded")
+	}
+}
+
+// A reassign decided on a state that changed since (the agent stored a
+// verification of its feature while the dialog was open) changes nothing:
+// the agent keeps its flow run and its claim, and the note says why.
+func TestReassignStaleChangesNothing(t *testing.T) {
+	st := newStore(t)
+	c := seedCrew(t, st)
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("esc", "8", "g", "A")
+	h.mustSee("Reassign store from worker-1", "No process works on the new claim by itself")
+	(&seeder{tb: t, st: st, now: t0}).do(model.Validate{Feature: "store", Status: model.ValidationFailed,
+		Scope: model.ScopeTargeted, Command: "go test ./store/..."})
+	h.typeText("worker-9")
+	h.key("enter")
+	h.mustSee("refused (stale_decision)")
+	if r := flowRunOf(t, st, c.flowRuns[0]); r.Status != model.FlowRunning {
+		t.Fatalf("worker-1's run is %s after a stale reassign", r.Status)
+	}
+	if f := active(t, st).Plan.Feature("store"); f.Status != model.FeatureInProgress || f.Agent != "worker-1" {
+		t.Fatalf("store is %s by %q after a stale reassign", f.Status, f.Agent)
+	}
+}
+
+// A read of an agent's output that fails keeps the last line shown (it
+// wiped it: the row went blank until the run grew again).
+func TestAgentTailErrorKeepsTheLine(t *testing.T) {
+	st := newStore(t)
+	c := seedCrew(t, st)
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("esc", "8")
+	h.mustSee("compiling store/bolt.go 80%")
+	h.send(agentTailMsg{run: c.runs[0], bytes: 1 << 20, err: errors.New("disk gone")})
+	h.mustSee("compiling store/bolt.go 80%")
 }
 
 func flowRunOf(t *testing.T, st *db.Store, id string) *model.FlowRun {
@@ -220,9 +311,16 @@ func busyFlow(t *testing.T, st *db.Store, feature, agent string) string {
 
 // BenchmarkViewAgents: View() at 160×48 with a crew of three in the agents
 // pane (focused); the budget is BenchmarkView500Features's (2 ms median).
+// worker-1's question and store's interruption are foreign text at its
+// limit (64 KiB on one line): the row's detail and the session bar's wait
+// are cut on load, not drawn from the whole text each frame.
 func BenchmarkViewAgents(b *testing.B) {
 	st := newStore(b)
-	seedCrew(b, st)
+	c := seedCrew(b, st)
+	big := strings.Repeat("ab ", model.MaxTextBytes/3)
+	crewDecision(b, st, &model.Decision{FlowRun: c.flowRuns[0], Flow: "run", Step: "work", Kind: model.DecisionChoice,
+		Prompt: big, Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}}, t0)
+	(&seeder{tb: b, st: st, now: t0}).do(model.RunInterrupt{Feature: "store", Summary: big})
 	h := newHarness(b, st, 160, 48, darkConfig())
 	h.clk.Add(time.Second)
 	h.key("esc", "8")

@@ -11,7 +11,6 @@ import (
 	"github.com/flowdeck/flowdeck/render"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
-	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
 // promptRoomy is the height from which dialogs show their extra lines; on a
@@ -305,30 +304,14 @@ func (m *Model) tailCmd(d *reviewDialog) tea.Cmd {
 	d.run = id
 	p := m.p
 	return func() tea.Msg {
-		rec, err := p.RunRecord(id)
-		if err != nil || rec == nil {
-			return tailMsg{run: id}
-		}
-		from := max(0, rec.Bytes-8<<10)
-		data, _, err := p.ReadOutput(id, from, 8<<10)
+		lines, _, err := readTail(p, id, -1)
 		if err != nil {
 			return tailMsg{run: id}
 		}
-		var p output.Parser
-		lines := p.Feed(data)
-		if l, ok := p.Flush(); ok {
-			lines = append(lines, l)
+		for i, l := range lines {
+			lines[i] = layout.Cut(l, 200)
 		}
-		var out []string
-		for _, l := range lines {
-			if t := strings.TrimSpace(l.Plain); t != "" {
-				out = append(out, layout.Cut(strings.ReplaceAll(l.Plain, "\t", "  "), 200))
-			}
-		}
-		if from > 0 && len(out) > 0 {
-			out = out[1:] // the first line may be cut
-		}
-		return tailMsg{run: id, lines: out[max(0, len(out)-tailLines):]}
+		return tailMsg{run: id, lines: lines[max(0, len(lines)-tailLines):]}
 	}
 }
 

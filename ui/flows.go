@@ -69,6 +69,9 @@ type flowLoad struct {
 	view      *flows.RunView
 	out       *model.RunRecord // the run whose output the flow pane shows
 	decisions []model.Decision // pending
+	// executing holds the runs that have not ended and that a process
+	// executes now (a "running" run without one lost it: interrupted).
+	executing map[string]bool
 	err       error
 }
 
@@ -77,9 +80,15 @@ type flowLoad struct {
 // is open), else the newest that has not ended, else the newest. prev is
 // the view shown now: while its run has no new event it is reused (a long
 // run has thousands of events and output makes loads frequent), with
-// whether a process executes it read again.
+// whether a process executes it read again (as for every unfinished run).
 func readFlows(p *project.Project, snap *model.Snapshot, pin, prefer string, prev *flows.RunView) (fl flowLoad) {
 	fl.runs, fl.decisions = snap.FlowRuns, snap.Decisions
+	fl.executing = map[string]bool{}
+	for _, r := range fl.runs {
+		if !model.FlowEnded(r.Status) && p.FlowExecuting(r.ID) {
+			fl.executing[r.ID] = true
+		}
+	}
 	runs := snap.Runs
 	if pin == "" {
 		pin = prefer
@@ -90,7 +99,7 @@ func readFlows(p *project.Project, snap *model.Snapshot, pin, prefer string, pre
 	}
 	if prev != nil && prev.Run.ID == id && seqOf(fl.runs, id) == prev.Run.Seq {
 		v := *prev
-		v.Executing = p.FlowExecuting(id)
+		v.Executing = fl.executing[id]
 		fl.view = &v
 	} else if fl.view, fl.err = p.FlowView(id); fl.err != nil {
 		return fl
@@ -179,7 +188,7 @@ func (m *Model) setFlows(fl flowLoad) tea.Cmd {
 		}
 		return nil
 	}
-	m.flowRuns, m.flowView, m.flowOutRec, m.decisions = fl.runs, fl.view, fl.out, fl.decisions
+	m.flowRuns, m.flowView, m.flowOutRec, m.decisions, m.flowExec = fl.runs, fl.view, fl.out, fl.decisions, fl.executing
 	// The output first: the pane's layout depends on whether it has one.
 	cmd := m.syncFlowOutput()
 	m.syncFlowPane()
@@ -475,15 +484,8 @@ func (m *Model) pauseFlow() tea.Cmd {
 		return nil
 	}
 	id := v.Run.ID
-	switch st := flowpane.Status(v); {
-	case st.Ended():
-		m.note = errNote(id + " is " + string(st) + ": nothing to pause")
-		return nil
-	case st == model.FlowStatePaused || st == model.FlowStatePausing:
-		m.note = infoNote(id + " is already " + string(st))
-		return nil
-	case !v.Executing:
-		m.note = errNote("no process executes " + id + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it)")
+	if n, no := m.flowRefusal(keys.PauseFlow, id, flowpane.Status(v), v.Executing); no {
+		m.note = n
 		return nil
 	}
 	return m.flowAct("pause "+id, func(p *project.Project) (*model.FlowRun, error) {
@@ -498,14 +500,8 @@ func (m *Model) resumeShownFlow() tea.Cmd {
 		return nil
 	}
 	id := v.Run.ID
-	switch st := flowpane.Status(v); {
-	case st.Ended():
-		m.note = errNote(id + " is " + string(st) + ": nothing to resume")
-		return nil
-	case v.Executing && st != model.FlowStatePaused && st != model.FlowStateInterrupted:
-		// A paused run's process may still be letting go of it: the
-		// engine waits a moment for the lock, and says so if it stays.
-		m.note = errNote(id + " is " + string(st) + " already (in this cockpit or another process)")
+	if n, no := m.flowRefusal(keys.ResumeFlow, id, flowpane.Status(v), v.Executing); no {
+		m.note = n
 		return nil
 	}
 	return m.resumeFlow(id)
@@ -518,8 +514,8 @@ func (m *Model) cancelFlow() tea.Cmd {
 		return nil
 	}
 	id := v.Run.ID
-	if st := flowpane.Status(v); st.Ended() {
-		m.note = errNote(id + " is " + string(st) + ": nothing to cancel")
+	if n, no := m.flowRefusal(keys.CancelFlow, id, flowpane.Status(v), v.Executing); no {
+		m.note = n
 		return nil
 	}
 	body := []string{"Stops its current command (whichever process executes it); the run is kept as cancelled."}
@@ -532,6 +528,27 @@ func (m *Model) cancelFlow() tea.Cmd {
 		})
 	})
 	return nil
+}
+
+// flowRefusal says why the pause, resume or cancel key (a) does nothing to
+// flow run id, which reads st with a process executing it or not; false
+// when it acts. The flow pane and the agents pane both ask it, so they
+// agree on what each key does to a run.
+func (m *Model) flowRefusal(a keys.Action, id string, st model.FlowState, executing bool) (note, bool) {
+	switch {
+	case st.Ended():
+		verb := map[keys.Action]string{keys.PauseFlow: "pause", keys.ResumeFlow: "resume", keys.CancelFlow: "cancel"}[a]
+		return errNote(id + " is " + string(st) + ": nothing to " + verb), true
+	case a == keys.PauseFlow && (st == model.FlowStatePaused || st == model.FlowStatePausing):
+		return infoNote(id + " is already " + string(st)), true
+	case a == keys.PauseFlow && !executing:
+		return errNote("no process executes " + id + ": nothing to pause (" + m.keyName(keys.ResumeFlow) + " resumes it)"), true
+	case a == keys.ResumeFlow && executing && st != model.FlowStatePaused && st != model.FlowStateInterrupted:
+		// A paused run's process may still be letting go of it: the
+		// engine waits a moment for the lock, and says so if it stays.
+		return errNote(id + " is " + string(st) + " already (in this cockpit or another process)"), true
+	}
+	return note{}, false
 }
 
 func (m *Model) flowAct(label string, fn func(*project.Project) (*model.FlowRun, error)) tea.Cmd {

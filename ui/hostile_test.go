@@ -60,7 +60,7 @@ func hostileSeed(t *testing.T, st *db.Store) {
 	t.Cleanup(func() { lf.Close() })
 	at := t0.Add(-time.Minute)
 	if _, err := st.CreateFlowRun(&model.FlowRun{ID: id, Flow: "evil", Source: ".flow/flows/evil.md", Hash: f.Hash, Text: f.Source,
-		Args: []string{c}, MaxSteps: 100}, "test", map[string]any{"x": c}, "human", at); err != nil {
+		Args: []string{c}, MaxSteps: 100}, "test", map[string]any{"x": c, "feature": "evil"}, "human", at); err != nil {
 		t.Fatal(err)
 	}
 	stepName := f.Steps[0].Name
@@ -115,9 +115,15 @@ func TestHostileCorpusNeverReachesTheCockpitFrame(t *testing.T) {
 	}
 	check("first frame")
 	h.tick()
-	for _, k := range []string{"1", "j", "2", "3", "4", "enter", "5", "6", "7", "tab", "tab", "tab", "?", "esc", ":", "esc", "/", "esc"} {
+	for _, k := range []string{"1", "j", "2", "3", "4", "enter", "5", "8", "6", "esc", "7", "tab", "tab", "tab", "?", "esc", ":", "esc", "/", "esc"} {
 		h.key(k)
 		check("after " + k)
+		if k == "8" {
+			// The unnamed claim of evil is a row: its flow run (by its
+			// feature) waits on the decision whose prompt is the corpus,
+			// and its last output line is the corpus too.
+			h.mustSee("8 Agents", "(unnamed)", "waiting for a decision")
+		}
 	}
 	h.mustSee("Marker")
 	for _, raw := range h.raw {

@@ -113,6 +113,7 @@ type Model struct {
 	flowPane   *flowpane.Model
 	flowFeed   *feed
 	flowRuns   []model.FlowRun
+	flowExec   map[string]bool // flowLoad.executing
 	flowView   *flows.RunView
 	flowOutRec *model.RunRecord
 	flowPin    string

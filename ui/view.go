@@ -13,6 +13,7 @@ import (
 	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
+	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
 
 // sessionBarH is the session bar's height.
@@ -78,7 +79,7 @@ func (m *Model) relayout() tea.Cmd {
 		slot == layout.Agents && len(m.crew.pane.Rows()) == 0 && m.focus != layout.Agents {
 		slot = layout.Output // an empty flow or agents pane gives its room back
 	}
-	m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2))
+	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
 	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
 		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
@@ -87,7 +88,7 @@ func (m *Model) relayout() tea.Cmd {
 	m.filter.SetWidth(max(1, m.w-2))
 	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
-		m.lay = m.crewTab(layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2))
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2, m.crewOn())
 	}
 	return m.refreshDetail()
 }
@@ -333,24 +334,13 @@ func (m *Model) idlePart() string {
 	var idle []string
 	for _, a := range m.agents {
 		if a.Event == "idle" && a.At.After(since) {
-			idle = append(idle, fmt.Sprintf("%s idle %s", a.Agent, ago(m.now().Sub(a.At))))
+			idle = append(idle, fmt.Sprintf("%s idle %s", a.Agent, agentspane.Elapsed(m.now().Sub(a.At))))
 		}
 	}
 	if len(idle) == 0 {
 		return ""
 	}
 	return m.th.Dim.Render("☾ " + strings.Join(idle, ", "))
-}
-
-// ago is a short, coarse duration: "40s", "3m", "2h".
-func ago(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	}
-	return fmt.Sprintf("%dh", int(d.Hours()))
 }
 
 func (m *Model) progressBar(done, total, w int) string {

@@ -7,8 +7,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/termtext"
+	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
 
 // wait is something that waits for the person: a feature review, the final
@@ -36,6 +38,10 @@ const (
 	// decision about it pending (a crew's run asks one, which counts itself).
 	waitInterrupted waitKind = "interrupted"
 )
+
+// reasonMax bounds a wait's reason (an agent's summary or note, cut once
+// when the waits are listed): the session bar draws it every frame.
+const reasonMax = 200
 
 func (w wait) String() string {
 	switch w.kind {
@@ -82,7 +88,7 @@ func waitsOf(s *model.Session) []wait {
 	for i := range s.Plan.Features {
 		f := &s.Plan.Features[i]
 		if f.Status == model.FeatureInProgress && f.Interrupted != nil {
-			out = append(out, wait{kind: waitInterrupted, feature: f.ID, reason: strings.TrimSpace(strings.SplitN(f.Interrupted.Summary, "\n", 2)[0]),
+			out = append(out, wait{kind: waitInterrupted, feature: f.ID, reason: model.FirstLine(strings.TrimSpace(f.Interrupted.Summary), reasonMax),
 				key: fmt.Sprintf("interrupted:%s:%s@%d", s.ID, f.ID, f.Interrupted.Seq)})
 		}
 		if model.StateOf(s, f) == model.StateAwaitingReview {
@@ -102,7 +108,7 @@ func waitsOf(s *model.Session) []wait {
 			if f.Status == model.FeatureBlocked {
 				ids = append(ids, f.ID)
 				if f.OutcomeNote != "" {
-					reasons = append(reasons, f.OutcomeNote)
+					reasons = append(reasons, model.FirstLine(strings.TrimSpace(f.OutcomeNote), reasonMax))
 				}
 			}
 		}
@@ -167,7 +173,7 @@ func (m *Model) sessionWaits() []wait {
 func (m *Model) flowDecides(feature string) bool {
 	for _, d := range m.decisions {
 		if r := m.flowRun(d.FlowRun); r != nil {
-			if f, _ := r.Vars["feature"].(string); f == feature {
+			if flows.RunString(r, flows.VarFeature) == feature {
 				return true
 			}
 		}
@@ -181,11 +187,11 @@ func (m *Model) flowDecides(feature string) bool {
 // for any.
 func (m *Model) flowAsks(feature string) bool {
 	covers := func(r *model.FlowRun) bool {
-		f, _ := r.Vars["feature"].(string)
+		f := flows.RunString(r, flows.VarFeature)
 		return r.Flow != "run" || f == "" || f == feature
 	}
 	for _, d := range m.decisions {
-		if !isReviewDecision(d) {
+		if !agentspane.IsReview(&d) {
 			continue
 		}
 		r := m.flowRun(d.FlowRun)
@@ -217,7 +223,7 @@ func (m *Model) flowRun(id string) *model.FlowRun {
 // reviews (run, auto, review) is under way and will ask.
 func (m *Model) flowReviews() bool {
 	for _, d := range m.decisions {
-		if isReviewDecision(d) {
+		if agentspane.IsReview(&d) {
 			return true
 		}
 	}
@@ -227,14 +233,6 @@ func (m *Model) flowReviews() bool {
 		}
 	}
 	return false
-}
-
-func isReviewDecision(d model.Decision) bool {
-	has := map[string]bool{}
-	for _, o := range d.Options {
-		has[o.ID] = true
-	}
-	return has["approved"] && has["needs_fix"]
 }
 
 // decisionWaits are the pending decisions, oldest first.

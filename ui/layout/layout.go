@@ -66,7 +66,10 @@ const detailMaxH = 16
 // featW is the width the features list would like (its longest row); spare
 // width goes to it, up to half the screen, so titles are not cut while the
 // right column has room to give.
-func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
+//
+// crew: there is a crew, so the stacked layout lists the agents pane among
+// its tabs (a session without one keeps its tab strip as it was).
+func Compute(x, y, w, h int, lower, slot Pane, featW int, crew bool) Layout {
 	var l Layout
 	if w >= WideMin && h >= 16 {
 		l.Wide = true
@@ -109,9 +112,9 @@ func Compute(x, y, w, h int, lower, slot Pane, featW int) Layout {
 	}
 	l.Rects[lower] = Rect{x, y + featH, w, h - featH}
 	l.Tabs = []Pane{DAG, Detail, Runs, Output, Recall, Flow}
-	if lower == Agents {
-		// The agents pane is a tab while there is a crew (the root adds
-		// it then) or while it is shown.
+	if lower == Agents || crew {
+		// The agents pane is a tab while there is a crew or while it is
+		// shown.
 		l.Tabs = append(l.Tabs, Agents)
 	}
 	return l

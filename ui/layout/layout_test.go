@@ -8,7 +8,7 @@ import (
 func TestComputeTilesTheBody(t *testing.T) {
 	for _, c := range []struct{ w, h int }{{80, 20}, {100, 30}, {160, 44}, {300, 90}} {
 		for _, lower := range []Pane{DAG, Detail, Runs, Output, Recall, Flow, Agents} {
-			l := Compute(0, 2, c.w, c.h, lower, lower, 0)
+			l := Compute(0, 2, c.w, c.h, lower, lower, 0, false)
 			area := 0
 			for p := Pane(0); p < NumPanes; p++ {
 				r := l.Rects[p]

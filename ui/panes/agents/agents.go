@@ -29,6 +29,9 @@ type Model struct {
 	sc   scroll.State
 	w, h int
 	note string
+	// head is the summary line (how many agents are in each state), drawn
+	// when the rows, the size or the styles change rather than each frame.
+	head string
 }
 
 // New returns an empty pane; now is the clock elapsed times are read on.
@@ -37,7 +40,10 @@ func New(th *styles.Styles, now func() time.Time) *Model {
 }
 
 // SetStyles changes the styles the pane draws with.
-func (m *Model) SetStyles(th *styles.Styles) { m.th = th }
+func (m *Model) SetStyles(th *styles.Styles) {
+	m.th = th
+	m.head = m.summary()
+}
 
 // SetNote is what the pane says while it has no rows.
 func (m *Model) SetNote(s string) { m.note = s }
@@ -47,6 +53,7 @@ func (m *Model) Set(rows []Agent) {
 	sel, had := m.selectedName()
 	m.rows = rows
 	m.sc.SetLen(len(rows))
+	m.head = m.summary()
 	if had {
 		m.Select(sel)
 	}
@@ -102,6 +109,7 @@ func (m *Model) ClickRow(y int) { m.sc.Set(m.sc.Offset + (y-1)/rowH) }
 func (m *Model) SetSize(w, h int) {
 	m.w, m.h = w, h
 	m.sc.SetHeight(max(1, (h-1)/rowH))
+	m.head = m.summary()
 }
 
 // Footer is the position for the frame.
@@ -112,22 +120,13 @@ func (m *Model) Footer() string {
 	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.rows))
 }
 
-// Counts is how many agents are in each state.
-func Counts(rows []Agent) map[State]int {
-	out := map[State]int{}
-	for _, r := range rows {
-		out[r.State]++
-	}
-	return out
-}
-
 // View paints the summary line and the visible agents.
 func (m *Model) View(focused bool) []string {
 	if len(m.rows) == 0 {
 		return layout.PadLines([]string{m.th.Dim.Render(" " + m.note)}, m.w, m.h)
 	}
 	out := make([]string, 0, m.h)
-	out = append(out, m.summary())
+	out = append(out, m.head)
 	nameW, featW := 6, 7
 	from, to := m.sc.Window()
 	for i := from; i < to; i++ {
@@ -144,7 +143,10 @@ func (m *Model) View(focused bool) []string {
 
 // summary counts the agents by state, what waits for the person first.
 func (m *Model) summary() string {
-	c := Counts(m.rows)
+	c := map[State]int{}
+	for _, r := range m.rows {
+		c[r.State]++
+	}
 	var parts []string
 	for _, st := range []State{WaitingReview, WaitingDecision, Failed, Paused, Working, Idle} {
 		if n := c[st]; n > 0 {
@@ -167,7 +169,7 @@ func (m *Model) rowLines(a *Agent, nameW, featW int, now time.Time, selected, fo
 	head := marker + p.Render(glyph(a.State)) + " " + m.th.Bold.Render(layout.Fit(name(a.Name), nameW)) + " " +
 		layout.Fit(feat, featW) + " " + p.Render(string(a.State))
 	if !a.Since.IsZero() {
-		head += m.th.Dim.Render(" " + elapsed(now.Sub(a.Since)))
+		head += m.th.Dim.Render(" " + Elapsed(now.Sub(a.Since)))
 	}
 	if a.Detail != "" {
 		head += m.th.Dim.Render(" · " + a.Detail)
@@ -225,8 +227,9 @@ func (m *Model) paint(s State) styles.Style {
 	return m.th.Dim
 }
 
-// elapsed is a short duration: "40s", "3m", "2h05m".
-func elapsed(d time.Duration) string {
+// Elapsed is a short duration: "40s", "3m", "2h05m". The cockpit's other
+// durations (an agent idle since) use it too.
+func Elapsed(d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return fmt.Sprintf("%ds", max(0, int(d.Seconds())))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -58,36 +59,38 @@ type IdleEvent struct {
 
 // Input is what the cockpit loaded; Derive reads nothing else.
 type Input struct {
-	Session   *model.Session
-	FlowRuns  []model.FlowRun   // newest first
+	Session  *model.Session
+	FlowRuns []model.FlowRun // newest first
+	// Executing holds the unfinished flow runs a process executes now: a
+	// run stored "running" without one lost its process (its crew
+	// scheduler died) and reads interrupted (model.FlowStateOf).
+	Executing map[string]bool
 	Decisions []model.Decision  // pending
 	Runs      []model.RunRecord // newest first
 	Idle      []IdleEvent
 }
 
-// FlowAgent is the agent a flow run works for: its `agent_name` variable
-// (the crew scheduler sets it on each worker's run flow; flows.VarAgent),
-// else its `agent` variable, else "".
+// FlowAgent is the agent a flow run works for: its flows.VarAgent variable
+// (the crew scheduler sets it on each worker's run flow), when it is an
+// agent's name, else "".
 func FlowAgent(r *model.FlowRun) string {
-	for _, v := range []string{"agent_name", "agent"} {
-		if a, ok := r.Vars[v].(string); ok && model.ValidAgentName(a) {
-			return a
-		}
+	if a := flows.RunString(r, flows.VarAgent); model.ValidAgentName(a) {
+		return a
 	}
 	return ""
 }
 
-// flowFeature is the feature a flow run works on: its `feature` variable,
-// when it is a feature id (variables are the flow's, not cleaned).
+// flowFeature is the feature a flow run works on: its flows.VarFeature
+// variable, when it is a feature id (variables are the flow's, not cleaned).
 func flowFeature(r *model.FlowRun) string {
-	if f, _ := r.Vars["feature"].(string); model.ValidFeatureID(f) {
+	if f := flows.RunString(r, flows.VarFeature); model.ValidFeatureID(f) {
 		return f
 	}
 	return ""
 }
 
 // IsReview reports whether a decision is a review: it offers the review's
-// verdicts.
+// verdicts. The cockpit asks it too (which waits a flow's review covers).
 func IsReview(d *model.Decision) bool { return offers(d, "approved", "needs_fix") }
 
 // isFailure reports whether a decision asks what to do about a failed
@@ -218,9 +221,13 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 	if f != nil && s != nil {
 		fs = model.StateOf(s, f)
 	}
+	var st model.FlowState
+	if fr != nil {
+		st = model.FlowStateOf(fr, d.in.Executing[fr.ID])
+	}
 	// A live flow run asks for (or records) its feature's review itself:
 	// until its decision appears the agent is at work.
-	flowLive := fr != nil && !model.FlowEnded(fr.Status) && fr.Status != model.FlowInterrupted
+	flowLive := fr != nil && !st.Ended() && st != model.FlowStateInterrupted && st != model.FlowStatePaused
 	switch {
 	case dec != nil && dec.Kind == model.DecisionInterrupted:
 		a.State, a.Since, a.Detail = Failed, dec.Created, "its flow run was cut off: retry, skip or cancel ("+dec.ID+")"
@@ -237,11 +244,11 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		}
 	case claimed && fs == model.StateInterrupted && !flowLive:
 		a.State, a.Since, a.Detail = Failed, f.Interrupted.At, "interrupted: "+firstLine(f.Interrupted.Summary)
-	case fr != nil && (fr.Status == model.FlowFailed || fr.Status == model.FlowRefused):
+	case st == model.FlowStateFailed || st == model.FlowStateRefused:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "flow run "+string(fr.Status)+": "+firstLine(fr.Error)
-	case fr != nil && fr.Status == model.FlowInterrupted && fr.PauseRequested:
+	case st == model.FlowStatePaused:
 		a.State, a.Since, a.Detail = Paused, fr.Updated, "paused at step "+fr.Step
-	case fr != nil && fr.Status == model.FlowInterrupted:
+	case st == model.FlowStateInterrupted:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "no process executes its flow run (stopped at step "+fr.Step+")"
 	case claimed && fr != nil && fr.Status == model.FlowCancelled:
 		a.State, a.Since, a.Detail = Failed, fr.Updated, "its flow run was cancelled; the feature is still claimed"
@@ -250,9 +257,9 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		switch {
 		case fs == model.StateNeedsFix:
 			a.Detail = "fixing what the review or verification found"
-		case fr != nil && fr.PauseRequested:
+		case st == model.FlowStatePausing:
 			a.Detail = "pausing after step " + fr.Step
-		case fr != nil && !model.FlowEnded(fr.Status):
+		case flowLive:
 			a.Detail = "step " + fr.Step
 		}
 	case flowLive:
@@ -346,10 +353,12 @@ func (d *deriver) idleSince(a *Agent, f *model.Feature, fr *model.FlowRun) {
 	}
 }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
+// detailMax bounds the foreign text (a prompt, an error, a summary: up to
+// megabytes) a row's detail takes, once here, so View cuts and cleans a
+// short string each frame. No terminal row shows more.
+const detailMax = 300
+
+func firstLine(s string) string { return model.FirstLine(strings.TrimSpace(s), detailMax) }
 
 // natCompare orders names with their trailing numbers as numbers:
 // worker-2 before worker-10; "" (an unnamed claim) last.

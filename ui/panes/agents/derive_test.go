@@ -51,6 +51,15 @@ func review(id, run string) model.Decision {
 		Prompt: "Review it", Options: []model.DecisionOption{{ID: "approved"}, {ID: "needs_fix"}, {ID: "blocked"}}}
 }
 
+// live is the Executing of flow runs a process executes.
+func live(ids ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
 type want struct {
 	name, feature string
 	state         State
@@ -83,36 +92,49 @@ func TestDerive(t *testing.T) {
 
 		{"a live flow run on a feature that passed asks for the review itself: working till then", func(t *testing.T) Input {
 			return Input{Session: session(t, claim("c", "w3"), pass("c")),
-				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent": "w3"})}}
+				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent_name": "w3"})}, Executing: live("run-1")}
 		}, []want{{name: "w3", feature: "c", state: Working, detail: "step work"}}},
+
+		{"a running flow run no process executes (its crew scheduler died) is a failure, not work", func(t *testing.T) Input {
+			return Input{Session: session(t, claim("c", "w3")),
+				FlowRuns: []model.FlowRun{flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent_name": "w3"})}}
+		}, []want{{name: "w3", feature: "c", state: Failed, detail: "no process executes its flow run (stopped at step work)", flow: "run-1"}}},
+
+		{"a pause a live process honours reads pausing; one nobody executes reads stopped", func(t *testing.T) Input {
+			r := flowRun("run-1", model.FlowRunning, map[string]any{"feature": "c", "agent_name": "w3"})
+			r.PauseRequested = true
+			q := flowRun("run-2", model.FlowRunning, map[string]any{"feature": "d", "agent_name": "w4"})
+			q.PauseRequested = true
+			return Input{Session: session(t, claim("c", "w3"), claim("d", "w4")), FlowRuns: []model.FlowRun{r, q}, Executing: live("run-1")}
+		}, []want{{name: "w3", feature: "c", state: Working, detail: "pausing after step work"}, {name: "w4", feature: "d", state: Failed, detail: "no process executes"}}},
 
 		{"a flow run's other decision waits for a decision", func(t *testing.T) Input {
 			d := model.Decision{ID: "d2", FlowRun: "run-2", Status: model.DecisionPending, Kind: model.DecisionChoice,
 				Prompt: "Which store?\nmore", Options: []model.DecisionOption{{ID: "bolt"}, {ID: "sqlite"}}, Created: t0}
 			return Input{Session: session(t, claim("b", "w2")),
-				FlowRuns:  []model.FlowRun{flowRun("run-2", model.FlowWaiting, map[string]any{"feature": "b", "agent": "w2"})},
+				FlowRuns:  []model.FlowRun{flowRun("run-2", model.FlowWaiting, map[string]any{"feature": "b", "agent_name": "w2"})},
 				Decisions: []model.Decision{d}}
 		}, []want{{name: "w2", feature: "b", state: WaitingDecision, detail: "Which store?", flow: "run-2", dec: "d2", since: t0}}},
 
 		{"a failed flow run fails its agent", func(t *testing.T) Input {
-			r := flowRun("run-3", model.FlowFailed, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-3", model.FlowFailed, map[string]any{"feature": "a", "agent_name": "w1"})
 			r.Error = "agent worker exited 1\ntrace"
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}}
 		}, []want{{name: "w1", feature: "a", state: Failed, detail: "flow run failed: agent worker exited 1", flow: "run-3"}}},
 
 		{"a paused flow run pauses its agent", func(t *testing.T) Input {
-			r := flowRun("run-4", model.FlowInterrupted, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-4", model.FlowInterrupted, map[string]any{"feature": "a", "agent_name": "w1"})
 			r.PauseRequested = true
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}}
 		}, []want{{name: "w1", feature: "a", state: Paused, detail: "paused at step work", since: t0.Add(2 * time.Minute)}}},
 
 		{"an interrupted flow run (its process died) is a failure", func(t *testing.T) Input {
-			r := flowRun("run-5", model.FlowInterrupted, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-5", model.FlowInterrupted, map[string]any{"feature": "a", "agent_name": "w1"})
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}}
 		}, []want{{name: "w1", feature: "a", state: Failed, detail: "no process executes"}}},
 
 		{"an interrupted decision is a failure that waits", func(t *testing.T) Input {
-			r := flowRun("run-6", model.FlowWaiting, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-6", model.FlowWaiting, map[string]any{"feature": "a", "agent_name": "w1"})
 			d := model.Decision{ID: "d6", FlowRun: "run-6", Status: model.DecisionPending, Kind: model.DecisionInterrupted,
 				Options: []model.DecisionOption{{ID: "retry"}, {ID: "skip"}, {ID: "cancel"}}}
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}, Decisions: []model.Decision{d}}
@@ -136,17 +158,17 @@ func TestDerive(t *testing.T) {
 		{"the crew's agent_name variable names the agent before it claims", func(t *testing.T) Input {
 			r := flowRun("run-13", model.FlowRunning, map[string]any{"feature": "", "agent_name": "worker-3", "agent": "other"})
 			r.Step = "start"
-			return Input{Session: session(t), FlowRuns: []model.FlowRun{r}}
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{r}, Executing: live("run-13")}
 		}, []want{{name: "worker-3", state: Working, detail: "step start", flow: "run-13"}}},
 
 		{"a cancelled flow run with the claim still held fails", func(t *testing.T) Input {
-			r := flowRun("run-7", model.FlowCancelled, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-7", model.FlowCancelled, map[string]any{"feature": "a", "agent_name": "w1"})
 			return Input{Session: session(t, claim("a", "w1")), FlowRuns: []model.FlowRun{r}}
 		}, []want{{name: "w1", feature: "a", state: Failed, detail: "cancelled"}}},
 
 		{"an agent whose feature completed is idle since", func(t *testing.T) Input {
 			acts := append([]model.Action{claim("a", "w1")}, done("a")...)
-			r := flowRun("run-8", model.FlowCompleted, map[string]any{"feature": "a", "agent": "w1"})
+			r := flowRun("run-8", model.FlowCompleted, map[string]any{"feature": "a", "agent_name": "w1"})
 			r.Ended = &ended
 			return Input{Session: session(t, acts...), FlowRuns: []model.FlowRun{r}}
 		}, []want{{name: "w1", feature: "a", state: Idle, detail: "completed a", since: ended}}},
@@ -176,12 +198,17 @@ func TestDerive(t *testing.T) {
 				{ID: "r1", FlowRun: "run-9"},
 			}
 			return Input{Session: session(t, claim("a", "w1"), claim("b", "w2")),
-				FlowRuns: []model.FlowRun{flowRun("run-9", model.FlowRunning, map[string]any{"feature": "a", "agent": "w1"})}, Runs: runs}
+				FlowRuns: []model.FlowRun{flowRun("run-9", model.FlowRunning, map[string]any{"feature": "a", "agent_name": "w1"})}, Runs: runs, Executing: live("run-9")}
 		}, []want{{name: "w1", feature: "a", state: Working, detail: "step work", flow: "run-9", run: "r3"}, {name: "w2", feature: "b", state: Working, run: "r2"}}},
 
 		{"a flow run's feature variable names a feature or nothing", func(t *testing.T) Input {
-			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-11", model.FlowRunning, map[string]any{"feature": "\x1b]0;x\x07", "agent": "w1"})}}
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-11", model.FlowRunning, map[string]any{"feature": "\x1b]0;x\x07", "agent_name": "w1"})}, Executing: live("run-11")}
 		}, []want{{name: "w1", feature: "", state: Working, detail: "step work"}}},
+
+		{"an `agent` variable names nobody: the engine reads only agent_name", func(t *testing.T) Input {
+			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-14", model.FlowRunning, map[string]any{"feature": "a", "agent": "w1"})},
+				Executing: live("run-14")}
+		}, nil},
 
 		{"a flow run without the agent variable whose feature nobody claims is nobody's", func(t *testing.T) Input {
 			return Input{Session: session(t), FlowRuns: []model.FlowRun{flowRun("run-10", model.FlowRunning, map[string]any{"feature": "a"})}}
@@ -214,8 +241,8 @@ func TestDerive(t *testing.T) {
 
 func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{-time.Second: "0s", 40 * time.Second: "40s", 3 * time.Minute: "3m", 125 * time.Minute: "2h05m"} {
-		if got := elapsed(d); got != want {
-			t.Errorf("elapsed(%v) = %q, want %q", d, got, want)
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%v) = %q, want %q", d, got, want)
 		}
 	}
 }
