@@ -122,7 +122,7 @@ func (cs *crewState) launch(agent, feature, resume string) {
 		end := CrewRun{Agent: agent, Feature: feature, Run: resume, Adopted: resume != ""}
 		if run != nil {
 			end.Run, end.Status, end.Step = run.ID, run.Status, run.Step
-			if f := runString(run, VarFeature); f != "" && end.Feature == "" {
+			if f := RunString(run, VarFeature); f != "" && end.Feature == "" {
 				end.Feature = f
 			}
 		}
@@ -143,12 +143,12 @@ func (cs *crewState) adopt(s *model.Session) error {
 	}
 	for _, r := range orphans {
 		// The resumed run acts as its own agent_name: the books say so too.
-		agent := runString(&r, VarAgent)
+		agent := RunString(&r, VarAgent)
 		if agent == "" {
 			agent = cs.c.freeAgent(cs.busy)
 		}
-		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, runString(&r, VarFeature), agent)
-		cs.launch(agent, runString(&r, VarFeature), r.ID)
+		cs.logf("↺ crew: adopting flow run %s (%s, %s) of a scheduler that stopped", r.ID, RunString(&r, VarFeature), agent)
+		cs.launch(agent, RunString(&r, VarFeature), r.ID)
 	}
 	// A scheduler killed between a claim and its run's start left a claim
 	// of one of its agents that no run works on.
@@ -337,7 +337,7 @@ func (c *Crew) orphans(s *model.Session) ([]model.FlowRun, map[string]bool, erro
 		if r.Session != "" && r.Session != s.ID {
 			continue
 		}
-		claimed[runString(&r, VarFeature)] = true
+		claimed[RunString(&r, VarFeature)] = true
 		if r.Vars[VarCrew] != true {
 			continue
 		}

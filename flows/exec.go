@@ -36,11 +36,11 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 		set["FLOWDECK_FEATURE"] = s.Execution.ActiveFeature
 	}
 	// A run that names its feature (several may be active) is about that one.
-	if f := runString(run, VarFeature); f != "" {
+	if f := RunString(run, VarFeature); f != "" {
 		set["FLOWDECK_FEATURE"] = f
 	}
 	set["FLOWDECK_WORKTREE"] = e.agentDir(run)
-	if a := runString(run, VarAgent); a != "" {
+	if a := RunString(run, VarAgent); a != "" {
 		set["FLOWDECK_AGENT"] = a
 	}
 	for k, v := range extra {

@@ -24,8 +24,9 @@ const (
 	VarFeature  = "feature"
 )
 
-// runString is a string variable of run, "" when unset or not a string.
-func runString(run *model.FlowRun, name string) string {
+// RunString is a string variable of run (VarAgent, VarFeature, …), "" when
+// unset or not a string: how the engine, the crew and the cockpit read them.
+func RunString(run *model.FlowRun, name string) string {
 	if run == nil {
 		return ""
 	}
@@ -41,7 +42,7 @@ func runString(run *model.FlowRun, name string) string {
 // feature's worktree is entered at the project's own subdirectory, where
 // its verification runs too (worktrees.ProjectIn).
 func (e *Engine) agentDir(run *model.FlowRun) string {
-	wt := runString(run, VarWorktree)
+	wt := RunString(run, VarWorktree)
 	if wt == "" {
 		return e.Root
 	}
@@ -77,7 +78,7 @@ func (e *Engine) agentDir(run *model.FlowRun) string {
 // variable for the flow's own role (the worker a scheduler slot named),
 // else the role.
 func agentName(run *model.FlowRun, role, flowRole string) string {
-	if n := runString(run, VarAgent); n != "" && role == flowRole && model.ValidAgentName(n) {
+	if n := RunString(run, VarAgent); n != "" && role == flowRole && model.ValidAgentName(n) {
 		return n
 	}
 	return role
