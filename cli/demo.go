@@ -39,16 +39,12 @@ kept.`,
 			if agents > 0 {
 				return e.demoCrew(agents, work, keep, noUI)
 			}
-			p, temp, err := e.demoProject()
+			p, done, err := e.openDemo(keep)
 			if err != nil {
 				return err
 			}
+			defer done()
 			dir := p.Root()
-			if keep || !temp {
-				defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
-			} else {
-				defer os.RemoveAll(dir)
-			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			if err := p.SeedDemo(ctx); err != nil {
@@ -80,6 +76,20 @@ kept.`,
 	c.Flags().DurationVar(&work, "work", time.Second, "with --agents: how long each scripted worker works on a feature")
 	c.AddCommand(e.demoAgentCommand(), e.demoCrewAgentCommand())
 	return c
+}
+
+// openDemo is demoProject with what happens to it afterwards: done removes
+// a temporary project unless keep, and says where a kept one is.
+func (e *env) openDemo(keep bool) (p *project.Project, done func(), err error) {
+	p, temp, err := e.demoProject()
+	if err != nil {
+		return nil, nil, err
+	}
+	dir := p.Root()
+	if keep || !temp {
+		return p, func() { fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir) }, nil
+	}
+	return p, func() { os.RemoveAll(dir) }, nil
 }
 
 // demoProject opens the demo project as this command's project (and the

@@ -24,16 +24,12 @@ func (e *env) demoCrew(agents int, work time.Duration, keep, noUI bool) error {
 	if agents < 1 || agents > demo.CrewParallel {
 		return usageErr("--agents %d: the crew demo plan allows 1 to %d agents", agents, demo.CrewParallel)
 	}
-	p, temp, err := e.demoProject()
+	p, done, err := e.openDemo(keep)
 	if err != nil {
 		return err
 	}
+	defer done()
 	dir := p.Root()
-	if keep || !temp {
-		defer fmt.Fprintf(e.stderr, "demo project kept: %s\n", dir)
-	} else {
-		defer os.RemoveAll(dir)
-	}
 	if !gitwork.Available() {
 		fmt.Fprintln(e.stderr, "flowdeck demo: git is not installed: the agents work without commits (and without worktrees)")
 	}
