@@ -36,6 +36,7 @@ type Options struct {
 	Stall     time.Duration
 	Feature   string // record the result as observed evidence on this feature
 	Commit    string // the git commit the command runs against, recorded on the evidence
+	Tree      string // the git tree the code is at when it starts, recorded on the evidence
 	Scope     model.Scope
 	Actor     string
 	Timeout   time.Duration
@@ -214,7 +215,7 @@ func recordEvidence(st *db.Store, o Options, argvShown []string, out *Result) er
 	ev := model.Validate{
 		Feature: o.Feature, Status: EvidenceStatus(out.Run), Scope: o.Scope,
 		Command: model.ShellJoin(argvShown), Summary: out.Headline, Source: model.SourceObserved, RunID: out.Run.ID,
-		Commit: o.Commit,
+		Commit: o.Commit, Tree: o.Tree,
 	}
 	outcome, err := st.Do(ev, o.Actor, o.Now())
 	if refusal, ok := model.AsError(err); ok {

@@ -178,7 +178,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v", err)
 	})
-	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(),
+	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(), e.diffCommand(),
 		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd(),
 		e.exportCmd(), e.importCmd())
 	root.AddCommand(e.agentCommands()...)

@@ -33,10 +33,15 @@ type (
 	// PlanApprove approves the plan for execution. Git, when set by the
 	// caller that found a git repository and a plan that wants worktrees,
 	// is recorded as the session's git setup (the first approval's stays).
-	PlanApprove struct{ Git *GitSetup }
+	// Base is the tree the code is at (Session.Base; the first stays).
+	PlanApprove struct {
+		Git  *GitSetup
+		Base string
+	}
 	// RunStart starts (claims) Feature for Agent, or the first claimable
 	// feature (ClaimOrder) when Feature is empty. Agent may be empty.
-	RunStart struct{ Feature, Agent string }
+	// Base is the tree the feature's code starts from (Feature.Base).
+	RunStart struct{ Feature, Agent, Base string }
 	// Validate records validation evidence on the active feature.
 	Validate struct {
 		Feature string
@@ -47,17 +52,20 @@ type (
 		Source  EvidenceSource
 		RunID   string
 		Commit  string // the git commit the command ran against, if known
+		Tree    string // the git tree the code was at, if known
 	}
 	// ReviewFeature records a reviewer's decision on the active feature.
 	ReviewFeature struct {
 		Feature  string
 		Decision ReviewDecision
 		Findings []string
+		Pin      Pin // the code now: an approval of stale evidence is refused
 	}
 	// ReviewFinal records the final review of the session.
 	ReviewFinal struct {
 		Decision ReviewDecision
 		Findings []string
+		Pin      Pin // the code now (see ReviewFeature)
 	}
 	// RunComplete ends the active feature with a worker outcome.
 	// MergeCommit is the integration branch's head after the caller merged
@@ -71,6 +79,7 @@ type (
 		MergeCommit string
 		MergeBase   string
 		Head        string
+		Pin         Pin // the code now: completion takes evidence of it only
 	}
 	// ResetFeature resets a feature and everything downstream of it.
 	ResetFeature struct{ Feature string }

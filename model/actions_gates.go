@@ -30,10 +30,14 @@ func (a Validate) decide(s *Session, b *builder) error {
 	if a.Commit != "" && !isObjectID(a.Commit) {
 		return invalidArg("commit", "commit %s is not a git object id", quoteID(a.Commit))
 	}
+	if err := checkTree("tree", a.Tree); err != nil {
+		return err
+	}
 	e := b.emit(Event{Type: EventValidationRecorded, Feature: a.Feature})
 	e.Evidence = &Evidence{
 		Seq: e.Seq, At: e.At, Actor: e.Actor, Feature: a.Feature, Status: a.Status, Scope: a.Scope,
 		Command: a.Command, Summary: a.Summary, Source: src, RunID: a.RunID, Commit: a.Commit,
+		Tree: a.Tree,
 	}
 	return nil
 }
@@ -54,11 +58,21 @@ func checkDecision(d ReviewDecision) error {
 }
 
 func (a ReviewFeature) decide(s *Session, b *builder) error {
-	if _, err := requireActive(s, a.Feature); err != nil {
+	f, err := requireActive(s, a.Feature)
+	if err != nil {
 		return err
 	}
 	if err := checkDecision(a.Decision); err != nil {
 		return err
+	}
+	if err := checkTree("tree", a.Pin.Tree); err != nil {
+		return err
+	}
+	// An approval is of the code as it is: not of evidence of other code.
+	if a.Decision == ReviewApproved {
+		if err := checkPinned(s, f, a.Pin); err != nil {
+			return err
+		}
 	}
 	e := b.emit(Event{Type: EventReviewRecorded, Feature: a.Feature})
 	e.Review = &Review{Seq: e.Seq, At: e.At, Actor: e.Actor, Feature: a.Feature, Decision: a.Decision, Findings: cleanList(a.Findings)}
@@ -71,6 +85,14 @@ func (a ReviewFinal) decide(s *Session, b *builder) error {
 	}
 	if err := checkDecision(a.Decision); err != nil {
 		return err
+	}
+	if err := checkTree("tree", a.Pin.Tree); err != nil {
+		return err
+	}
+	if a.Decision == ReviewApproved {
+		if err := finalPinned(s, a.Pin); err != nil {
+			return err
+		}
 	}
 	e := b.emit(Event{Type: EventReviewRecorded})
 	e.Review = &Review{Seq: e.Seq, At: e.At, Actor: e.Actor, Final: true, Decision: a.Decision, Findings: cleanList(a.Findings)}
@@ -97,7 +119,10 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 		if a.Head != "" && !isObjectID(a.Head) {
 			return invalidArg("head", "head %s is not a git object id", quoteID(a.Head))
 		}
-		gerr := CompletionGate(s, f)
+		if err := checkTree("tree", a.Pin.Tree); err != nil {
+			return err
+		}
+		gerr := CompletionGateAt(s, f, a.Pin)
 		if gerr == nil {
 			gerr = CommitGate(s, f, a.Head)
 		}
@@ -126,8 +151,13 @@ func (a RunComplete) decide(s *Session, b *builder) error {
 }
 
 // CompletionGate returns the first gate that keeps the active feature f from
-// completing, or nil. The order of the gates is part of the contract.
-func CompletionGate(s *Session, f *Feature) *Error {
+// completing, or nil, with the code's tree unknown (no evidence is stale).
+func CompletionGate(s *Session, f *Feature) *Error { return CompletionGateAt(s, f, Pin{}) }
+
+// CompletionGateAt returns the first gate that keeps the active feature f
+// from completing on the code p pins, or nil. The order of the gates is
+// part of the contract.
+func CompletionGateAt(s *Session, f *Feature, p Pin) *Error {
 	st := string(s.Status)
 	since := evidenceSince(f.Validations, f.StartedSeq, "")
 	// validate names the command that records evidence: the feature's own
@@ -138,12 +168,23 @@ func CompletionGate(s *Session, f *Feature) *Error {
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
 			verifyHint(f), "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
 	}
-	latest := since[len(since)-1]
-	if latest.Status != ValidationPassed {
-		return validate(refuse(CodeFailingValidation, st, "passing validation evidence",
-			"Fix what failed, then validate again: "+latest.Command, "",
-			"the latest validation of feature %s %s: %s", f.ID, latest.Status, latest.Command), latest.Scope)
+	// Every verification command of the plan is the contract: each needs
+	// passing evidence of the code as it is.
+	for _, c := range Checks(f, p.Tree) {
+		switch c.State {
+		case CheckMissing:
+			return withValidateCommand(f, refuse(CodeMissingValidation, st, "passing evidence of every verification command of the plan",
+				verifyHint(f), "", "feature %s has no validation evidence of %s since it started", f.ID, FirstLine(c.Command, 120)), ScopeTargeted, c.Command)
+		case CheckFailed, CheckPartial:
+			e := c.Evidence
+			return withValidateCommand(f, refuse(CodeFailingValidation, st, "passing validation evidence",
+				"Fix what failed, then validate again: "+e.Command, "",
+				"the latest validation of feature %s %s: %s", f.ID, e.Status, e.Command), e.Scope, c.Command)
+		case CheckStale:
+			return staleRefusal(s, f, c.Evidence, p, c.Evidence.Scope)
+		}
 	}
+	latest := since[len(since)-1]
 	review := lastReviewAfter(f.Reviews, latest.Seq)
 	reviewCmd := "flowdeck flow review " + f.ID + " --decision approved|needs_fix|blocked"
 	if review == nil {
@@ -159,13 +200,16 @@ func CompletionGate(s *Session, f *Feature) *Error {
 	if s.Plan.CompletedCount()+1 < s.Plan.Required() {
 		return nil
 	}
-	broad := evidenceSince(f.Validations, f.StartedSeq, ScopeBroad)
-	if len(broad) == 0 || broad[len(broad)-1].Status != ValidationPassed {
+	broad := latestBroad(f)
+	if broad == nil || broad.Status != ValidationPassed {
 		return validate(refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
 			"This is the last feature: run the whole test suite and record it with --scope broad.",
 			"", "feature %s completes the session but has no passing broad validation", f.ID), ScopeBroad)
 	}
-	final := lastReviewAfter(s.Execution.FinalReviews, broad[len(broad)-1].Seq)
+	if StaleOn(broad, p.Tree) {
+		return staleRefusal(s, f, broad, p, ScopeBroad)
+	}
+	final := lastReviewAfter(s.Execution.FinalReviews, broad.Seq)
 	finalCmd := "flowdeck flow review --final --decision approved|needs_fix|blocked"
 	if final == nil {
 		e := refuse(CodeMissingFinalReview, st, "a final review after the latest broad validation",

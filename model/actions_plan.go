@@ -146,7 +146,13 @@ func (a PlanApprove) decide(s *Session, b *builder) error {
 	if err := checkGitSetup(s, a.Git); err != nil {
 		return err
 	}
+	if err := checkTree("base", a.Base); err != nil {
+		return err
+	}
 	e := b.emit(Event{Type: EventPlanApproved})
+	if s.Base == "" {
+		e.Tree = a.Base
+	}
 	if s.Git == nil && a.Git != nil {
 		g := *a.Git
 		e.Git = &g

@@ -15,6 +15,9 @@ func (a RunStart) decide(s *Session, b *builder) error {
 			"Finish the active feature first: validate, review, then complete it.",
 			NextCommand(s), "feature %s is already active", act)
 	}
+	if err := checkTree("base", a.Base); err != nil {
+		return err
+	}
 	if a.Agent != "" && !ValidAgentName(a.Agent) {
 		return invalidArg("agent", "agent name %s is not letters, digits, '.', '_' and '-' (at most %d)", quoteID(a.Agent), MaxAgentNameLen)
 	}
@@ -52,11 +55,11 @@ func (a RunStart) decide(s *Session, b *builder) error {
 				"Complete what it waits for first.", next,
 				"feature %s waits for %s", f.ID, strings.Join(waiting, ", "))
 		}
-		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent, FeatureGit: featureGit(s, f.ID)})
+		b.emit(Event{Type: EventFeatureStarted, Feature: f.ID, Agent: a.Agent, FeatureGit: featureGit(s, f.ID), Tree: a.Base})
 		return nil
 	}
 	if order := ClaimOrder(s); len(order) > 0 {
-		b.emit(Event{Type: EventFeatureStarted, Feature: order[0], Agent: a.Agent, FeatureGit: featureGit(s, order[0])})
+		b.emit(Event{Type: EventFeatureStarted, Feature: order[0], Agent: a.Agent, FeatureGit: featureGit(s, order[0]), Tree: a.Base})
 		return nil
 	}
 	why := BlockReasons(s.Plan)

@@ -123,6 +123,12 @@ func applyPlanEvent(s *Session, e Event) (bool, error) {
 			g := *e.Git
 			s.Git = &g
 		}
+		if s.Base == "" && e.Tree != "" {
+			if !isObjectID(e.Tree) {
+				return true, fmt.Errorf("session %s: event %d: base %q is not a git object id", s.ID, e.Seq, e.Tree)
+			}
+			s.Base = e.Tree
+		}
 		s.Approval, s.Status = ApprovalApproved, StatusReady
 		if s.Execution.ActiveFeature != "" { // approved again after a replan while others ran on
 			s.Status = StatusRunning
@@ -186,7 +192,11 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 	}
 	switch e.Type {
 	case EventFeatureStarted:
+		if e.Tree != "" && !isObjectID(e.Tree) {
+			return true, fmt.Errorf("session %s: event %d: feature %s: base %q is not a git object id", s.ID, e.Seq, f.ID, e.Tree)
+		}
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
+		f.Base = e.Tree
 		f.Git = nil
 		if e.FeatureGit != nil {
 			// The names are the model's own; other ones (an imported log) could
@@ -245,6 +255,9 @@ func applyEvidenceEvent(s *Session, e Event) (bool, error) {
 			return true, fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
 		}
 		ev := *e.Evidence
+		if ev.Tree != "" && !isObjectID(ev.Tree) { // an imported log's trees go to git diff
+			return true, fmt.Errorf("session %s: event %d: tree %q is not a git object id", s.ID, e.Seq, ev.Tree)
+		}
 		f.Interrupted = nil
 		f.Validations = trimEvidence(append(f.Validations, ev))
 		s.Execution.LastValidation = &ev

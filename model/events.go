@@ -64,6 +64,9 @@ type Event struct {
 	Commit string   `json:"commit,omitempty"`
 	Base   string   `json:"base,omitempty"`
 	Files  []string `json:"files,omitempty"`
+	// Tree is the git tree the code was at: the session's base
+	// (plan_approved) or the feature's (feature_started).
+	Tree string `json:"tree,omitempty"`
 }
 
 // Describe is an event's one line of history: what the docs' history shows

@@ -88,13 +88,21 @@ func StateOf(s *Session, f *Feature) FeatureState {
 	}
 	latest := since[len(since)-1]
 	r := lastReviewAfter(f.Reviews, latest.Seq)
-	switch {
-	case r != nil && r.Decision != ReviewApproved:
+	if r != nil && r.Decision != ReviewApproved || latest.Status != ValidationPassed {
 		return StateNeedsFix
-	case r == nil && latest.Status == ValidationPassed:
+	}
+	// A review waits only once every verification command of the plan
+	// has passing evidence.
+	for _, c := range Checks(f, "") {
+		switch c.State {
+		case CheckFailed, CheckPartial:
+			return StateNeedsFix
+		case CheckMissing:
+			return StateInProgress
+		}
+	}
+	if r == nil {
 		return StateAwaitingReview
-	case latest.Status != ValidationPassed:
-		return StateNeedsFix
 	}
 	return StateInProgress
 }

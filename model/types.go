@@ -103,6 +103,9 @@ type Session struct {
 	Archived   bool          `json:"archived"`
 	// Git is set when the session's features run in git worktrees.
 	Git *GitSetup `json:"git,omitempty"`
+	// Base is the git tree the code was at when the plan was first
+	// approved: the session's whole change starts there.
+	Base string `json:"base,omitempty"`
 	// Seq is the sequence number of the last event applied.
 	Seq uint64 `json:"seq"`
 }
@@ -202,6 +205,9 @@ type Feature struct {
 	OutcomeNote string     `json:"outcome_note,omitempty"`
 	// Git is the feature's branch and worktree, when the session uses them.
 	Git *FeatureGit `json:"git,omitempty"`
+	// Base is the git tree the code was at when the feature last started:
+	// its diff is Base to the tree its evidence ran against.
+	Base string `json:"base,omitempty"`
 	// Interrupted is set while the in-progress feature's worker crashed or
 	// gave up and nobody has moved the feature on (see RunInterrupt).
 	Interrupted *Interruption `json:"interrupted,omitempty"`
@@ -221,6 +227,9 @@ type Evidence struct {
 	RunID   string           `json:"run_id,omitempty"`
 	// Commit is the git commit the command ran against (a worktree's HEAD).
 	Commit string `json:"commit,omitempty"`
+	// Tree is the git tree the code was at: what an observed run ran
+	// against, or the code when an agent reported (see Checks).
+	Tree string `json:"tree,omitempty"`
 }
 
 // Review is one reviewer decision, for a feature or (Final) for the session.

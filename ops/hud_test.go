@@ -82,6 +82,12 @@ func TestHUDSaysWhatWaits(t *testing.T) {
 	}
 	s.do(model.PlanApprove{})
 	s.do(model.RunStart{Feature: "token-store"})
+	s.do(model.Validate{Feature: "token-store", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go vet ./auth/...", Summary: "✓ go vet", Source: model.SourceObserved})
+	// The plan's verification is the contract: one command's evidence
+	// does not make the feature wait for its review.
+	if out := s.hud("text"); !strings.Contains(out, "(in_progress)") || !strings.Contains(out, "next: flowdeck run --feature token-store --scope targeted -- go test ./auth/...\n") {
+		t.Fatalf("one of two verification commands:\n%s", out)
+	}
 	s.do(model.Validate{Feature: "token-store", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./auth/...", Summary: "✓ go test (12 passed)", Source: model.SourceObserved})
 	want := `flowdeck: Add password reset
 status: running, plan approved, 0/3 features completed

@@ -50,6 +50,10 @@ func (g *GitReport) warn(msg string) {
 // doGit stores a, doing the git work an action needs in a session that uses
 // worktrees; other actions are stored as they are.
 func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	a, err := pin(st, a) // ops/pin.go
+	if err != nil {
+		return nil, nil, err
+	}
 	switch act := a.(type) {
 	case model.PlanApprove:
 		a = withGitSetup(st, act)

@@ -203,3 +203,12 @@ func (p *Project) Land(force bool) (*ops.LandResult, error) {
 	}
 	return ops.Land(st, force)
 }
+
+// Diff is the change of a feature or of the session (ops.Diff).
+func (p *Project) Diff(r ops.DiffRequest) (*ops.DiffResult, error) {
+	st, err := p.reader()
+	if err != nil {
+		return nil, err
+	}
+	return ops.Diff(st, r)
+}

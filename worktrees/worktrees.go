@@ -124,6 +124,18 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 			return err
 		}
 	}
+	// The evidence names the code it ran against: the project's checkout,
+	// as a snapshot taken before the command can change it.
+	if o.Tree == "" {
+		if s, err := st.Active(); err == nil && s != nil && !s.UsesWorktrees() {
+			if o.Tree, err = CodeTree(st, s, o.Feature); err != nil {
+				return err
+			}
+			if err := Keep(st, o.Tree); err != nil {
+				return err
+			}
+		}
+	}
 	dir := o.Dir
 	if dir == "" {
 		dir, _ = os.Getwd()
@@ -167,7 +179,10 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 		return false, err
 	}
 	o.Dir, o.Commit = ProjectIn(st, wt), head
-	return true, nil
+	if o.Tree, err = gitwork.Snapshot(o.Dir, flowDir); err != nil {
+		return false, err
+	}
+	return true, Keep(st, o.Tree)
 }
 
 func activeWithWorktree(s *model.Session, id string) *model.Feature {

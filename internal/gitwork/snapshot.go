@@ -1,0 +1,254 @@
+package gitwork
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The code state as git trees: a snapshot of a work tree (what is on disk,
+// committed or not), kept under refs/flowdeck/ so that gc never takes what
+// evidence or a diff names, and diffs between two such trees.
+
+// treesRef is the namespace of the trees flowdeck keeps: one ref per tree,
+// named by the tree's id, so that keeping a tree twice is one ref.
+const treesRef = "refs/flowdeck/trees/"
+
+// Snapshot writes the tree of the work tree that dir is in, as a commit of
+// everything would see it: tracked and untracked files, .gitignore
+// respected, with the paths in exclude (relative to dir, such as ".flow")
+// left out. It works through a temporary copy of the index, so the
+// person's index, HEAD and files are untouched (the way git stash create
+// leaves them). dir may be a linked worktree.
+func Snapshot(dir string, exclude ...string) (string, error) {
+	return withTempIndex(dir, "", exclude, func(top string, env, excl []string) error {
+		// ":/" is the whole work tree (":(top)." would be a file named ".").
+		args := []string{"add", "-A", "--", ":/"}
+		for _, x := range excl {
+			args = append(args, ":(exclude,top,literal)"+x)
+		}
+		_, err := run(context.Background(), top, env, args...)
+		return err
+	})
+}
+
+// TreeWithout is the tree of commit without the paths in exclude
+// (relative to dir, as for Snapshot): what a snapshot of a clean checkout
+// of commit would be.
+func TreeWithout(dir, commit string, exclude ...string) (string, error) {
+	if !isHex(commit) {
+		return "", fmt.Errorf("gitwork: %q is not a commit id", commit)
+	}
+	return withTempIndex(dir, commit, exclude, nil)
+}
+
+// withTempIndex runs the steps of a snapshot on a temporary index: a copy
+// of the work tree's index (or, with from, that commit's tree read into a
+// new one), the excluded paths removed from it, then fill (may be nil),
+// then write-tree. The person's index is never written.
+func withTempIndex(dir, from string, exclude []string, fill func(top string, env, excl []string) error) (string, error) {
+	ctx := context.Background()
+	paths, err := run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	top, index, ok := strings.Cut(paths, "\n")
+	if !ok {
+		return "", fmt.Errorf("gitwork: snapshot %s: unexpected rev-parse output %q", dir, paths)
+	}
+	// The exclusions are relative to dir; git is run at the top, so they are
+	// made relative to it.
+	rel, err := relTo(top, dir)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "flowdeck-index-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	tmpIndex := filepath.Join(tmp, "index")
+	env := []string{"GIT_INDEX_FILE=" + tmpIndex}
+	if from != "" {
+		if _, err := run(ctx, top, env, "read-tree", from); err != nil {
+			return "", err
+		}
+	} else if err := copyFile(index, tmpIndex); err != nil && !errors.Is(err, os.ErrNotExist) {
+		// The copy keeps git's stat cache: add then hashes only what
+		// changed, which keeps a snapshot near the cost of git status.
+		return "", fmt.Errorf("gitwork: snapshot %s: copy the index: %w", dir, err)
+	}
+	var excl []string
+	for _, x := range exclude {
+		excl = append(excl, filepath.ToSlash(filepath.Join(rel, x)))
+	}
+	if len(excl) > 0 {
+		// What the person staged under an excluded path must not count
+		// either: it leaves the copy of the index.
+		args := []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}
+		for _, x := range excl {
+			args = append(args, ":(top,literal)"+x)
+		}
+		if _, err := run(ctx, top, env, args...); err != nil {
+			return "", err
+		}
+	}
+	if fill != nil {
+		if err := fill(top, env, excl); err != nil {
+			return "", err
+		}
+	}
+	return run(ctx, top, env, "write-tree")
+}
+
+func relTo(top, dir string) (string, error) {
+	t, err1 := filepath.EvalSymlinks(top)
+	d, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return "", errors.Join(err1, err2)
+	}
+	rel, err := filepath.Rel(t, d)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return "", fmt.Errorf("gitwork: %s is not inside the work tree %s", dir, top)
+	}
+	return rel, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// TreeOf is the tree of commit (or tree) id rev.
+func TreeOf(dir, rev string) (string, error) {
+	if !isHex(rev) {
+		return "", fmt.Errorf("gitwork: %q is not an object id", rev)
+	}
+	return run(context.Background(), dir, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{tree}")
+}
+
+// Keep puts tree under refs/flowdeck/trees/, so that gc keeps it (and what
+// it holds) as long as the repository does. Keeping a kept tree is a no-op.
+func Keep(dir, tree string) error {
+	if !isHex(tree) {
+		return fmt.Errorf("gitwork: keep: %q is not a tree id", tree)
+	}
+	_, err := run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", treesRef+tree, tree)
+	return err
+}
+
+// DiffOptions shape a diff between two trees.
+type DiffOptions struct {
+	// Paths limits the diff to these paths (relative to the top).
+	Paths []string
+	// Context is the number of context lines (git's default, 3, when 0).
+	Context int
+}
+
+// Diff writes the unified diff from tree (or commit) a to b into w, as git
+// diff prints it without colour, external diff drivers or textconv, with
+// renames found.
+func Diff(dir, a, b string, w io.Writer, o DiffOptions) error {
+	args, err := diffArgs(a, b, o, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/")
+	if err != nil {
+		return err
+	}
+	_, err = runTo(context.Background(), dir, nil, w, args...)
+	return err
+}
+
+func diffArgs(a, b string, o DiffOptions, flags ...string) ([]string, error) {
+	if !isHex(a) || !isHex(b) {
+		return nil, fmt.Errorf("gitwork: diff %q %q: not object ids", a, b)
+	}
+	args := append([]string{"diff"}, flags...)
+	if o.Context > 0 {
+		args = append(args, "-U"+strconv.Itoa(o.Context))
+	}
+	args = append(args, a, b, "--")
+	for _, p := range o.Paths {
+		args = append(args, ":(top,literal)"+p)
+	}
+	return args, nil
+}
+
+// FileStat is one file of a diff: its path (the new one after a rename)
+// and its added and removed lines (-1 each for a binary file).
+type FileStat struct {
+	Path    string `json:"path"`
+	OldPath string `json:"old_path,omitempty"`
+	Added   int    `json:"added"`
+	Removed int    `json:"removed"`
+	Binary  bool   `json:"binary,omitempty"`
+}
+
+// Stat lists the files that differ between trees a and b with their line
+// counts, in git's order.
+func Stat(dir, a, b string) ([]FileStat, error) {
+	args, err := diffArgs(a, b, DiffOptions{}, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var out bytes.Buffer
+	if _, err := runTo(context.Background(), dir, nil, &out, args...); err != nil {
+		return nil, err
+	}
+	return parseNumstat(out.String()), nil
+}
+
+// parseNumstat reads git diff --numstat -z: "ADD\tDEL\tPATH\0", or for a
+// rename "ADD\tDEL\t\0OLD\0NEW\0"; a binary file counts "-".
+func parseNumstat(out string) []FileStat {
+	var list []FileStat
+	fields := strings.Split(out, "\x00")
+	for i := 0; i < len(fields); i++ {
+		parts := strings.SplitN(fields[i], "\t", 3)
+		if len(parts) != 3 {
+			continue
+		}
+		f := FileStat{Path: parts[2]}
+		if parts[0] == "-" && parts[1] == "-" {
+			f.Binary, f.Added, f.Removed = true, -1, -1
+		} else {
+			f.Added, _ = strconv.Atoi(parts[0])
+			f.Removed, _ = strconv.Atoi(parts[1])
+		}
+		if f.Path == "" && i+2 < len(fields) { // a rename: old and new follow
+			f.OldPath, f.Path = fields[i+1], fields[i+2]
+			i += 2
+		}
+		list = append(list, f)
+	}
+	return list
+}
+
+// Changed lists the paths that differ between trees a and b.
+func Changed(dir, a, b string) ([]string, error) {
+	stats, err := Stat(dir, a, b)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(stats))
+	for i, s := range stats {
+		out[i] = s.Path
+	}
+	return out, nil
+}

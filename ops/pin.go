@@ -1,0 +1,87 @@
+package ops
+
+import (
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/worktrees"
+)
+
+// pin gives an action the code state it is about (model.Pin): the tree a
+// starting feature or an approved plan starts from, the tree a reported
+// validation is of, and the tree the code is at for the approvals and the
+// completion, with the files that changed since stale evidence. Outside
+// git it leaves the action as it is: nothing is pinned there.
+func pin(st *db.Store, a model.Action) (model.Action, error) {
+	switch a.(type) {
+	case model.PlanApprove, model.RunStart, model.Validate, model.ReviewFeature, model.ReviewFinal, model.RunComplete:
+	default:
+		return a, nil
+	}
+	if !worktrees.InGit(st) {
+		return a, nil
+	}
+	s, err := st.Active()
+	if err != nil || s == nil || s.Plan == nil {
+		return a, err
+	}
+	switch act := a.(type) {
+	case model.PlanApprove:
+		if s.Base == "" && act.Base == "" {
+			act.Base, err = worktrees.StartTree(st, s)
+		}
+		return act, err
+	case model.RunStart:
+		if act.Base == "" {
+			act.Base, err = worktrees.StartTree(st, s)
+		}
+		return act, err
+	case model.Validate:
+		if act.Tree == "" {
+			if act.Tree, err = worktrees.CodeTree(st, s, act.Feature); err == nil {
+				err = worktrees.Keep(st, act.Tree)
+			}
+		}
+		return act, err
+	case model.ReviewFeature:
+		if act.Decision == model.ReviewApproved {
+			act.Pin, err = pinOf(st, s, act.Feature, false)
+		}
+		return act, err
+	case model.ReviewFinal:
+		if act.Decision == model.ReviewApproved && s.Execution.ActiveFeature != "" {
+			act.Pin, err = pinOf(st, s, s.Execution.ActiveFeature, true)
+		}
+		return act, err
+	case model.RunComplete:
+		if act.Outcome == model.OutcomeCompleted {
+			act.Pin, err = pinOf(st, s, act.Feature, false)
+			if err == nil && len(act.Pin.Changed) == 0 {
+				// The last feature's broad evidence is pinned too.
+				var broad model.Pin
+				broad, err = pinOf(st, s, act.Feature, true)
+				act.Pin.Changed = broad.Changed
+			}
+		}
+		return act, err
+	}
+	return a, nil
+}
+
+// pinOf is the code state of feature id in s, with the files changed since
+// its stale evidence (broad: its latest broad evidence) when there is any.
+func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, error) {
+	f := s.Plan.Feature(id)
+	if f == nil {
+		return model.Pin{}, nil
+	}
+	tree, err := worktrees.CodeTree(st, s, id)
+	if err != nil || tree == "" {
+		return model.Pin{}, err
+	}
+	p := model.Pin{Tree: tree}
+	if old := model.StaleTree(f, tree, broad); old != "" {
+		p.Changed, err = gitwork.Changed(worktrees.ProjectRoot(st), old, tree)
+	}
+	return p, err
+}

@@ -1,0 +1,117 @@
+package worktrees
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// The code state of a project as git trees (model.Pin): where a feature's
+// code is now, where it started, where the session started. Every tree is
+// a snapshot without .flow/ (flowdeck's own files are not the code), so
+// that one state of the code is one tree wherever it is taken.
+
+// ErrNoGit says the project is not in a git repository (or git is not
+// installed): diffs and pinning need git.
+var ErrNoGit = errors.New("diffs and pinning need git: the project is not in a git repository")
+
+// flowDir is what every snapshot leaves out, relative to the project.
+const flowDir = ".flow"
+
+// InGit reports whether the project of st is in a git work tree.
+func InGit(st *db.Store) bool {
+	return inGitRepo(ProjectRoot(st)) && gitwork.IsRepo(ProjectRoot(st))
+}
+
+// inGitRepo is a cheap first look (no git run) for a .git at dir or above.
+func inGitRepo(dir string) bool {
+	for d := dir; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
+}
+
+// CodeTree is the tree feature id's code is at now in s: a snapshot of its
+// worktree when it runs in one, else of the project's own checkout. It is
+// "" (nil error) outside git, and for a feature whose worktree is gone
+// (nothing to look at until run --feature makes it again).
+func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
+	if !inGitRepo(ProjectRoot(st)) || !gitwork.Available() {
+		return "", nil
+	}
+	dir := ProjectRoot(st)
+	if s.UsesWorktrees() && s.Plan != nil {
+		f := s.Plan.Feature(id)
+		if f == nil || f.Git == nil {
+			return "", nil
+		}
+		wt := Path(st, f.Git.Worktree)
+		repo, err := gitwork.Open(ProjectRoot(st))
+		if err != nil {
+			return "", err
+		}
+		if w, err := repo.WorktreeAt(wt); err != nil || w == nil || w.Branch != f.Git.Branch {
+			return "", err
+		}
+		dir = ProjectIn(st, wt)
+	}
+	return gitwork.Snapshot(dir, flowDir)
+}
+
+// StartTree is the tree a feature starting now in s starts from, kept from
+// gc: the integration branch's head (its base commit before the branch
+// exists) in a session with worktrees, else a snapshot of the project.
+// "" outside git.
+func StartTree(st *db.Store, s *model.Session) (string, error) {
+	root := ProjectRoot(st)
+	if !inGitRepo(root) || !gitwork.Available() {
+		return "", nil
+	}
+	var tree string
+	var err error
+	if s.UsesWorktrees() {
+		tree, err = integrationTree(st, s)
+	} else {
+		tree, err = gitwork.Snapshot(root, flowDir)
+	}
+	if err != nil || tree == "" {
+		return "", err
+	}
+	return tree, gitwork.Keep(root, tree)
+}
+
+// integrationTree is the tree of the integration branch's head without
+// .flow/, or of the session's base commit when the branch is not made yet.
+func integrationTree(st *db.Store, s *model.Session) (string, error) {
+	root := ProjectRoot(st)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return "", err
+	}
+	head, err := repo.BranchHead(s.Git.Integration)
+	if err != nil {
+		return "", err
+	}
+	if head == "" {
+		head = s.Git.BaseCommit
+	}
+	return gitwork.TreeWithout(root, head, flowDir)
+}
+
+// Keep keeps tree from gc in the project's repository ("" is nothing).
+func Keep(st *db.Store, tree string) error {
+	if tree == "" {
+		return nil
+	}
+	return gitwork.Keep(ProjectRoot(st), tree)
+}
