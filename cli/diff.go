@@ -128,4 +128,3 @@ func writeDiffTTY(w io.Writer, patch string, color bool) {
 	}
 	io.WriteString(w, b.String())
 }
-

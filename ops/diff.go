@@ -228,4 +228,3 @@ func fileStarts(patch []byte) []int {
 	}
 	return out
 }
-

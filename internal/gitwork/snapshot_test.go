@@ -18,7 +18,7 @@ func TestSnapshotLeavesThePersonsStateAlone(t *testing.T) {
 	gitT(t, r.Dir, "add", ".gitignore")
 	gitT(t, r.Dir, "commit", "-q", "-m", "ignore logs")
 	write(t, r.Dir, "a.txt", "one\nTWO\nthree\n") // tracked, changed, not staged
-	write(t, r.Dir, "new.go", "package x\n")        // untracked
+	write(t, r.Dir, "new.go", "package x\n")      // untracked
 	write(t, r.Dir, "staged.txt", "staged\n")
 	gitT(t, r.Dir, "add", "staged.txt") // staged by the person
 	write(t, r.Dir, "debug.log", "noise\n")
