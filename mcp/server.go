@@ -53,6 +53,7 @@ func NewServer(p *project.Project, opts Options) *sdk.Server {
 	s := &server{p: p, opts: opts, srv: srv, docs: map[string]bool{}}
 	s.addTools()
 	s.addResources()
+	s.addDiff() // mcp/diff.go
 	s.addPrompts()
 	return srv
 }
