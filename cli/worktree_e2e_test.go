@@ -220,7 +220,7 @@ func TestWorktreesEndToEnd(t *testing.T) {
 
 // Two features edit the same line: the second completion is refused with
 // merge_conflict, its worktree kept; resolved by hand it completes. Work
-// changed after its validation is refused with unverified_commit. A reset
+// changed after its validation is refused with stale_evidence. A reset
 // removes the worktrees of every feature it cascades to.
 func TestWorktreeConflictAndReset(t *testing.T) {
 	p := newGitProject(t, `{"summary":"p","max_parallel":2,"features":[
@@ -232,9 +232,10 @@ func TestWorktreeConflictAndReset(t *testing.T) {
 	p.write(wy, "a.txt", "one\nTWO by y\nthree\n")
 	p.verify("y", "targeted", "true")
 	// x changes after its validation: the leftover is committed, and not
-	// merged before it is validated (and reviewed) again.
+	// merged before it is validated (and reviewed) again: the evidence is
+	// of other code, and the refusal names the file.
 	p.write(wx, "late.txt", "late\n")
-	if e := p.action(ExitRejected, "flow", "run", "complete", "x", "--outcome", "completed").Error; e == nil || e.Code != model.CodeUnverifiedCommit {
+	if e := p.action(ExitRejected, "flow", "run", "complete", "x", "--outcome", "completed").Error; e == nil || e.Code != model.CodeStaleEvidence || !strings.Contains(e.Message, "late.txt") {
 		t.Fatalf("completion after a late change: %+v", e)
 	}
 	if p.git(wx, "status", "--porcelain") != "" {

@@ -170,7 +170,7 @@ func Seed(ctx context.Context, st *db.Store, dir string, set *patterns.Set) erro
 					return run(id, false, model.ScopeTargeted)
 				}
 				return do(model.Validate{Feature: id, Status: model.ValidationPassed, Scope: model.ScopeTargeted,
-					Command: "go test ./internal/" + id + "/...", Summary: "14 passed"}, "worker")
+					Command: "scripts/verify " + id, Summary: "14 passed"}, "worker")
 			},
 			func() error { return do(model.ReviewFeature{Feature: id, Decision: model.ReviewApproved}, "reviewer") },
 			func() error {

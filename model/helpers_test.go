@@ -210,6 +210,9 @@ func actionFromArgs(t *testing.T, args []string) model.Action {
 		// flowdeck run records observed evidence on the feature.
 		return model.Validate{Feature: args[2], Status: model.ValidationPassed, Scope: model.Scope(args[4]),
 			Command: args[8], Source: model.SourceObserved}
+	case len(args) > 6 && args[0] == "run" && args[1] == "--feature" && args[3] == "--scope" && args[5] == "--":
+		return model.Validate{Feature: args[2], Status: model.ValidationPassed, Scope: model.Scope(args[4]),
+			Command: model.ShellJoin(args[6:]), Source: model.SourceObserved}
 	}
 	t.Fatalf("next_action %q: the test does not know this command; teach actionFromArgs", args)
 	return nil

@@ -98,13 +98,14 @@ func StaleOn(e *Evidence, tree string) bool {
 // SameCommand reports whether evidence of command got (as recorded: a
 // report's text, or an observed run's argv quoted) is the run of the
 // plan's verification command want: the same words, or want run through
-// sh -c as flowdeck runs a command that needs a shell.
+// sh -c (as the flows run every verification command, and flowdeck run
+// one that needs a shell).
 func SameCommand(got, want string) bool {
 	g, w := strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " ")
 	if g == "" || w == "" {
 		return false
 	}
-	return g == w || got == ShellJoin(VerifyArgv(want))
+	return g == w || got == ShellJoin(VerifyArgv(want)) || got == ShellJoin([]string{"sh", "-c", want})
 }
 
 // VerifyArgv is the argv flowdeck runs verification command cmd as: its

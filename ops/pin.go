@@ -72,7 +72,7 @@ func pin(st *db.Store, a model.Action) (model.Action, error) {
 // its stale evidence (broad: its latest broad evidence) when there is any.
 func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, error) {
 	f := s.Plan.Feature(id)
-	if f == nil {
+	if f == nil || sharedCheckout(s) {
 		return model.Pin{}, nil
 	}
 	tree, err := worktrees.CodeTree(st, s, id)
@@ -84,4 +84,12 @@ func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, er
 		p.Changed, err = gitwork.Changed(worktrees.ProjectRoot(st), old, tree)
 	}
 	return p, err
+}
+
+// sharedCheckout reports whether several features are at work in the
+// project's one checkout (max_parallel without worktrees): each agent's
+// writes change the code under the others' evidence, so the code's tree
+// says nothing about one feature and is not pinned. Worktrees pin each.
+func sharedCheckout(s *model.Session) bool {
+	return !s.UsesWorktrees() && len(model.ActiveClaims(s)) > 1
 }

@@ -133,7 +133,8 @@ func oauthSession(t *testing.T) *docsRig {
 		observed("token-store", "run-0002", "go test ./auth/store/...", "ok  example.com/web/auth/store  1.20s"))
 	r.as("reviewer").do(reviewed("token-store", model.ReviewNeedsFix,
 		"Tokens are logged at debug level", "Compare MACs in constant time"))
-	r.as("agent").do(observed("token-store", "run-0003", "go test ./auth/store/...", "ok  example.com/web/auth/store  1.18s"))
+	r.as("agent").do(observed("token-store", "run-0003", "go test ./auth/store/...", "ok  example.com/web/auth/store  1.18s"),
+		observed("token-store", "run-0003b", "go vet ./auth/...", "go vet: no problems"))
 	r.as("reviewer").do(reviewed("token-store", model.ReviewApproved))
 	r.as("agent").do(completed("token-store", "Tokens are sealed with AES-GCM; no token reaches the logs."))
 
@@ -144,6 +145,7 @@ func oauthSession(t *testing.T) *docsRig {
 
 	r.as("agent").do(model.RunStart{Feature: "oauth-callback"},
 		observed("oauth-callback", "run-0004", "go test ./auth/...", "ok  example.com/web/auth  2.03s (12 tests)"),
+		observed("oauth-callback", "run-0005", "go test -run TestCallback -race ./auth/", "ok  example.com/web/auth  3.10s (1 test)"),
 		model.AddNote{Text: "Callback validated.\nWaiting for a reviewer."})
 	return r
 }
@@ -320,6 +322,8 @@ func hostileSession(t *testing.T) *model.Session {
 		model.PlanApprove{}, model.RunStart{},
 		model.Validate{Feature: "root", Status: model.ValidationPassed, Scope: model.ScopeTargeted,
 			Command: hostile, Summary: hostile, RunID: hostile},
+		model.Validate{Feature: "root", Status: model.ValidationPassed, Scope: model.ScopeTargeted,
+			Command: "echo ```", Summary: hostile},
 		model.ReviewFeature{Feature: "root", Decision: model.ReviewApproved, Findings: []string{hostile}},
 		completed("root", hostile),
 		model.RunStart{},

@@ -28,13 +28,22 @@ const treesRef = "refs/flowdeck/trees/"
 // leaves them). dir may be a linked worktree.
 func Snapshot(dir string, exclude ...string) (string, error) {
 	return withTempIndex(dir, "", exclude, func(top string, env, excl []string) error {
+		ctx := context.Background()
 		// ":/" is the whole work tree (":(top)." would be a file named ".").
 		args := []string{"add", "-A", "--", ":/"}
 		for _, x := range excl {
 			args = append(args, ":(exclude,top,literal)"+x)
 		}
-		_, err := run(context.Background(), top, env, args...)
-		return err
+		if _, err := run(ctx, top, env, args...); err == nil || len(excl) == 0 {
+			return err
+		}
+		// git add fails on an exclusion that names an ignored path; ignored,
+		// it is not added anyway. Anything under it that is not ignored
+		// leaves the index again.
+		if _, err := run(ctx, top, env, "add", "-A", "--", ":/"); err != nil {
+			return err
+		}
+		return removeCached(ctx, top, env, excl)
 	})
 }
 
@@ -88,16 +97,10 @@ func withTempIndex(dir, from string, exclude []string, fill func(top string, env
 	for _, x := range exclude {
 		excl = append(excl, filepath.ToSlash(filepath.Join(rel, x)))
 	}
-	if len(excl) > 0 {
-		// What the person staged under an excluded path must not count
-		// either: it leaves the copy of the index.
-		args := []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}
-		for _, x := range excl {
-			args = append(args, ":(top,literal)"+x)
-		}
-		if _, err := run(ctx, top, env, args...); err != nil {
-			return "", err
-		}
+	// What the person staged under an excluded path must not count
+	// either: it leaves the copy of the index.
+	if err := removeCached(ctx, top, env, excl); err != nil {
+		return "", err
 	}
 	if fill != nil {
 		if err := fill(top, env, excl); err != nil {
@@ -105,6 +108,20 @@ func withTempIndex(dir, from string, exclude []string, fill func(top string, env
 		}
 	}
 	return run(ctx, top, env, "write-tree")
+}
+
+// removeCached drops the paths excl (relative to the top) from the index
+// env names.
+func removeCached(ctx context.Context, top string, env, excl []string) error {
+	if len(excl) == 0 {
+		return nil
+	}
+	args := []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}
+	for _, x := range excl {
+		args = append(args, ":(top,literal)"+x)
+	}
+	_, err := run(ctx, top, env, args...)
+	return err
 }
 
 func relTo(top, dir string) (string, error) {
