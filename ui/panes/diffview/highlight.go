@@ -1,0 +1,247 @@
+package diffview
+
+import (
+	"strings"
+
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/flowdeck/flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/ui/layout"
+	"github.com/flowdeck/flowdeck/ui/styles"
+)
+
+const (
+	// tabWidth is where tabs stop: Go code indents with tabs, and 8 would
+	// spend a narrow pane on indentation.
+	tabWidth = 4
+	// maxLineBytes is how much of one line is drawn (horizontal scrolling
+	// included): a minified or hostile megabyte line costs no more than this.
+	maxLineBytes = 4096
+	// maxHighlightBytes is how much of one line is highlighted; the rest is
+	// drawn plain.
+	maxHighlightBytes = 512
+	// frameBudget is how many bytes of code one View highlights. chroma's
+	// regexp lexers take ~1 µs a byte here (~65 µs for a line of Go), so a
+	// page of new lines would cost ~3 ms; past the budget lines are drawn
+	// plain until a later View or Highlight call gets to them.
+	frameBudget = 1024
+	// cacheLines bounds the drawn lines kept (two generations of it).
+	cacheLines = 2048
+)
+
+// class is a token's kind, chroma's categories reduced to what we colour.
+type class uint8
+
+const (
+	plain class = iota
+	keyword
+	str
+	comment
+	number
+	typ
+	nClasses
+)
+
+func classOf(t chroma.TokenType) class {
+	switch {
+	case t == chroma.KeywordType, t == chroma.NameBuiltin, t == chroma.NameClass:
+		return typ
+	case t.InCategory(chroma.Keyword), t == chroma.CommentPreproc:
+		return keyword
+	case t.InCategory(chroma.Comment):
+		return comment
+	case t.InSubCategory(chroma.LiteralString):
+		return str
+	case t.InSubCategory(chroma.LiteralNumber):
+		return number
+	}
+	return plain
+}
+
+// drawn is a line's code, sanitised, tab-expanded and painted, before it is
+// cut to the screen: the cut changes with the width and the horizontal
+// scroll, this does not.
+type drawn struct {
+	s  string
+	w  int  // cells
+	hl bool // highlighted (or nothing to highlight)
+}
+
+// lineCache keeps drawn lines by their index in the diff: two generations,
+// the older dropped when the newer fills, so it stays bounded while what is
+// on screen (looked up every frame) stays in it.
+type lineCache struct{ cur, old map[int]drawn }
+
+func (c *lineCache) get(k int) (drawn, bool) {
+	if v, ok := c.cur[k]; ok {
+		return v, true
+	}
+	if v, ok := c.old[k]; ok {
+		c.put(k, v)
+		return v, true
+	}
+	return drawn{}, false
+}
+
+func (c *lineCache) put(k int, v drawn) {
+	if c.cur == nil || len(c.cur) >= cacheLines {
+		c.old, c.cur = c.cur, make(map[int]drawn, cacheLines)
+	}
+	c.cur[k] = v
+}
+
+func (c *lineCache) reset() { c.cur, c.old = nil, nil }
+
+// highlighter draws the code of diff lines, lazily: only lines that are
+// shown, each once.
+type highlighter struct {
+	cache  lineCache
+	lexers []chroma.Lexer // per file, looked up on first use
+	looked []bool
+	// tok are the token styles on each kind of line (context, added,
+	// removed): the line's tint under the token's colour.
+	tok   [3][nClasses]styles.Style
+	color bool
+}
+
+func (h *highlighter) setStyles(th *styles.Styles) {
+	bases := [3]styles.Style{{}, th.DiffAddLine, th.DiffDelLine}
+	for k, base := range bases {
+		h.tok[k] = [nClasses]styles.Style{
+			plain: base, keyword: th.SynKeyword.On(base), str: th.SynString.On(base),
+			comment: th.SynComment.On(base), number: th.SynNumber.On(base), typ: th.SynType.On(base),
+		}
+	}
+	h.color = th.Color
+	h.cache.reset()
+}
+
+func (h *highlighter) setDiff(nFiles int) {
+	h.lexers, h.looked = make([]chroma.Lexer, nFiles), make([]bool, nFiles)
+	h.cache.reset()
+}
+
+func (h *highlighter) lexer(f int, path string) chroma.Lexer {
+	if !h.looked[f] {
+		h.looked[f] = true
+		if h.color {
+			h.lexers[f] = lexers.Match(path)
+		}
+	}
+	return h.lexers[f]
+}
+
+func kindIndex(k Kind) int {
+	switch k {
+	case Add:
+		return 1
+	case Del:
+		return 2
+	}
+	return 0
+}
+
+// line returns line i (of file f) drawn, highlighting it while *budget
+// lasts; past it the line is drawn plain and marked for a later call.
+func (h *highlighter) line(d *Diff, f, i int, budget *int) drawn {
+	if v, ok := h.cache.get(i); ok && (v.hl || *budget <= 0) {
+		return v
+	}
+	l := d.lines[i]
+	text := cleanCode(d.Bytes(l))
+	styles := &h.tok[kindIndex(l.Kind)]
+	v := drawn{w: ansi.StringWidth(text), hl: true}
+	lx := h.lexer(f, d.Files[f].Path())
+	switch {
+	case lx == nil || text == "":
+		v.s = styles[plain].Render(text)
+	case *budget <= 0:
+		v.s, v.hl = styles[plain].Render(text), false
+	default:
+		n := min(len(text), maxHighlightBytes)
+		*budget -= n
+		v.s = paint(lx, text[:n], styles) + styles[plain].Render(text[n:])
+	}
+	h.cache.put(i, v)
+	return v
+}
+
+// paint tokenises text and paints each run of tokens of one class in its
+// style. A lexer's error is drawn plain.
+func paint(lx chroma.Lexer, text string, st *[nClasses]styles.Style) string {
+	it, err := lx.Tokenise(nil, text) // EnsureLF: line comments need their newline
+	if err != nil {
+		return st[plain].Render(text)
+	}
+	var b strings.Builder
+	b.Grow(len(text) * 2)
+	run, cls, done := 0, plain, 0
+	flush := func() {
+		b.WriteString(st[cls].Render(text[done : done+run]))
+		done += run
+		run = 0
+	}
+	for t := it(); t != chroma.EOF; t = it() {
+		n := min(len(t.Value), len(text)-done-run) // drop the newline EnsureLF added
+		if n <= 0 {
+			continue
+		}
+		if c := classOf(t.Type); c != cls {
+			flush()
+			cls = c
+		}
+		run += n
+	}
+	flush()
+	if done < len(text) { // a lexer that gave back less than it got
+		b.WriteString(st[plain].Render(text[done:]))
+	}
+	return b.String()
+}
+
+// cleanCode makes a line of foreign code safe and one row: escape
+// sequences and controls go (an attack shows as what it was), tabs become
+// spaces to the next stop, and it is cut at maxLineBytes.
+func cleanCode(raw []byte) string {
+	if len(raw) > maxLineBytes {
+		raw = raw[:maxLineBytes]
+	}
+	s := termtext.With(string(raw), termtext.Options{Visible: true})
+	if strings.ContainsAny(s, "\t\n\u2028\u2029") {
+		s = expandTabs(s)
+	}
+	return layout.Flat(s)
+}
+
+// expandTabs turns tabs into spaces to the next tab stop, counting cells,
+// and the newlines and line separators a sanitised line may still hold into
+// spaces.
+func expandTabs(s string) string {
+	var b strings.Builder
+	col := 0
+	for {
+		i := strings.IndexAny(s, "\t\n\u2028\u2029")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		col += ansi.StringWidth(s[:i])
+		if s[i] == '\t' {
+			n := tabWidth - col%tabWidth
+			b.WriteString(spaces[:n])
+			col += n
+			s = s[i+1:]
+			continue
+		}
+		b.WriteByte(' ')
+		col++
+		if s[i] == '\n' {
+			s = s[i+1:]
+		} else {
+			s = s[i+3:] // U+2028/9 are three bytes
+		}
+	}
+}
