@@ -159,6 +159,10 @@ func note(f *File) string {
 // and padded to the width.
 func (m *Model) drawLine(b *strings.Builder, fi, i, gw int, budget *int) {
 	th, l := m.th, m.d.lines[i]
+	if m.w < 2 {
+		b.WriteString(layout.Fit(" ", m.w))
+		return
+	}
 	switch l.Kind {
 	case Hunk:
 		b.WriteString(th.DiffHunk.Render(layout.Fit(cleanPath(m.d.Text(l)), m.w)))
@@ -246,6 +250,7 @@ func (m *Model) statusLine() string {
 	more := false
 	switch {
 	case len(m.d.Files) == 0:
+		return layout.Fit("", m.w)
 	case m.mode == ModeList:
 		_, to := m.sel.Window()
 		left = " " + m.names[m.sel.Cursor]
@@ -269,7 +274,7 @@ func (m *Model) statusLine() string {
 	if more {
 		mark = th.Accent.Render("  ↓ more ")
 	}
-	right := th.Dim.Render(pos) + mark
+	right := th.Dim.Render("  "+pos) + mark
 	rw := layout.Width(right)
 	if rw >= m.w {
 		return layout.Fit(right, m.w)
