@@ -36,8 +36,7 @@ func (m *Model) View() []string {
 	case m.mode == ModeList:
 		out = m.listRows(out, bh)
 	default:
-		budget := frameBudget
-		out = m.diffRows(out, bh, &budget)
+		out = m.diffRows(out, bh, m.hl.budget())
 	}
 	blank := layout.Fit("", m.w)
 	for len(out) < bh {
@@ -112,7 +111,7 @@ func (m *Model) header(i int) string {
 }
 
 // diffRows draws the visible rows of the diff.
-func (m *Model) diffRows(out []string, bh int, budget *int) []string {
+func (m *Model) diffRows(out []string, bh int, bud *budget) []string {
 	n, base := m.rows()
 	end := min(n, m.top+bh)
 	gw := 2*m.numW + 2
@@ -135,7 +134,7 @@ func (m *Model) diffRows(out []string, bh int, budget *int) []string {
 			out = append(out, layout.Fit(m.th.Dim.Render("   "+note(f)), m.w))
 		default:
 			b.Reset()
-			m.drawLine(&b, fi, f.lo+k, gw, budget)
+			m.drawLine(&b, fi, f.lo+k, gw, bud)
 			out = append(out, b.String())
 		}
 	}
@@ -157,7 +156,7 @@ func note(f *File) string {
 
 // drawLine draws line i (of file fi) into b: gutter, mark and code, cut
 // and padded to the width.
-func (m *Model) drawLine(b *strings.Builder, fi, i, gw int, budget *int) {
+func (m *Model) drawLine(b *strings.Builder, fi, i, gw int, bud *budget) {
 	th, l := m.th, m.d.lines[i]
 	if m.w < 2 {
 		b.WriteString(layout.Fit(" ", m.w))
@@ -188,7 +187,7 @@ func (m *Model) drawLine(b *strings.Builder, fi, i, gw int, budget *int) {
 	if cw <= 0 {
 		return
 	}
-	v := m.hl.line(m.d, fi, i, budget)
+	v := m.hl.line(m.d, fi, i, bud)
 	if m.x == 0 && v.w <= cw {
 		b.WriteString(v.s)
 		b.WriteString(base.Render(padding(cw - v.w)))
@@ -335,7 +334,7 @@ func (m *Model) Pending() bool {
 // Highlight highlights another frame's budget of the code on screen that
 // View left plain, and reports whether some is still plain.
 func (m *Model) Highlight() bool {
-	budget := frameBudget
-	m.eachCode(func(fi, i int) { m.hl.line(m.d, fi, i, &budget) })
+	bud := m.hl.budget()
+	m.eachCode(func(fi, i int) { m.hl.line(m.d, fi, i, bud) })
 	return m.Pending()
 }

@@ -2,6 +2,7 @@ package diffview
 
 import (
 	"strings"
+	"time"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -29,6 +30,11 @@ const (
 	frameBudget = 1024
 	// cacheLines bounds the drawn lines kept (two generations of it).
 	cacheLines = 2048
+	// frameTime stops lexing in a frame that has taken this long: a
+	// pathological line can make a regexp backtrack (chroma caps each match
+	// at 250 ms, not a line). The byte budget keeps ordinary frames near
+	// 1 ms; this only bounds the worst.
+	frameTime = 8 * time.Millisecond
 )
 
 // class is a token's kind, chroma's categories reduced to what we colour.
@@ -97,9 +103,10 @@ func (c *lineCache) reset() { c.cur, c.old = nil, nil }
 // highlighter draws the code of diff lines, lazily: only lines that are
 // shown, each once.
 type highlighter struct {
-	cache  lineCache
-	lexers []chroma.Lexer // per file, looked up on first use
-	looked []bool
+	frameTime time.Duration // tests make it long, so that nothing depends on timing
+	cache     lineCache
+	lexers    []chroma.Lexer // per file, looked up on first use
+	looked    []bool
 	// tok are the token styles on each kind of line (context, added,
 	// removed): the line's tint under the token's colour.
 	tok   [3][nClasses]styles.Style
@@ -143,10 +150,22 @@ func kindIndex(k Kind) int {
 	return 0
 }
 
-// line returns line i (of file f) drawn, highlighting it while *budget
+// budget is what one frame may spend on lexing.
+type budget struct {
+	bytes    int
+	deadline time.Time
+}
+
+func (h *highlighter) budget() *budget {
+	return &budget{bytes: frameBudget, deadline: time.Now().Add(h.frameTime)}
+}
+
+func (b *budget) spent() bool { return b.bytes <= 0 || !time.Now().Before(b.deadline) }
+
+// line returns line i (of file f) drawn, highlighting it while the budget
 // lasts; past it the line is drawn plain and marked for a later call.
-func (h *highlighter) line(d *Diff, f, i int, budget *int) drawn {
-	if v, ok := h.cache.get(i); ok && (v.hl || *budget <= 0) {
+func (h *highlighter) line(d *Diff, f, i int, bud *budget) drawn {
+	if v, ok := h.cache.get(i); ok && (v.hl || bud.spent()) {
 		return v
 	}
 	l := d.lines[i]
@@ -157,20 +176,23 @@ func (h *highlighter) line(d *Diff, f, i int, budget *int) drawn {
 	switch {
 	case lx == nil || text == "":
 		v.s = styles[plain].Render(text)
-	case *budget <= 0:
+	case bud.spent():
 		v.s, v.hl = styles[plain].Render(text), false
 	default:
 		n := min(len(text), maxHighlightBytes)
-		*budget -= n
-		v.s = paint(lx, text[:n], styles) + styles[plain].Render(text[n:])
+		bud.bytes -= n
+		// a line that runs out of time stays partly plain: lexing it
+		// again would cost as much
+		v.s = paint(lx, text[:n], styles, bud.deadline) + styles[plain].Render(text[n:])
 	}
 	h.cache.put(i, v)
 	return v
 }
 
 // paint tokenises text and paints each run of tokens of one class in its
-// style. A lexer's error is drawn plain.
-func paint(lx chroma.Lexer, text string, st *[nClasses]styles.Style) string {
+// style. A lexer's error, and what is left at the deadline, are drawn
+// plain.
+func paint(lx chroma.Lexer, text string, st *[nClasses]styles.Style, deadline time.Time) string {
 	it, err := lx.Tokenise(nil, text) // EnsureLF: line comments need their newline
 	if err != nil {
 		return st[plain].Render(text)
@@ -183,7 +205,7 @@ func paint(lx chroma.Lexer, text string, st *[nClasses]styles.Style) string {
 		done += run
 		run = 0
 	}
-	for t := it(); t != chroma.EOF; t = it() {
+	for t := it(); t != chroma.EOF && time.Now().Before(deadline); t = it() {
 		n := min(len(t.Value), len(text)-done-run) // drop the newline EnsureLF added
 		if n <= 0 {
 			continue
@@ -195,7 +217,7 @@ func paint(lx chroma.Lexer, text string, st *[nClasses]styles.Style) string {
 		run += n
 	}
 	flush()
-	if done < len(text) { // a lexer that gave back less than it got
+	if done < len(text) { // out of time, or a lexer that gave back less than it got
 		b.WriteString(st[plain].Render(text[done:]))
 	}
 	return b.String()

@@ -54,7 +54,7 @@ type Model struct {
 
 // New returns an empty viewer that draws with th.
 func New(th *styles.Styles) *Model {
-	m := &Model{status: true}
+	m := &Model{status: true, hl: highlighter{frameTime: frameTime}}
 	m.SetStyles(th)
 	m.SetDiff(nil)
 	return m

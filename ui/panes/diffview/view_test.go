@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -46,9 +47,11 @@ var (
 	lightStyles = styles.New(false, true)
 )
 
-// view makes a viewer of text at w×h.
+// view makes a viewer of text at w×h. Its frames have all the time they
+// need: what tests see never depends on the machine's speed.
 func view(th *styles.Styles, text string, w, h int) *Model {
 	m := New(th)
+	m.hl.frameTime = time.Hour
 	m.SetSize(w, h)
 	m.SetDiff(Parse([]byte(text)))
 	return m
@@ -450,4 +453,29 @@ func TestHorizontalScroll(t *testing.T) {
 		"      1 +",
 		" M …  col 11  rows 1-4/4  end",
 	)
+}
+
+// Out of time, code is drawn whole and plain, and waits for Highlight.
+func TestHighlightOutOfTime(t *testing.T) {
+	t.Parallel()
+	m := view(darkStyles, fixture, 40, 12)
+	m.hl.frameTime = -1
+	m.ShowAll()
+	rows := m.View()
+	if !strings.Contains(rows[5], "func main() {") || strings.Contains(rows[5], "\x1b[38;5;176mfunc") {
+		t.Errorf("row %q", rows[5])
+	}
+	if !m.Pending() || !m.Highlight() {
+		t.Error("nothing pending")
+	}
+	m.hl.frameTime = time.Hour
+	if m.Highlight() {
+		t.Error("Highlight with time left did not finish")
+	}
+	// a line whose lexing runs out of time mid-way keeps all its text
+	st := &m.hl.tok[1]
+	lx := m.hl.lexer(0, "main.go")
+	if got := ansi.Strip(paint(lx, `x := "a" + 1 // c`, st, time.Now().Add(-time.Second))); got != `x := "a" + 1 // c` {
+		t.Errorf("paint out of time: %q", got)
+	}
 }
