@@ -1,6 +1,7 @@
 package diffview
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -107,6 +108,7 @@ type highlighter struct {
 	cache     lineCache
 	lexers    []chroma.Lexer // per file, looked up on first use
 	looked    []bool
+	find      *lexerFinder // made on first use
 	// tok are the token styles on each kind of line (context, added,
 	// removed): the line's tint under the token's colour.
 	tok   [3][nClasses]styles.Style
@@ -134,7 +136,10 @@ func (h *highlighter) lexer(f int, path string) chroma.Lexer {
 	if !h.looked[f] {
 		h.looked[f] = true
 		if h.color {
-			h.lexers[f] = lexers.Match(path)
+			if h.find == nil {
+				h.find = newLexerFinder()
+			}
+			h.lexers[f] = h.find.match(path)
 		}
 	}
 	return h.lexers[f]
@@ -161,6 +166,72 @@ func (h *highlighter) budget() *budget {
 }
 
 func (b *budget) spent() bool { return b.bytes <= 0 || !time.Now().Before(b.deadline) }
+
+// lexerFinder is lexers.Match remembered. Match tries every glob of every
+// lexer, and each with a dozen backup suffixes (~1.6 ms a name here); a
+// page of a diff of small files meets a few names. Most globs are "*.ext":
+// for a name that none of the others could match, what matches depends
+// only on its last two extensions (".go", or ".go" and ".orig" for
+// "x.go.orig", or "x.go~"), so the answer is kept under those.
+type lexerFinder struct {
+	special []string // the globs that are not "*.ext"
+	memo    map[string]chroma.Lexer
+}
+
+func newLexerFinder() *lexerFinder {
+	f := &lexerFinder{memo: map[string]chroma.Lexer{}}
+	for _, l := range lexers.GlobalLexerRegistry.Lexers {
+		c := l.Config()
+		for _, globs := range [][]string{c.Filenames, c.AliasFilenames} {
+			for _, g := range globs {
+				if !simpleGlob(g) {
+					f.special = append(f.special, g)
+				}
+			}
+		}
+	}
+	return f
+}
+
+// simpleGlob reports whether g is "*." and letters, digits, _ + or -.
+func simpleGlob(g string) bool {
+	ext, ok := strings.CutPrefix(g, "*.")
+	return ok && ext != "" && !strings.ContainsFunc(ext, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '+' || r == '-')
+	})
+}
+
+func (f *lexerFinder) match(path string) chroma.Lexer {
+	base := filepath.Base(path)
+	e1 := filepath.Ext(base)
+	e2 := filepath.Ext(base[:len(base)-len(e1)])
+	key := e2 + e1
+	if e1 == "" || f.isSpecial(base, e1) {
+		key = "/" + base // a name of its own ("/" is in no base name)
+	}
+	if l, ok := f.memo[key]; ok {
+		return l
+	}
+	if len(f.memo) >= 4096 {
+		clear(f.memo)
+	}
+	l := lexers.Match(base)
+	f.memo[key] = l
+	return l
+}
+
+// isSpecial reports whether a glob other than "*.ext" could match base, as
+// it is or with a backup suffix ("~" or its last extension) taken off.
+func (f *lexerFinder) isSpecial(base, ext string) bool {
+	for _, g := range f.special {
+		for _, name := range [...]string{base, strings.TrimSuffix(base, "~"), base[:len(base)-len(ext)]} {
+			if ok, _ := filepath.Match(g, name); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // line returns line i (of file f) drawn, highlighting it while the budget
 // lasts; past it the line is drawn plain and marked for a later call.

@@ -2,11 +2,14 @@ package diffview
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/alecthomas/chroma/v2"
+	"github.com/alecthomas/chroma/v2/lexers"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/flowdeck/flowdeck/ui/styles"
@@ -478,4 +481,42 @@ func TestHighlightOutOfTime(t *testing.T) {
 	if got := ansi.Strip(paint(lx, `x := "a" + 1 // c`, st, time.Now().Add(-time.Second))); got != `x := "a" + 1 // c` {
 		t.Errorf("paint out of time: %q", got)
 	}
+}
+
+// The remembered lookup answers what lexers.Match answers, for names that
+// share extensions with names of their own (CMakeLists.txt, Makefile.am),
+// backups and templates, in either order.
+func TestLexerFinderAgreesWithMatch(t *testing.T) {
+	t.Parallel()
+	names := []string{
+		"notes.txt", "CMakeLists.txt", "meson_options.txt", "a/b/x.go", "main.go", "x.go.orig", "y.go.orig",
+		"x.py.orig", "x.go~", "x.py~", "Makefile", "Makefile.am", "x.am", "Dockerfile", "Dockerfile.dev",
+		"x.dev", "page.php5", "x.php", "man.1", "x.1", "x.rs.in", "y.rs.in", "z.c.in", "x.go.tmpl", "y.tmpl",
+		"BUILD.bazel", "x.bazel", ".bashrc", ".bash_profile", "x.profile", "README", "x.md", "a.b.c.d",
+		"weird\x1b[31m.go", "..", "", ".", "x.", "noext",
+	}
+	for _, order := range [][]string{names, reversed(names)} {
+		f := newLexerFinder()
+		for _, n := range order {
+			want, got := lexers.Match(filepath.Base(n)), f.match(n)
+			if want != got {
+				t.Errorf("%q: %v, lexers.Match says %v", n, name(got), name(want))
+			}
+		}
+	}
+}
+
+func reversed(s []string) []string {
+	r := make([]string, len(s))
+	for i, v := range s {
+		r[len(s)-1-i] = v
+	}
+	return r
+}
+
+func name(l chroma.Lexer) string {
+	if l == nil {
+		return "none"
+	}
+	return l.Config().Name
 }
