@@ -168,7 +168,7 @@ func New(dark, colour bool) *Styles {
 	s.DiffLineNo = s.Dim
 	s.SynKeyword, s.SynString = newStyle(fg(p.keyword)), newStyle(fg(p.str))
 	s.SynComment, s.SynNumber = s.Dim, newStyle(fg(p.number))
-	s.SynType = newStyle(fg(p.runnable))
+	s.SynType = newStyle(fg(p.down))
 	s.Help = s.helpStyles()
 	return s
 }
