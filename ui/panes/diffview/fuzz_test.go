@@ -69,7 +69,7 @@ func FuzzParse(f *testing.F) {
 			m := New(th)
 			m.SetSize(37, 7)
 			m.SetDiff(d)
-			for _, step := range []func(){m.NextFile, m.ShowAll, func() { m.ScrollX(5) }, m.NextFile, m.Bottom, m.OpenSelected, func() { m.Move(-3) }, func() { m.Highlight() }, m.PrevFile, func() { m.Back() }} {
+			for _, step := range []func(){m.NextFile, m.ShowAll, func() { m.ScrollX(5) }, m.NextFile, m.Bottom, m.OpenSelected, func() { m.Move(-3) }, func() { m.Highlight() }, func() { m.SetDiff(Parse(data)) }, m.PrevFile, func() { m.Back() }} {
 				step()
 				m.FirstChangedLine()
 				rows := m.View()

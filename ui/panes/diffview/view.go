@@ -54,7 +54,7 @@ type Model struct {
 
 // New returns an empty viewer that draws with th.
 func New(th *styles.Styles) *Model {
-	m := &Model{status: true, hl: highlighter{frameTime: frameTime}}
+	m := &Model{status: true, d: &Diff{}, starts: []int{0}, hl: highlighter{frameTime: frameTime}}
 	m.SetStyles(th)
 	m.SetDiff(nil)
 	return m
@@ -69,17 +69,30 @@ func (m *Model) SetStyles(th *styles.Styles) {
 // SetStatusLine turns the status line (the last row of View) on or off.
 func (m *Model) SetStatusLine(on bool) { m.status = on; m.clamp() }
 
-// SetDiff shows d (nil: nothing) from the top of the file list.
+// SetDiff shows d (nil: nothing). A new diff of the same change (the
+// cockpit reloads it) keeps the view: when the selected file is still in
+// it, the mode and the place in that file stay; otherwise the view starts
+// at the top of the file list.
 func (m *Model) SetDiff(d *Diff) {
 	if d == nil {
 		d = &Diff{}
 	}
-	m.d, m.mode, m.file, m.top, m.x = d, ModeList, 0, 0, 0
+	keep, mode, into := "", m.mode, 0
+	if i := m.Selected(); i >= 0 {
+		keep = m.d.Files[i].Path()
+		if mode == ModeAll {
+			into = m.top - m.starts[i]
+		} else {
+			into = m.top
+		}
+	}
+	m.d, m.mode, m.file, m.top = d, ModeList, 0, 0
 	n := len(d.Files)
 	m.starts = make([]int, n+1)
 	m.names, m.counts = make([]string, n), make([]string, n)
 	m.countW, m.numW = 0, 3
 	maxNo := int32(0)
+	found := -1
 	for i := range d.Files {
 		f := &d.Files[i]
 		m.starts[i+1] = m.starts[i] + 1 + max(1, len(f.Lines))
@@ -92,10 +105,24 @@ func (m *Model) SetDiff(d *Diff) {
 		for _, l := range f.Lines {
 			maxNo = max(maxNo, l.Old, l.New)
 		}
+		if found < 0 && keep != "" && f.Path() == keep {
+			found = i
+		}
 	}
 	m.numW = max(m.numW, len(strconv.Itoa(int(maxNo))))
 	m.sel = scroll.State{N: n}
 	m.hl.setDiff(n)
+	if found < 0 {
+		m.x = 0
+	} else {
+		m.sel.Set(found)
+		switch m.mode, m.file = mode, found; mode {
+		case ModeAll:
+			m.top = m.starts[found] + into
+		case ModeFile:
+			m.top = into
+		}
+	}
 	m.clamp()
 }
 

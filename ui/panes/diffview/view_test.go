@@ -520,3 +520,33 @@ func name(l chroma.Lexer) string {
 	}
 	return l.Config().Name
 }
+
+// A reloaded diff keeps the place when the file is still there.
+func TestSetDiffKeepsThePlace(t *testing.T) {
+	t.Parallel()
+	m := view(plainStyles, many(5, 10), 50, 9)
+	m.ShowAll()
+	m.NextFile()
+	m.NextFile()
+	m.Move(3)
+	m.SetDiff(Parse([]byte(many(6, 10))))
+	if m.Mode() != ModeAll || m.Selected() != 2 || m.top != 27 {
+		t.Errorf("ModeAll: mode %v selected %d top %d", m.Mode(), m.Selected(), m.top)
+	}
+	m.OpenSelected()
+	m.SetDiff(Parse([]byte(many(6, 10))))
+	if m.Mode() != ModeFile || m.Selected() != 2 || m.top != 3 {
+		t.Errorf("ModeFile: mode %v selected %d top %d", m.Mode(), m.Selected(), m.top)
+	}
+	m.Back()
+	m.SetDiff(Parse([]byte(many(6, 10))))
+	if m.Mode() != ModeList || m.Selected() != 2 {
+		t.Errorf("ModeList: mode %v selected %d", m.Mode(), m.Selected())
+	}
+	// the file is gone: the top of the list
+	m.ShowAll()
+	m.SetDiff(Parse([]byte(many(2, 10))))
+	if m.Mode() != ModeList || m.Selected() != 0 || m.top != 0 {
+		t.Errorf("gone: mode %v selected %d top %d", m.Mode(), m.Selected(), m.top)
+	}
+}
