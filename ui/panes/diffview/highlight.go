@@ -1,9 +1,11 @@
 package diffview
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
@@ -242,7 +244,7 @@ func (h *highlighter) line(d *Diff, f, i int, bud *budget) drawn {
 	l := d.lines[i]
 	text := cleanCode(d.Bytes(l))
 	styles := &h.tok[kindIndex(l.Kind)]
-	v := drawn{w: ansi.StringWidth(text), hl: true}
+	v := drawn{hl: true}
 	lx := h.lexer(f, d.Files[f].Path())
 	switch {
 	case lx == nil || text == "":
@@ -256,6 +258,9 @@ func (h *highlighter) line(d *Diff, f, i int, bud *budget) drawn {
 		// again would cost as much
 		v.s = paint(lx, text[:n], styles, bud.deadline) + styles[plain].Render(text[n:])
 	}
+	// measured painted: a token's SGR inside a cluster (a lexer may split
+	// a letter from its mark) changes how wide the width function finds it
+	v.w = ansi.StringWidth(v.s)
 	h.cache.put(i, v)
 	return v
 }
@@ -305,7 +310,42 @@ func cleanCode(raw []byte) string {
 	if strings.ContainsAny(s, "\t\n\u2028\u2029") {
 		s = expandTabs(s)
 	}
-	return layout.Flat(s)
+	return settle(layout.Flat(s))
+}
+
+// settle keeps a field as wide next to other text as it is alone, so rows
+// add up: a spacing mark that starts it would join the character before it
+// (the row's + or gutter) into one cluster, and a prepended mark (U+0600…)
+// that ends it would join the padding after it. The first gets a dotted
+// circle to sit on, as fonts show a lone mark; the second is shown by its
+// code point, as termtext shows what it will not draw.
+func settle(s string) string {
+	if s == "" {
+		return s
+	}
+	if s[0] >= utf8.RuneSelf {
+		if r, _ := utf8.DecodeRuneInString(s); joinsBefore(r) {
+			s = "◌" + s
+		}
+	}
+	if s[len(s)-1] >= utf8.RuneSelf {
+		if r, n := utf8.DecodeLastRuneInString(s); joinsAfter(r) {
+			s = s[:len(s)-n] + fmt.Sprintf(`\u%04x`, r)
+		}
+	}
+	return s
+}
+
+// joinsBefore and joinsAfter ask the width function itself, so they follow
+// its grapheme tables.
+func joinsBefore(r rune) bool {
+	c := string(r)
+	return ansi.StringWidth("+"+c) != 1+ansi.StringWidth(c)
+}
+
+func joinsAfter(r rune) bool {
+	c := string(r)
+	return ansi.StringWidth(c+" ") != ansi.StringWidth(c)+1
 }
 
 // expandTabs turns tabs into spaces to the next tab stop, counting cells,

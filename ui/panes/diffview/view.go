@@ -138,7 +138,7 @@ func counts(f *File) string {
 
 // cleanPath makes a path from the diff one safe row.
 func cleanPath(p string) string {
-	return layout.Flat(termtext.With(p, termtext.Options{OneLine: true, Visible: true}))
+	return settle(layout.Flat(termtext.With(p, termtext.Options{OneLine: true, Visible: true})))
 }
 
 // SetSize sets the area View fills.

@@ -319,7 +319,11 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 // of w cells, always.
 func TestViewIsExactlyTheSize(t *testing.T) {
 	t.Parallel()
-	text := fixture + "diff --git a/wide.go b/wide.go\n--- a/wide.go\n+++ b/wide.go\n@@ -1 +1,2 @@\n-\t日本語のテキスト\tと\t絵文字 👩‍💻 x\n+" + strings.Repeat("長い行 ", 40) + "\n+\ttab\t\tstops\n"
+	text := fixture + "diff --git a/wide.go b/wide.go\n--- a/wide.go\n+++ b/wide.go\n@@ -1 +1,2 @@\n-\t日本語のテキスト\tと\t絵文字 👩‍💻 x\n+" + strings.Repeat("長い行 ", 40) + "\n+\ttab\t\tstops\n" +
+		// characters that join their neighbours into one cluster: a spacing
+		// mark first, a prepended mark last, a letter and its mark that a
+		// lexer may colour apart, in a path and in code
+		"diff --git \"a/\\330\\200\" \"b/\\330\\200\"\n--- \"a/\\330\\200\"\n+++ \"b/\\330\\200\"\n@@ -1 +1,3 @@ \u093f\u0600\n-\u093fstart\n+end\u0600\n+var कि = \"कि\" // कि\u0600\n+\u0600\n"
 	for _, th := range []*styles.Styles{plainStyles, darkStyles} {
 		m := view(th, text, 1, 1)
 		for w := 0; w <= 70; w += 1 + w/10 {
