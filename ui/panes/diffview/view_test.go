@@ -554,3 +554,29 @@ func TestSetDiffKeepsThePlace(t *testing.T) {
 		t.Errorf("gone: mode %v selected %d top %d", m.Mode(), m.Selected(), m.top)
 	}
 }
+
+// Without the status line every row is content and Footer carries the
+// position for a frame's edge.
+func TestNoStatusLine(t *testing.T) {
+	t.Parallel()
+	m := view(plainStyles, fixture, 40, 5)
+	if m.Footer() != "" {
+		t.Errorf("Footer with a status line: %q", m.Footer())
+	}
+	m.SetStatusLine(false)
+	m.ShowAll()
+	wantScreen(t, m,
+		" M main.go  +3 -1",
+		"@@ -1,3 +1,5 @@ package main",
+		"  1   1  package main",
+		"  2   2",
+		"  3     -func main() {}",
+	)
+	if got := m.Footer(); got != " 33% " {
+		t.Errorf("Footer = %q", got)
+	}
+	m.Back()
+	if got := m.Footer(); got != " 1/3 " {
+		t.Errorf("list Footer = %q", got)
+	}
+}
