@@ -46,6 +46,16 @@ func (s Style) Render(text string) string {
 // Lipgloss is the style itself, for bubbles components that take one.
 func (s Style) Lipgloss() lipgloss.Style { return s.lg }
 
+// On is s drawn over base: base's attributes first, s's on top. A code
+// token in an added line keeps the line's tint under its own colour; one
+// concatenation of two openings, where lipgloss would render both styles.
+func (s Style) On(base Style) Style {
+	if base.open == "" {
+		return s
+	}
+	return Style{lg: s.lg.Inherit(base.lg), open: base.open + s.open}
+}
+
 // Styles is every style the cockpit draws with.
 type Styles struct {
 	// Dark tells which palette this is (and which glamour style the detail
@@ -65,6 +75,17 @@ type Styles struct {
 	StatePending, StateRunnable, StateRunning, StateReview,
 	StateNeedsFix, StateBlocked, StateCompleted Style
 
+	// The diff viewer: a file's header row and a hunk's @@ row; the + and -
+	// marks and counts; the tint an added or removed line is drawn on (its
+	// code's tokens go On it); the line-number gutter.
+	DiffFile, DiffHunk       Style
+	DiffAdd, DiffDel         Style
+	DiffAddLine, DiffDelLine Style
+	DiffLineNo               Style
+	// Code tokens, chroma's categories reduced to a few; empty under
+	// NO_COLOR, where code is not highlighted.
+	SynKeyword, SynString, SynComment, SynNumber, SynType Style
+
 	// Frame is the border panes and dialogs are drawn with.
 	Frame lipgloss.Border
 	// Help styles the hint bar and the full help (bubbles/help).
@@ -75,6 +96,9 @@ type Styles struct {
 // downsamples them for lesser terminals.
 type palette struct {
 	dim, border, accent, titleFG, ok, warn, err, review, blocked, runnable, up, down color.Color
+	// the diff viewer's backgrounds (added, removed, a file's header) and
+	// code tokens
+	addBG, delBG, fileBG, keyword, str, number color.Color
 }
 
 // newPalette picks each colour for the background.
@@ -86,6 +110,8 @@ func newPalette(dark bool) palette {
 		titleFG: col("231", "16"), ok: col("28", "114"), warn: col("130", "221"),
 		err: col("160", "203"), review: col("127", "213"), blocked: col("166", "208"),
 		runnable: col("31", "117"), up: col("94", "180"), down: col("55", "147"),
+		addBG: col("194", "22"), delBG: col("224", "52"), fileBG: col("254", "237"),
+		keyword: col("90", "176"), str: col("94", "180"), number: col("130", "215"),
 	}
 }
 
@@ -107,6 +133,10 @@ func New(dark, colour bool) *Styles {
 		s.BarFull = s.Selected
 		s.StatePending = faint
 		s.StateReview, s.StateNeedsFix, s.StateBlocked = bold, bold, bold
+		// A removed line fades; the marks say + and -; headers stand out.
+		s.DiffFile, s.DiffHunk = s.TitleFocused, bold
+		s.DiffAdd, s.DiffDel = bold, bold
+		s.DiffDelLine, s.DiffLineNo = faint, faint
 		s.Help = s.helpStyles()
 		return s
 	}
@@ -131,6 +161,14 @@ func New(dark, colour bool) *Styles {
 	s.StateNeedsFix = newStyle(fg(p.err).Bold(true))
 	s.StateBlocked = newStyle(fg(p.blocked).Bold(true))
 	s.StateCompleted = s.Ok
+	s.DiffFile = newStyle(fg(p.accent).Background(p.fileBG).Bold(true))
+	s.DiffHunk = newStyle(fg(p.runnable))
+	s.DiffAdd, s.DiffDel = newStyle(fg(p.ok).Bold(true)), newStyle(fg(p.err).Bold(true))
+	s.DiffAddLine, s.DiffDelLine = newStyle(st().Background(p.addBG)), newStyle(st().Background(p.delBG))
+	s.DiffLineNo = s.Dim
+	s.SynKeyword, s.SynString = newStyle(fg(p.keyword)), newStyle(fg(p.str))
+	s.SynComment, s.SynNumber = s.Dim, newStyle(fg(p.number))
+	s.SynType = newStyle(fg(p.down))
 	s.Help = s.helpStyles()
 	return s
 }

@@ -69,3 +69,47 @@ func TestRenderMatchesLipgloss(t *testing.T) {
 		}
 	}
 }
+
+// The diff viewer's looks: in colour, added and removed lines are tinted
+// apart, headers and hunks differ, and the token colours differ from one
+// another; without colour the marks and emphasis carry it.
+func TestDiffStyles(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		s := New(dark, true)
+		seen := map[string]string{}
+		for name, st := range map[string]Style{
+			"DiffAddLine": s.DiffAddLine, "DiffDelLine": s.DiffDelLine, "DiffFile": s.DiffFile, "DiffHunk": s.DiffHunk,
+			"SynKeyword": s.SynKeyword, "SynString": s.SynString, "SynComment": s.SynComment, "SynNumber": s.SynNumber, "SynType": s.SynType,
+		} {
+			out := st.Render("x")
+			if !colourSGR.MatchString(out) {
+				t.Errorf("dark=%v %s has no colour: %q", dark, name, out)
+			}
+			if o, dup := seen[out]; dup {
+				t.Errorf("dark=%v %s and %s look the same", dark, name, o)
+			}
+			seen[out] = name
+		}
+	}
+	plain := New(true, false)
+	if plain.DiffFile.Render("x") == "x" || plain.DiffDelLine.Render("x") == "x" || plain.SynKeyword.Render("x") != "x" {
+		t.Error("NO_COLOR: headers and removed lines should stand out, code should not be highlighted")
+	}
+}
+
+// On draws a token's colour over a line's tint: both openings, the base's
+// first, and nothing added when the base is plain.
+func TestOn(t *testing.T) {
+	s := New(true, true)
+	open := func(st Style) string { o, _, _ := strings.Cut(st.Render("x"), "x"); return o }
+	on := s.SynKeyword.On(s.DiffAddLine)
+	if got, want := on.Render("if"), open(s.DiffAddLine)+open(s.SynKeyword)+"if\x1b[m"; got != want {
+		t.Errorf("On = %q, want %q", got, want)
+	}
+	if got := s.SynKeyword.On(Style{}).Render("if"); got != s.SynKeyword.Render("if") {
+		t.Errorf("On a plain base = %q", got)
+	}
+	if got := (Style{}).On(s.DiffAddLine).Render("if"); got != s.DiffAddLine.Render("if") {
+		t.Errorf("plain On a tint = %q", got)
+	}
+}
