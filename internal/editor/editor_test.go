@@ -183,4 +183,3 @@ func TestReadPlanCancelsAndKeepsWhatWasTyped(t *testing.T) {
 		t.Fatal("an untouched file was kept")
 	}
 }
-
