@@ -248,7 +248,7 @@ func (f *File) Cancel(why string, text []byte) string {
 		text, _ = f.Read()
 	}
 	if _, err := model.ParsePlan(text); text != nil && f.Edited(text) && !errors.Is(err, model.ErrEmptyPlan) {
-		return fmt.Sprintf("%s: nothing applied; your text is kept in %s (%s applies it)", why, f.Path,
+		return fmt.Sprintf("%s: nothing applied (what you typed is kept in %s; %s applies it)", why, f.Path,
 			model.ShellJoin([]string{"flowdeck", "flow", "plan", "apply", f.Path}))
 	}
 	f.Remove()
