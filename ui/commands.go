@@ -60,6 +60,13 @@ func usage(name string) error { return usageError("usage: " + cmdline.UsageOf(na
 func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 	switch c.Name {
 	case "/flow-plan":
+		if !m.plannerAgent() {
+			// Nobody but the person writes the plan: in their editor.
+			if c.Rest == "" && m.sess != nil {
+				return m.editPlanCmd(), nil
+			}
+			m.planInEditor = c.Rest != ""
+		}
 		if c.Rest == "" {
 			return nil, usage(c.Name)
 		}

@@ -124,6 +124,12 @@ type Model struct {
 	answering map[string]bool
 	gone      *model.Decision // see loadedMsg.gone
 
+	// editing is the edit in $EDITOR in progress (editor.go); planInEditor:
+	// the next plan flow form opens its plan in the editor (/flow-plan
+	// GOAL without a planner agent).
+	editing      *editSession
+	planInEditor bool
+
 	// allRuns is the runs list as loaded; the pane shows shownRuns.
 	allRuns []model.RunRecord
 
