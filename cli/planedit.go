@@ -99,6 +99,12 @@ func (e *env) editPlan() error {
 				f.Remove()
 				return e.showAction(res)
 			}
+			if !editor.Fixable(res.Error) {
+				// The state refuses it, not the text: apply's refusal, and
+				// the text is kept for later.
+				fmt.Fprintf(e.stderr, "flowdeck: your plan is kept in %s\n", f.Path)
+				return e.showAction(res)
+			}
 			save.Problem = res.Error
 		}
 		if err := f.Retry(save.Text, save.Problem); err != nil {

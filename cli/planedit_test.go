@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,9 +19,10 @@ import (
 )
 
 // scriptedEditor is an "editor" for flow plan edit: a shell script that, on
-// its nth run, keeps a copy of the file it was given (seen.N) and replaces
-// it with round.N, leaves it as it is when there is no round.N, and exits
-// with the code in exit.N when there is one. VISUAL holds it with an
+// its nth run, keeps a copy of the file it was given (seen.N), runs the
+// script hook.N (what someone else does meanwhile), replaces the file with
+// round.N or leaves it as it is when there is no round.N, and exits with
+// the code in exit.N when there is one. VISUAL holds it with an
 // argument, so the value is split into words.
 type scriptedEditor struct {
 	t   *testing.T
@@ -36,6 +38,7 @@ dir=$(dirname "$0")
 n=$(( $(cat "$dir/count" 2>/dev/null || echo 0) + 1 ))
 echo "$n" > "$dir/count"
 cp "$2" "$dir/seen.$n"
+if [ -f "$dir/hook.$n" ]; then sh "$dir/hook.$n" >/dev/null 2>&1 || exit 98; fi
 if [ -f "$dir/round.$n" ]; then cp "$dir/round.$n" "$2"; fi
 if [ -f "$dir/exit.$n" ]; then exit "$(cat "$dir/exit.$n")"; fi
 exit 0
@@ -303,4 +306,33 @@ func TestPlanApplyReadsJSONC(t *testing.T) {
 	if code != ExitUsage || !strings.Contains(errs, "line 6, column 3") || !strings.Contains(errs, "featurs") {
 		t.Fatalf("exit %d %s", code, errs)
 	}
+}
+
+// The session changes while the person edits, so that no plan can apply
+// now (a feature was started): the edit ends with apply's refusal, exit 1,
+// rather than reopening the editor for what no edit can fix, and the text
+// is kept.
+func TestPlanEditEndsOnARefusalOfTheState(t *testing.T) {
+	dir := t.TempDir()
+	flowdeck(t, dir, "flow", "plan", "start", "password reset")
+	file := filepath.Join(dir, "plan.jsonc")
+	os.WriteFile(file, []byte(editedPlan), 0o644)
+	flowdeck(t, dir, "flow", "plan", "apply", file)
+	ed := newScriptedEditor(t)
+	hook := fmt.Sprintf("%s --dir %s flow plan approve && %s --dir %s flow run start token-store\n", binary, dir, binary, dir)
+	os.WriteFile(filepath.Join(ed.dir, "hook.1"), []byte(hook), 0o644)
+	ed.round(1, strings.Replace(editedPlan, `"title": "API"`, `"title": "Reset API"`, 1))
+	out, errs, code := ed.edit(dir, "--json")
+	if code != ExitRejected || ed.runs() != 1 {
+		t.Fatalf("exit %d after %d editor runs\n%s\n%s", code, ed.runs(), out, errs)
+	}
+	if e := oneError(t, "state refusal", out); e.Code != model.CodePlanNotEditable {
+		t.Fatalf("refusal %+v", e)
+	}
+	_, kept, ok := strings.Cut(errs, "kept in ")
+	kept = strings.TrimSpace(kept)
+	if b, err := os.ReadFile(kept); !ok || err != nil || !strings.Contains(string(b), "Reset API") {
+		t.Fatalf("kept %q: %v (stderr %q)", kept, err, errs)
+	}
+	os.Remove(kept)
 }

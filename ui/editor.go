@@ -63,6 +63,9 @@ type editMsg struct {
 	out       *outcome
 	cancelled string
 	err       error
+	// kept: the file that holds the person's text after the edit ended
+	// without it (a refusal editing cannot answer, a form closed meanwhile).
+	kept string
 }
 
 // multiLine reports whether a form field is edited in the editor: JSON and
@@ -160,6 +163,10 @@ func (m *Model) onEdit(msg editMsg) tea.Cmd {
 	}
 	m.editing = nil
 	switch {
+	case msg.problem != nil:
+		e, _ := model.AsError(msg.problem)
+		m.note = refusalNote(e)
+		m.note.lines = append(m.note.lines, "  your plan is kept in "+msg.kept)
 	case msg.err != nil:
 		m.note = errNote("edit: " + msg.err.Error())
 	case msg.cancelled != "":
@@ -180,20 +187,21 @@ func (m *Model) onEdit(msg editMsg) tea.Cmd {
 // fillField puts an edited value in its form field; the plan flow's plan,
 // checked already, answers the form when it asks nothing else.
 func (m *Model) fillField(ed *editSession, value string) tea.Cmd {
-	d := ed.form
+	d, f := ed.form, ed.file
 	if !m.hasDialog(d) || d.f.sending || d.f.refused {
-		m.note = infoNote("the form was closed meanwhile: its answer was not sent")
+		m.note = infoNote("the form was closed meanwhile: nothing was sent; what you wrote is kept in " + f.Path)
 		return nil
 	}
+	remove := func() tea.Msg { f.Remove(); return nil }
 	ff := &d.f.fields[ed.field]
 	ff.in.SetValue(value)
 	ff.err = ""
 	d.f.errs = nil
 	if ed.kind == editPlanField && len(d.f.fields) == 1 && len(d.f.d.Options) == 0 {
-		return m.submitDecision(d, "")
+		return tea.Batch(remove, m.submitDecision(d, ""))
 	}
 	m.note = infoNote(ff.f.Name + " filled from the editor")
-	return nil
+	return remove
 }
 
 func (m *Model) hasDialog(d Dialog) bool {
@@ -222,8 +230,7 @@ func (m *Model) saveEdit(ed *editSession, runErr error) tea.Cmd {
 				f.Remove()
 				return editMsg{ed: ed, cancelled: "saved unchanged: the field is as it was"}
 			}
-			f.Remove()
-			return editMsg{ed: ed, value: fieldValue(def, text)}
+			return editMsg{ed: ed, value: fieldValue(def, text)} // fillField removes the file
 		}
 		save, err := f.ReadPlan()
 		if err != nil {
@@ -247,8 +254,10 @@ func (m *Model) saveEdit(ed *editSession, runErr error) tea.Cmd {
 				save.Problem = refusal
 				if refusal.Code == model.CodeStaleDecision {
 					if s, err := p.Active(); err == nil && s != nil {
-						msg.seen = s.Seq // the note told them: the next save applies to the new state
+						msg.seen = s.Seq // the note tells them: the next save applies to the new state
 					}
+				} else if !editor.Fixable(refusal) {
+					return editMsg{ed: ed, problem: refusal, kept: f.Path}
 				}
 			} else {
 				// The plan flow applies the answer itself: check it the way
@@ -258,12 +267,17 @@ func (m *Model) saveEdit(ed *editSession, runErr error) tea.Cmd {
 				if err != nil {
 					return editMsg{ed: ed, err: fmt.Errorf("%w (your plan is kept in %s)", err, f.Path)}
 				}
-				if _, err := model.Decide(s, model.PlanApply{Plan: *save.Plan}, model.Context{Now: p.Now(), Actor: p.Actor()}); err != nil {
-					save.Problem = err
-				} else {
-					f.Remove()
-					return editMsg{ed: ed, value: compactJSON(save.Text)}
+				_, err = model.Decide(s, model.PlanApply{Plan: *save.Plan}, model.Context{Now: p.Now(), Actor: p.Actor()})
+				if err == nil {
+					return editMsg{ed: ed, value: compactJSON(save.Text)} // fillField removes the file
 				}
+				if _, refused := model.AsError(err); !refused {
+					return editMsg{ed: ed, err: fmt.Errorf("%w (your plan is kept in %s)", err, f.Path)}
+				}
+				if !editor.Fixable(err) {
+					return editMsg{ed: ed, problem: err, kept: f.Path}
+				}
+				save.Problem = err
 			}
 		}
 		if err := f.Retry(save.Text, save.Problem); err != nil {

@@ -254,3 +254,19 @@ func (f *File) Cancel(why string, text []byte) string {
 	f.Remove()
 	return why + ": nothing applied"
 }
+
+// Fixable reports whether editing the plan can answer refusal err. A
+// refusal of the session's state (none active, completed, a feature in
+// progress) or of a stale expected sequence is not: reopening the editor
+// for it would loop.
+func Fixable(err error) bool {
+	e, ok := model.AsError(err)
+	if !ok {
+		return true // the text is no plan
+	}
+	switch e.Code {
+	case model.CodeNoActiveSession, model.CodeSessionCompleted, model.CodePlanNotEditable, model.CodeStaleDecision:
+		return false
+	}
+	return true
+}
