@@ -130,6 +130,8 @@ type jsonScan struct {
 	deep     int  // the offset of the first '{' or '[' nested deeper than the limit, or -1
 	comments bool // a comment outside strings (jsonc only)
 	content  bool // anything but whitespace and comments
+	// openLine: data ends inside a // comment, with no newline after it.
+	openLine bool
 }
 
 // scanJSON walks data as JSON text without decoding it. With jsonc it reads
@@ -162,7 +164,8 @@ func scanJSON(data []byte, limit int, jsonc bool) jsonScan {
 			}
 			n := bytes.Index(data[i+2:], []byte(end))
 			if n < 0 {
-				return s // an unterminated comment: the parser stops there
+				s.openLine = end == "\n"
+				return s // the comment runs to the end
 			}
 			i += 2 + n + len(end) - 1
 			continue

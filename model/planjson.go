@@ -33,8 +33,14 @@ func ParsePlan(data []byte) (*Plan, error) {
 	// column of an error) is still the one in the person's text. A document
 	// it cannot read that has no comment is left to the JSON decoder, whose
 	// errors say more (trailing data, the field of a type error).
-	if std, herr := hujson.Standardize(bytes.Clone(data)); herr == nil {
-		data = std
+	in := bytes.Clone(data)
+	if scan.openLine {
+		// hujson wants a newline after a // comment, the last one too;
+		// appended, it moves no offset before it.
+		in = append(in, '\n')
+	}
+	if std, herr := hujson.Standardize(in); herr == nil {
+		data = std[:len(data)]
 	} else if scan.comments {
 		return nil, errors.New(strings.TrimPrefix(herr.Error(), "hujson: "))
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tailscale/hujson"
+
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -34,10 +36,35 @@ func TestParsePlanReadsJSONC(t *testing.T) {
 	if err := model.ValidatePlan(p); err != nil {
 		t.Fatal(err)
 	}
+	// The last line a comment with no newline after it, as some editors save.
+	if _, err := model.ParsePlan([]byte(strings.TrimSuffix(commentedPlan, "\n"))); err != nil {
+		t.Fatalf("a last comment without a newline: %v", err)
+	}
 	// A comment marker inside a string is text.
 	p, err = model.ParsePlan([]byte(`{"summary": "see http://x/*y*/", "features": [{"id": "a", "title": "// not a comment"}]}`))
 	if err != nil || p.Summary != "see http://x/*y*/" || p.Features[0].Title != "// not a comment" {
 		t.Fatalf("markers in strings: %+v, %v", p, err)
+	}
+}
+
+// ParsePlan relies on hujson blanking comments and trailing commas in
+// place: same length, every newline where it was.
+func TestHujsonKeepsOffsets(t *testing.T) {
+	for _, doc := range []string{commentedPlan,
+		"{\"a\": [1, [2, 3,], {\"b\": 4,},], /* ✓ multibyte\n   and two lines */ \"c\": 5,}\n// end ✗\n",
+		"[\n1,\n2,\n]"} {
+		std, err := hujson.Standardize([]byte(doc))
+		if err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		if len(std) != len(doc) {
+			t.Fatalf("%q: %d bytes became %d", doc, len(doc), len(std))
+		}
+		for i := range doc {
+			if (doc[i] == '\n') != (std[i] == '\n') {
+				t.Fatalf("%q: a newline moved at %d", doc, i)
+			}
+		}
 	}
 }
 
@@ -75,7 +102,7 @@ func TestParsePlanJSONCErrorsNameThePersonsLine(t *testing.T) {
 }
 
 func TestParsePlanEmptyDocuments(t *testing.T) {
-	for _, doc := range []string{"", " \n", "// nothing\n", "/* nothing */ // still nothing\n\t"} {
+	for _, doc := range []string{"", " \n", "// nothing\n", "/* nothing */ // still nothing\n\t", "// no newline at the end"} {
 		if _, err := model.ParsePlan([]byte(doc)); !errors.Is(err, model.ErrEmptyPlan) {
 			t.Errorf("%q: %v, want ErrEmptyPlan", doc, err)
 		}

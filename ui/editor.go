@@ -349,7 +349,7 @@ func fieldValue(f model.DecisionField, text []byte) string {
 
 // compactJSON is text (JSONC) as one line of JSON, "" when it is none.
 func compactJSON(text []byte) string {
-	std, err := hujson.Standardize(bytes.Clone(text))
+	std, err := hujson.Standardize(append(bytes.Clone(text), '\n')) // a last // comment needs its newline
 	if err != nil {
 		return ""
 	}

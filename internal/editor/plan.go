@@ -163,7 +163,7 @@ func atFault(err error, body []byte, above int) []string {
 	if !found {
 		return nil
 	}
-	v, perr := hujson.Parse(bytes.Clone(body))
+	v, perr := hujson.Parse(append(bytes.Clone(body), '\n')) // a last // comment needs its newline
 	if perr != nil {
 		return nil
 	}
