@@ -228,7 +228,7 @@ func (m *Model) saveEdit(ed *editSession, runErr error) tea.Cmd {
 			}
 			if f.Unchanged(text) {
 				f.Remove()
-				return editMsg{ed: ed, cancelled: "saved unchanged: the field is as it was"}
+				return editMsg{ed: ed, cancelled: "left unchanged: the field is as it was"}
 			}
 			return editMsg{ed: ed, value: fieldValue(def, text)} // fillField removes the file
 		}

@@ -205,7 +205,7 @@ func TestFlowPlanOpensTheEditor(t *testing.T) {
 	if !strings.Contains(ed2.seen(1), `"id": "reset-api"`) {
 		t.Fatalf("the stored plan was not what the editor opened:\n%s", ed2.seen(1))
 	}
-	h.mustSee("saved unchanged", "nothing applied")
+	h.mustSee("left unchanged", "nothing applied")
 	if n := len(active(t, st).Execution.History); n != len(s.Execution.History) {
 		t.Fatalf("an unchanged save stored %d events", n-len(s.Execution.History))
 	}
@@ -301,8 +301,8 @@ func TestPlanFormOpensInTheEditorAfterFlowPlan(t *testing.T) {
 	if h.m.planInEditor {
 		t.Fatal("the next form would open the editor too")
 	}
-	h.editorRound(x) // saved unchanged: the form stays
-	h.mustSee("saved unchanged", "ctrl+e edits it again", "Write an implementation plan")
+	h.editorRound(x) // left unchanged: the form stays
+	h.mustSee("left unchanged", "ctrl+e edits it again", "Write an implementation plan")
 }
 
 // A form's list field (a reviewer's findings) is written one item per line

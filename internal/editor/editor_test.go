@@ -169,7 +169,7 @@ func TestReadPlanCancelsAndKeepsWhatWasTyped(t *testing.T) {
 		t.Fatalf("a retry saved as it was written: %+v", s)
 	}
 	// Cancelled with typed text: the file stays and the message names it.
-	if msg := f.Cancel("the plan was saved unchanged", nil); !strings.Contains(msg, f.Path) || !strings.Contains(msg, "plan apply") {
+	if msg := f.Cancel("the plan was left unchanged", nil); !strings.Contains(msg, f.Path) || !strings.Contains(msg, "plan apply") {
 		t.Fatalf("cancel message %q", msg)
 	}
 	if _, err := os.Stat(f.Path); err != nil {

@@ -220,7 +220,7 @@ func (f *File) ReadPlan() (PlanSave, error) {
 	}
 	s := PlanSave{Text: text}
 	if f.Unchanged(text) {
-		s.Cancelled = "the plan was saved unchanged"
+		s.Cancelled = "the plan was left unchanged"
 		return s, nil
 	}
 	p, err := model.ParsePlan(text)
@@ -240,7 +240,7 @@ func (f *File) ReadPlan() (PlanSave, error) {
 func (f *File) Retry(text []byte, problem error) error { return f.Rewrite(Annotate(text, problem)) }
 
 // Cancel says how an edit ended with nothing applied (why: "the plan was
-// saved unchanged", "the editor failed: …") and removes the file, unless
+// left unchanged", "the editor failed: …") and removes the file, unless
 // text (the last save, nil when unread) holds something the person typed:
 // then the file stays and the message says where, and how to apply it.
 func (f *File) Cancel(why string, text []byte) string {
