@@ -108,8 +108,8 @@ func (m *Model) openDecisionPrompt(d model.Decision, auto bool) tea.Cmd {
 	// output the person decides on.
 	m.focusPane(layout.Flow)
 	cmd := f.focusInput()
-	if m.planInEditor && planField(d, 0) {
-		m.planInEditor = false // the plan this cockpit's /flow-plan asks for: straight to the editor
+	if m.planInEditor != nil && planField(d, 0) {
+		m.planInEditor = nil // the plan this cockpit's /flow-plan asks for: straight to the editor
 		cmd = tea.Batch(cmd, m.editFormField(dlg, 0))
 	}
 	if d.FlowRun != "" && m.flowPin == "" && (m.flowView == nil || m.flowView.Run.ID != d.FlowRun) {

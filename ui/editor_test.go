@@ -282,7 +282,7 @@ func TestPlanFormOpensInTheEditorAfterFlowPlan(t *testing.T) {
 	newTestEditor(t)
 	st := planningStore(t)
 	h := newHarness(t, st, 120, 40, zeroConfig())
-	h.m.planInEditor = true // what /flow-plan GOAL sets (its flow needs the binary: TestCommandLinePlanStart)
+	h.m.planInEditor = &flowJob{} // what /flow-plan GOAL sets (its flow needs the binary: TestCommandLinePlanStart)
 	planDraft(t, st)
 	var x tea.Msg
 	for i := 0; i < 5 && x == nil; i++ {
@@ -298,7 +298,7 @@ func TestPlanFormOpensInTheEditorAfterFlowPlan(t *testing.T) {
 	if x == nil {
 		t.Fatal("the plan form did not open the editor")
 	}
-	if h.m.planInEditor {
+	if h.m.planInEditor != nil {
 		t.Fatal("the next form would open the editor too")
 	}
 	h.editorRound(x) // left unchanged: the form stays
