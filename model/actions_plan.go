@@ -32,7 +32,11 @@ func (a PlanStart) decide(s *Session, b *builder) error {
 	return nil
 }
 
-func (a PlanApply) decide(s *Session, b *builder) error {
+// PlanEditable refuses, as a plan apply would whatever the plan, a session
+// whose plan cannot be replaced now: none active, completed, or a feature
+// in progress. An editor asks it before it opens, so nobody writes a plan
+// that the state refuses anyway.
+func PlanEditable(s *Session) error {
 	if err := requireOpen(s); err != nil {
 		return err
 	}
@@ -41,6 +45,13 @@ func (a PlanApply) decide(s *Session, b *builder) error {
 			"Finish or reset the active feature before replacing the plan.",
 			"flowdeck flow reset feature "+s.Execution.ActiveFeature,
 			"feature %s is in progress", s.Execution.ActiveFeature)
+	}
+	return nil
+}
+
+func (a PlanApply) decide(s *Session, b *builder) error {
+	if err := PlanEditable(s); err != nil {
+		return err
 	}
 	if err := ValidatePlan(&a.Plan); err != nil {
 		return err

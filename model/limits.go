@@ -1,6 +1,9 @@
 package model
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+)
 
 // Limits on what an agent can hand flowdeck. Everything an action stores is
 // re-marshalled, hashed and rendered on later actions, so an unbounded field
@@ -101,26 +104,45 @@ func first(errs ...*Error) *Error {
 
 // checkPlanDocument refuses a plan document that is too large or nested too
 // deeply, before it is decoded: decoding is where a hostile document costs
-// memory and time.
-func checkPlanDocument(data []byte) error {
+// memory and time. The document is JSONC (comments skipped); what the scan
+// found is handed back to ParsePlan.
+func checkPlanDocument(data []byte) (jsonScan, error) {
 	if len(data) > MaxPlanBytes {
-		return refuse(CodePlanTooLarge, "planning", fmt.Sprintf("a plan document of at most %d MiB", MaxPlanBytes>>20),
+		return jsonScan{}, refuse(CodePlanTooLarge, "planning", fmt.Sprintf("a plan document of at most %d MiB", MaxPlanBytes>>20),
 			"Split the work into several sessions, or shorten the plan's texts.", "flowdeck flow plan apply FILE",
 			"the plan is over %d bytes (the limit)", MaxPlanBytes)
 	}
-	if i := NestingBeyond(data, MaxJSONDepth); i >= 0 {
-		line, col := position(data, i)
-		return fmt.Errorf("line %d, column %d: nested deeper than %d levels", line, col, MaxJSONDepth)
+	s := scanJSON(data, MaxJSONDepth, true)
+	if s.deep >= 0 {
+		line, col := position(data, s.deep)
+		return s, fmt.Errorf("line %d, column %d: nested deeper than %d levels", line, col, MaxJSONDepth)
 	}
-	return nil
+	return s, nil
 }
 
 // NestingBeyond returns the offset of the first '{' or '[' of data nested
 // deeper than limit, or -1. Strings are skipped; data need not be valid
 // JSON, so it can guard a decoder against hostile nesting.
-func NestingBeyond(data []byte, limit int) int {
+func NestingBeyond(data []byte, limit int) int { return scanJSON(data, limit, false).deep }
+
+// jsonScan is what scanJSON found in a document.
+type jsonScan struct {
+	deep     int  // the offset of the first '{' or '[' nested deeper than the limit, or -1
+	comments bool // a comment outside strings (jsonc only)
+	content  bool // anything but whitespace and comments
+	// openLine: data ends inside a // comment, with no newline after it.
+	openLine bool
+}
+
+// scanJSON walks data as JSON text without decoding it. With jsonc it reads
+// comments as hujson does (// to the end of the line, /* to */) and skips
+// them: a bracket in a comment must neither count nor cancel one that the
+// parser will recurse into.
+func scanJSON(data []byte, limit int, jsonc bool) jsonScan {
+	s := jsonScan{deep: -1}
 	depth, inString, escaped := 0, false, false
-	for i, c := range data {
+	for i := 0; i < len(data); i++ {
+		c := data[i]
 		switch {
 		case inString:
 			switch {
@@ -131,17 +153,37 @@ func NestingBeyond(data []byte, limit int) int {
 			case c == '"':
 				inString = false
 			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > limit {
-				return i
+			continue
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			continue
+		case jsonc && c == '/' && i+1 < len(data) && (data[i+1] == '/' || data[i+1] == '*'):
+			s.comments = true
+			end := "\n"
+			if data[i+1] == '*' {
+				end = "*/"
 			}
-		case c == '}' || c == ']':
+			n := bytes.Index(data[i+2:], []byte(end))
+			if n < 0 {
+				s.openLine = end == "\n"
+				return s // the comment runs to the end
+			}
+			i += 2 + n + len(end) - 1
+			continue
+		}
+		s.content = true
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > limit {
+				s.deep = i
+				return s
+			}
+		case '}', ']':
 			depth--
 		}
 	}
-	return -1
+	return s
 }
 
 // TooLarge says whether err is one of the size limits above, so a front-end

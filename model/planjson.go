@@ -8,14 +8,41 @@ import (
 	"io"
 	"reflect"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
+
+// ErrEmptyPlan is ParsePlan's error for a document with nothing but
+// whitespace and comments in it.
+var ErrEmptyPlan = errors.New("the plan is empty: expected a JSON object")
 
 // ParsePlan decodes a plan document strictly: unknown fields and trailing data
 // are errors, and every error names the line and column where it happened.
+// The document may be JSONC: comments and trailing commas are allowed.
 // It does not validate ids or dependencies; ValidatePlan does.
 func ParsePlan(data []byte) (*Plan, error) {
-	if err := checkPlanDocument(data); err != nil {
+	scan, err := checkPlanDocument(data)
+	if err != nil {
 		return nil, err
+	}
+	if !scan.content {
+		return nil, ErrEmptyPlan
+	}
+	// hujson turns comments and trailing commas into spaces, byte for byte
+	// and keeping every newline, so each offset below (and each line and
+	// column of an error) is still the one in the person's text. A document
+	// it cannot read that has no comment is left to the JSON decoder, whose
+	// errors say more (trailing data, the field of a type error).
+	in := bytes.Clone(data)
+	if scan.openLine {
+		// hujson wants a newline after a // comment, the last one too;
+		// appended, it moves no offset before it.
+		in = append(in, '\n')
+	}
+	if std, herr := hujson.Standardize(in); herr == nil {
+		data = std[:len(data)]
+	} else if scan.comments {
+		return nil, errors.New(strings.TrimPrefix(herr.Error(), "hujson: "))
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -45,7 +72,7 @@ func planSyntaxError(data []byte, dec *json.Decoder, err error) error {
 	case errors.As(err, &typ):
 		offset = int(typ.Offset)
 	case errors.Is(err, io.EOF):
-		return errors.New("the plan is empty: expected a JSON object")
+		return ErrEmptyPlan
 	default:
 		// An unknown field: the decoder read the whole object before it
 		// noticed, so its offset is the object's end. Find the key itself.
@@ -148,4 +175,44 @@ func jsonField(t reflect.Type, key string) (reflect.Type, bool) {
 		}
 	}
 	return folded, folded != nil
+}
+
+// PlanDocument is p as the document ParsePlan reads, indented: the plan's
+// own fields and no more (no status, evidence or reviews, which flowdeck
+// keeps and a plan may not set), so what a person edits applies as it is.
+func PlanDocument(p *Plan) []byte {
+	type feature struct {
+		ID           string   `json:"id"`
+		Title        string   `json:"title"`
+		Summary      string   `json:"summary,omitempty"`
+		Files        []string `json:"files,omitempty"`
+		Verification []string `json:"verification,omitempty"`
+		DependsOn    []string `json:"depends_on,omitempty"`
+		BlockedBy    []string `json:"blocked_by,omitempty"`
+	}
+	doc := struct {
+		Summary      string      `json:"summary"`
+		Overview     string      `json:"overview,omitempty"`
+		Requirements []string    `json:"requirements,omitempty"`
+		Decisions    []string    `json:"decisions,omitempty"`
+		Features     []feature   `json:"features"`
+		Completion   *Completion `json:"completion,omitempty"`
+		MaxParallel  int         `json:"max_parallel,omitempty"`
+		Worktrees    *bool       `json:"worktrees,omitempty"`
+	}{Summary: p.Summary, Overview: p.Overview, Requirements: p.Requirements, Decisions: p.Decisions,
+		Features: make([]feature, len(p.Features)), MaxParallel: p.MaxParallel, Worktrees: p.Worktrees}
+	if p.Completion != (Completion{}) {
+		c := p.Completion
+		doc.Completion = &c
+	}
+	for i, f := range p.Features {
+		doc.Features[i] = feature{ID: f.ID, Title: f.Title, Summary: f.Summary, Files: f.Files,
+			Verification: f.Verification, DependsOn: f.DependsOn, BlockedBy: f.BlockedBy}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // commands hold && and >; the person reads them as written
+	_ = enc.Encode(doc)      // strings, slices and ints: it cannot fail
+	return b.Bytes()
 }

@@ -60,10 +60,17 @@ func usage(name string) error { return usageError("usage: " + cmdline.UsageOf(na
 func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 	switch c.Name {
 	case "/flow-plan":
+		if c.Rest == "" && m.sess != nil && !m.plannerAgent() {
+			return m.editPlanCmd(), nil // nobody but the person writes the plan: in their editor
+		}
 		if c.Rest == "" {
 			return nil, usage(c.Name)
 		}
-		return m.startFlow("plan", []string{c.Rest}), nil
+		cmd := m.startFlow("plan", []string{c.Rest})
+		if !m.plannerAgent() {
+			m.planInEditor = m.flowJobs[len(m.flowJobs)-1] // its form's plan: in the editor too
+		}
+		return cmd, nil
 	case "/flow-run":
 		if len(c.Args) > 1 {
 			return nil, usage(c.Name)

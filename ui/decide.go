@@ -102,11 +102,16 @@ func (m *Model) openDecisionPrompt(d model.Decision, auto bool) tea.Cmd {
 	default:
 		f.focus = len(f.fields)
 	}
-	m.push(&decisionDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: decisionWaitKey(d.ID)}, f: f}, auto)
+	dlg := &decisionDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: decisionWaitKey(d.ID)}, f: f}
+	m.push(dlg, auto)
 	// The flow pane shows the decision's run: its steps, prompt and the
 	// output the person decides on.
 	m.focusPane(layout.Flow)
 	cmd := f.focusInput()
+	if m.planInEditor != nil && planField(d, 0) {
+		m.planInEditor = nil // the plan this cockpit's /flow-plan asks for: straight to the editor
+		cmd = tea.Batch(cmd, m.editFormField(dlg, 0))
+	}
 	if d.FlowRun != "" && m.flowPin == "" && (m.flowView == nil || m.flowView.Run.ID != d.FlowRun) {
 		m.minLoad = m.loadSeq + 1
 		cmd = tea.Batch(cmd, m.loadCmd())
@@ -170,6 +175,11 @@ func (f *decForm) move(d int) tea.Cmd {
 	}
 	f.focus = s[(i+d+len(s))%len(s)]
 	return f.focusInput()
+}
+
+// editable reports whether the focused field is one edited in $EDITOR.
+func (f *decForm) editable() bool {
+	return f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices == nil && multiLine(f.fields[f.focus].f)
 }
 
 // typing reports whether keys go into a text input.
@@ -237,8 +247,11 @@ func (d *decisionDialog) KeyMap(m *Model) keyMap {
 	if f.focus >= 0 && f.focus < len(f.fields) && f.fields[f.focus].choices != nil {
 		short = append(short, keys.Left, keys.Right)
 	}
+	if f.editable() {
+		short = append(short, keys.EditExternal)
+	}
 	short = append(short, keys.Back)
-	full := [][]keys.Action{append(append([]keys.Action{keys.Choose}, verdicts...), keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.PageDown, keys.PageUp, keys.Back)}
+	full := [][]keys.Action{append(append([]keys.Action{keys.Choose}, verdicts...), keys.Open, keys.NextField, keys.PrevField, keys.Left, keys.Right, keys.EditExternal, keys.PageDown, keys.PageUp, keys.Back)}
 	label := map[keys.Action]string{}
 	if n := min(9, len(f.d.Options)); n > 1 {
 		label[keys.Choose] = fmt.Sprintf("1–%d", n)
@@ -257,7 +270,7 @@ func (d *decisionDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 	ok := false
 	if !typing || !printable(k) {
 		a, ok = m.keys.Which(k, keys.Back, keys.Open, keys.NextField, keys.PrevField, keys.Down, keys.Up,
-			keys.PageDown, keys.PageUp, keys.Left, keys.Right, keys.Choose)
+			keys.PageDown, keys.PageUp, keys.Left, keys.Right, keys.Choose, keys.EditExternal)
 	}
 	if !ok && !typing && f.focus == focusOptions && !f.refused && !f.sending {
 		// A review question of a flow answers to the same keys as the
@@ -348,6 +361,11 @@ func (m *Model) decisionAction(d *decisionDialog, a keys.Action, k tea.KeyPressM
 		}
 		ff.err = ""
 		return nil, true
+	case keys.EditExternal:
+		if !f.editable() {
+			return nil, false // in another text field: the input's own key (end of line)
+		}
+		return m.editFormField(d, f.focus), true
 	case keys.Choose:
 		// Numbers choose only on the options row, so that a number meant
 		// for a field cannot answer the decision.

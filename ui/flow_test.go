@@ -338,7 +338,7 @@ func TestFlowFileErrors(t *testing.T) {
 
 // /flow-plan GOAL starts the built-in plan flow, which starts the session
 // through the real flowdeck binary and, with no planner agent, asks the
-// person for the plan in a form.
+// person for the plan in a form, whose plan opens in their editor.
 func TestCommandLinePlanStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds the flowdeck binary")
@@ -353,6 +353,9 @@ func TestCommandLinePlanStart(t *testing.T) {
 	h.typeText("/flow-plan Add dark mode")
 	h.keyAsync("enter")
 	h.waitScreen("the plan form", "Form · plan-1 · step draft", "plan (json)")
+	// No planner agent: the form's plan opens in the person's editor at once.
+	h.pump(10*time.Second, "the editor", func() bool { return h.m.editing != nil && h.m.editing.file != nil })
+	h.m.editing.file.Remove()
 	s := active(t, st)
 	if s == nil || s.Goal != "Add dark mode" {
 		t.Fatalf("active = %+v", s)

@@ -420,6 +420,9 @@ func (m *Model) onFlowDone(msg flowDoneMsg) tea.Cmd {
 			break
 		}
 	}
+	if m.planInEditor == msg.job {
+		m.planInEditor = nil // it ended before asking for the plan
+	}
 	if m.quitting {
 		return nil
 	}

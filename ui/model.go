@@ -124,6 +124,12 @@ type Model struct {
 	answering map[string]bool
 	gone      *model.Decision // see loadedMsg.gone
 
+	// editing is the edit in $EDITOR in progress (editor.go); planInEditor
+	// is the flow job of /flow-plan GOAL without a planner agent, until its
+	// form opens: that form's plan opens in the editor.
+	editing      *editSession
+	planInEditor *flowJob
+
 	// allRuns is the runs list as loaded; the pane shows shownRuns.
 	allRuns []model.RunRecord
 

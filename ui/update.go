@@ -61,6 +61,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onFlowAct(msg)
 	case decidedMsg:
 		cmd = m.onDecided(msg)
+	case editMsg:
+		cmd = m.onEdit(msg)
 	case recoveredMsg:
 		cmd = m.onRecovered(msg)
 	case agentTailMsg:

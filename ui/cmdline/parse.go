@@ -21,7 +21,7 @@ type Spec struct {
 
 // Specs are the commands the line accepts.
 var Specs = []Spec{
-	{"/flow-plan", "/flow-plan GOAL", ""},
+	{"/flow-plan", "/flow-plan [GOAL]", ""},
 	{"/flow-run", "/flow-run [FEATURE]", "feature"},
 	{"/flow-auto", "/flow-auto [AGENTS]", ""},
 	{"/flow", "/flow FLOW|FILE [ARGS]", "flow"},

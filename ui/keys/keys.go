@@ -74,6 +74,9 @@ const (
 	ShowAll     Action = "show_internal"
 	ApprovePlan Action = "approve_plan"
 	Complete1   Action = "complete_feature"
+	// EditExternal opens a multi-line form field (a plan, findings) in
+	// $VISUAL/$EDITOR.
+	EditExternal Action = "edit_in_editor"
 )
 
 type def struct {
@@ -140,6 +143,7 @@ var defaults = []def{
 	{Left, []string{"left"}, "previous choice"},
 	{Right, []string{"right"}, "next choice"},
 	{Choose, []string{"1", "2", "3", "4", "5", "6", "7", "8", "9"}, "choose an option"},
+	{EditExternal, []string{"ctrl+e"}, "edit in $EDITOR"},
 	{Complete, []string{"tab"}, "complete"},
 	{ShowAll, []string{"i"}, "show internal runs"},
 }
