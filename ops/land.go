@@ -188,3 +188,18 @@ func recordLanding(st *db.Store, out *LandResult, r LandRequest) {
 		out.Warning = "the landing was not recorded: " + err.Error()
 	}
 }
+
+// LandTarget is the branch land would merge into: the one checked out in
+// the project ("" when HEAD is detached, which land refuses). The cockpit
+// names it before the person decides.
+func LandTarget(st *db.Store) (string, error) {
+	if st == nil || !worktrees.InGit(st) {
+		return "", nil
+	}
+	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
+	if err != nil {
+		return "", err
+	}
+	branch, _, err := repo.CurrentBranch()
+	return branch, err
+}

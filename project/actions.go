@@ -211,6 +211,15 @@ func (p *Project) LandSeen(force bool, seen uint64) (*ops.LandResult, error) {
 	return ops.Land(st, ops.LandRequest{Force: force, Seen: seen, Actor: p.Actor(), Now: p.Now()})
 }
 
+// LandTarget is the branch land would merge into (ops.LandTarget).
+func (p *Project) LandTarget() (string, error) {
+	st, err := p.reader()
+	if err != nil {
+		return "", err
+	}
+	return ops.LandTarget(st)
+}
+
 // Diff is the change of a feature or of the session (ops.Diff).
 func (p *Project) Diff(r ops.DiffRequest) (*ops.DiffResult, error) {
 	st, err := p.reader()

@@ -74,6 +74,7 @@ const (
 	ShowAll     Action = "show_internal"
 	ApprovePlan Action = "approve_plan"
 	Complete1   Action = "complete_feature"
+	Land        Action = "land"
 )
 
 type def struct {
@@ -108,6 +109,7 @@ var defaults = []def{
 	{Help, []string{"?", "f1"}, "help"},
 	{Quit, []string{"q", "ctrl+c"}, "quit"},
 	{Mouse, []string{"m"}, "mouse on/off"},
+	{Land, []string{"L"}, "land the session"},
 
 	{Start, []string{"s"}, "start"},
 	{Verify, []string{"v"}, "verify"},
