@@ -34,7 +34,7 @@ detached, and on a conflict — which changes nothing and is left to you.`,
 			if err != nil {
 				return err
 			}
-			res, err := p.Land(force)
+			res, err := p.LandSeen(force, e.expectSeq) // --expect-seq, as every flow action
 			if err != nil {
 				return e.fail(err)
 			}
