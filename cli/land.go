@@ -21,7 +21,9 @@ func (e *env) landCommand() *cobra.Command {
 		Short: "Merge the session's integration branch (flowdeck/SESSION) into the checked-out branch",
 		Long: `Merge the active session's integration branch into the branch checked out
 in the project: a fast-forward when possible, else a merge commit. Nothing
-merges it automatically; this is the explicit step.
+merges it automatically; this is the explicit step, and the next one of a
+completed session until it is taken (the cockpit's L does it too). The
+landing is recorded: status then says "completed, landed into BRANCH".
 
 Refused (exit 1) unless the session is completed (--force lands what is
 merged so far), when tracked files have uncommitted changes, when HEAD is
@@ -32,7 +34,7 @@ detached, and on a conflict — which changes nothing and is left to you.`,
 			if err != nil {
 				return err
 			}
-			res, err := p.Land(force)
+			res, err := p.LandSeen(force, e.expectSeq) // --expect-seq, as every flow action
 			if err != nil {
 				return e.fail(err)
 			}
@@ -45,6 +47,12 @@ detached, and on a conflict — which changes nothing and is left to you.`,
 					fmt.Fprintf(e.stdout, "✓ %s fast-forwarded to %s (%s)\n", res.Branch, res.Integration, model.ShortCommit(res.Commit))
 				default:
 					fmt.Fprintf(e.stdout, "✓ %s merged into %s (%s)\n", res.Integration, res.Branch, model.ShortCommit(res.Commit))
+				}
+				if res.Warning != "" {
+					fmt.Fprintf(e.stdout, "! %s\n", res.Warning)
+				}
+				if res.OK && res.NextCommand != "" {
+					fmt.Fprintf(e.stdout, "next: %s\n", res.NextCommand)
 				}
 			})
 		},

@@ -149,6 +149,8 @@ func describeEvent(ev model.Event) string {
 		return "✓ note added"
 	case model.EventFeatureInterrupted, model.EventFeatureResumed:
 		return interruptLine(ev)
+	case model.EventSessionLanded:
+		return "✓ " + model.Describe(ev)
 	}
 	return string(ev.Type)
 }

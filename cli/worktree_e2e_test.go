@@ -190,10 +190,16 @@ func TestWorktreesEndToEnd(t *testing.T) {
 	p.must("flow", "review", "--final", "--decision", "approved")
 	p.action(0, "flow", "run", "complete", "c", "--outcome", "completed")
 	var done struct {
-		Session struct{ Status model.SessionStatus }
+		Session     struct{ Status model.SessionStatus }
+		NextCommand string `json:"next_command"`
 	}
 	if json.Unmarshal([]byte(p.must("--json", "flow", "status")), &done); done.Session.Status != model.StatusCompleted {
 		t.Fatalf("session is %q, not completed", done.Session.Status)
+	}
+	// Completed is not finished while the work is only on the integration
+	// branch: the next step is to land it.
+	if status := p.must("flow", "status"); done.NextCommand != "flowdeck flow land" || !strings.Contains(status, "completed, not landed") {
+		t.Fatalf("completed session: next %q, status\n%s", done.NextCommand, status)
 	}
 	p.gone(wc, p.integ+".c")
 	if list := p.git(p.dir, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 1 {
@@ -208,8 +214,13 @@ func TestWorktreesEndToEnd(t *testing.T) {
 	p.must("flow", "verify")
 
 	out := p.must("flow", "land")
-	if !strings.Contains(out, "main") || p.git(p.dir, "rev-parse", "main") != p.git(p.dir, "rev-parse", p.integ) {
+	if !strings.Contains(out, "main") || p.git(p.dir, "rev-parse", "main") != p.git(p.dir, "rev-parse", p.integ) ||
+		!strings.Contains(out, "next: flowdeck flow plan start GOAL") {
 		t.Fatalf("land: %s", out)
+	}
+	if status := p.must("flow", "status"); !strings.Contains(status, "completed, landed into main") ||
+		!strings.Contains(status, "next: flowdeck flow plan start GOAL") {
+		t.Fatalf("status after land:\n%s", status)
 	}
 	for _, f := range []string{"fa.txt", "fb.txt", "fc.txt"} {
 		if _, err := os.Stat(filepath.Join(p.dir, f)); err != nil {

@@ -190,9 +190,13 @@ func requireOpen(s *Session) error {
 		return err
 	}
 	if s.Status == StatusCompleted {
-		return refuse(CodeSessionCompleted, "completed", "a session that is not completed",
-			"The session is completed. Start a new one, or reset a feature to reopen it.",
-			nextPlanStart, "session %s is completed", s.ID)
+		hint, next := "The session is completed. Start a new one, or reset a feature to reopen it.", nextPlanStart
+		if Landable(s) {
+			hint, next = "The session is completed and its work waits on "+s.Git.Integration+
+				": land it on your branch, start a new session, or reset a feature to reopen it.", nextLand
+		}
+		return refuse(CodeSessionCompleted, "completed", "a session that is not completed", hint,
+			next, "session %s is completed", s.ID)
 	}
 	return nil
 }

@@ -34,6 +34,9 @@ func Apply(s *Session, e Event) error {
 		handled, err = applyInterruptEvent(s, e)
 	}
 	if !handled {
+		handled, err = applyLandEvent(s, e) // model/land.go
+	}
+	if !handled {
 		return fmt.Errorf("session %s: event %d has unknown type %q", s.ID, e.Seq, e.Type)
 	}
 	if err != nil {
@@ -158,6 +161,7 @@ func (s *Session) resetFeatures(e Event) error {
 	}
 	x := &s.Execution
 	x.forget(reset)
+	s.Landed = nil // a reset reopens the session; what lands next is decided again
 	if x.ActiveFeature == "" && s.MaxParallel() > 1 {
 		s.refreshActive()
 	}
@@ -220,6 +224,7 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 			}
 		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
+		s.Landed = nil // the integration branch holds more than was landed
 		if f.Git != nil {
 			f.Git.MergeCommit, f.Git.MergeBase, f.Git.Conflicts = e.Commit, e.Base, nil
 		}

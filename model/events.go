@@ -31,6 +31,7 @@ const (
 	EventMergeConflict      EventType = "merge_conflict"
 	EventFeatureInterrupted EventType = "feature_interrupted"
 	EventFeatureResumed     EventType = "feature_resumed"
+	EventSessionLanded      EventType = "session_landed"
 )
 
 // Event is one entry of a session's append-only log. Only the fields its Type
@@ -64,6 +65,9 @@ type Event struct {
 	Commit string   `json:"commit,omitempty"`
 	Base   string   `json:"base,omitempty"`
 	Files  []string `json:"files,omitempty"`
+	// Branch is the person's branch a session_landed landed on, and
+	// Commit its head afterwards.
+	Branch string `json:"branch,omitempty"`
 	// Tree is the git tree the code was at: the session's base
 	// (plan_approved) or the feature's (feature_started).
 	Tree string `json:"tree,omitempty"`
@@ -145,6 +149,8 @@ func Describe(e Event) string {
 		return "session activated"
 	case EventNoteAdded:
 		return "note: " + FirstLine(e.Text, 120)
+	case EventSessionLanded:
+		return "landed " + IntegrationBranch(e.Session) + " into " + e.Branch + " at " + ShortCommit(e.Commit)
 	}
 	return string(e.Type)
 }

@@ -37,6 +37,10 @@ func Unchanged(a Action, s *Session) string {
 		if s != nil {
 			return "session " + s.ID + " is already active"
 		}
+	case Land:
+		if s != nil && s.Landed != nil {
+			return "session " + s.ID + " already landed into " + s.Landed.Branch + " at " + ShortCommit(s.Landed.Commit)
+		}
 	}
 	return ""
 }

@@ -6,6 +6,9 @@ func NextCommand(s *Session) string {
 	switch {
 	case s == nil || s.Archived:
 		return nextPlanStart
+	case Landable(s):
+		// The work is on the integration branch, not yet on the person's.
+		return nextLand
 	case s.Status == StatusCompleted:
 		return nextPlanStart
 	case s.Plan == nil:

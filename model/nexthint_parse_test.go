@@ -99,6 +99,9 @@ func (h *hintWalk) flowAction(pos []string, fl map[string]string) (model.Action,
 		return model.ResetFeature{Feature: pos[2]}, cmd, true
 	case cmd == "reset session" && len(pos) == 2:
 		return model.ResetSession{}, cmd, true
+	case cmd == "land" && len(pos) == 1:
+		// What flow land records once git landed the integration branch.
+		return model.Land{Branch: "main", Commit: "89abcdef0123456789abcdef0123456789abcdef"}, cmd, true
 	}
 	return nil, "", false
 }

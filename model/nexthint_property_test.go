@@ -32,7 +32,7 @@ func TestNextHintsAreAccepted(t *testing.T) {
 		t.Logf("seed %d: hints checked by command: %v", seed, checked)
 		if seed == 11 {
 			for _, c := range []string{"plan start", "plan apply", "plan approve", "run start", "run complete",
-				"validate", "run --feature", "review", "review --final", "reset feature", "run resume"} {
+				"validate", "run --feature", "review", "review --final", "reset feature", "run resume", "land"} {
 				if checked[c] == 0 {
 					t.Errorf("seed 11 never checked a %q hint: the walk does not cover the model", c)
 				}
@@ -218,6 +218,8 @@ func (h *hintWalk) randomAction() model.Action {
 			return model.RunInterrupt{Feature: h.featureID(), Summary: "agent exited 137"}
 		case 2:
 			return model.RunResume{Feature: h.featureID()}
+		case 3: // flow land's record of what git did
+			return model.Land{Branch: "main", Commit: "89abcdef0123456789abcdef0123456789abcdef"}
 		}
 	}
 	return model.AddNote{Text: []string{"a note", " "}[pick(2)]}

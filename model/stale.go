@@ -68,6 +68,9 @@ func touches(a Action, e Event) bool {
 		return e.Type == EventPlanApproved
 	case ResetSession:
 		return e.Type == EventPlanApproved || e.Type == EventFeaturesReset
+	case Land:
+		// What would land changed, or someone landed it meanwhile.
+		return e.Type == EventFeatureCompleted || e.Type == EventFeaturesReset || e.Type == EventSessionLanded
 	}
 	return false
 }
@@ -94,6 +97,8 @@ func staleWhat(a Action) string {
 		return "the session (final review)"
 	case PlanApprove:
 		return "the plan"
+	case Land:
+		return "the session's integration branch"
 	}
 	return fmt.Sprintf("the session (%s)", a.Name())
 }

@@ -106,6 +106,9 @@ type Session struct {
 	// Base is the git tree the code was at when the plan was first
 	// approved: the session's whole change starts there.
 	Base string `json:"base,omitempty"`
+	// Landed is the landing of the integration branch on the person's
+	// branch (flow land) since the branch last moved; nil until then.
+	Landed *Landing `json:"landed,omitempty"`
 	// Seq is the sequence number of the last event applied.
 	Seq uint64 `json:"seq"`
 }

@@ -113,7 +113,7 @@ func hudOf(s *model.Session) *HUD {
 		h.Status = string(s.Status) + ", " + render.ProgressText(nil)
 		return h
 	}
-	h.Status = fmt.Sprintf("%s, plan %s, %s", s.Status, s.Approval, render.ProgressText(s.Plan))
+	h.Status = fmt.Sprintf("%s, plan %s, %s", model.StatusText(s), s.Approval, render.ProgressText(s.Plan))
 	if s.Approval != model.ApprovalApproved && s.Status != model.StatusCompleted { // also after a replan while others ran on
 		h.Waits = append(h.Waits, "plan approval")
 	}

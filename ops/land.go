@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
@@ -24,7 +25,7 @@ const (
 )
 
 // LandResult is what flow land did: the integration branch merged into the
-// branch checked out in the project.
+// branch checked out in the project, and the landing recorded.
 type LandResult struct {
 	OK          bool         `json:"ok"`
 	Error       *model.Error `json:"error,omitempty"`
@@ -35,6 +36,13 @@ type LandResult struct {
 	FastForward bool         `json:"fast_forward,omitempty"`
 	UpToDate    bool         `json:"up_to_date,omitempty"`
 	Conflicts   []string     `json:"conflicts,omitempty"`
+	// Events are what the landing stored (session_landed; none when it
+	// was recorded before), NextCommand the session's next step after it.
+	Events      []EventView `json:"events,omitempty"`
+	NextCommand string      `json:"next_command,omitempty"`
+	// Warning says that git landed but the landing was not recorded.
+	Warning string         `json:"warning,omitempty"`
+	State   *model.Session `json:"-"` // the session after the landing, for Go callers
 }
 
 func (r *LandResult) Refusal() *model.Error { return r.Error }
@@ -44,12 +52,47 @@ func landRefusal(code, prerequisite, hint, next, msg string, args ...any) *LandR
 		Recovery: model.Recovery{Prerequisite: prerequisite, Hint: hint, NextCommand: next}}}
 }
 
+// LandRequest is a flow land: Force lands a session that is not completed;
+// Seen is the session sequence the caller decided on (0: no guard), as an
+// action's expect_seq; Actor and Now are who lands and when, for the record.
+type LandRequest struct {
+	Force bool
+	Seen  uint64
+	Actor string
+	Now   time.Time
+}
+
+// LandGate is flow land's refusal of active session s before any git work
+// (nil: land may go on): no session, a session whose features did not run
+// in worktrees, a session not completed unless forced. The cockpit asks it
+// before it offers to land, so that both refuse alike.
+func LandGate(s *model.Session, force bool) *model.Error {
+	var r *LandResult
+	switch {
+	case s == nil:
+		r = landRefusal(model.CodeNoActiveSession, "an active session", "There is nothing to land.",
+			"flowdeck flow history", "there is no active session")
+	case !s.UsesWorktrees():
+		r = landRefusal(CodeNoIntegration, "a session whose features ran in worktrees",
+			"Its features were worked in the project's own checkout: there is no branch to land.",
+			landStatusCommand, "session %s has no integration branch", s.ID)
+	case s.Status != model.StatusCompleted && !force:
+		r = landRefusal(CodeNotLandable, "a completed session",
+			"Land merges what the session delivered once it is complete; --force lands what is merged so far.",
+			landForceCommand, "session %s is %s, not completed", s.ID, s.Status)
+	default:
+		return nil
+	}
+	return r.Error
+}
+
 // Land merges the active session's integration branch into the branch
-// checked out in the project (a fast-forward when possible). It is refused
-// unless the session is completed (force lands a session still running), on
-// a tree with changes to tracked files, and on a conflict, which it leaves
-// to the person: nothing is changed then.
-func Land(st *db.Store, force bool) (*LandResult, error) {
+// checked out in the project (a fast-forward when possible) and records
+// the landing (session_landed), so that the session's next step and status
+// say it landed. It is refused unless the session is completed (force
+// lands a session still running), on a tree with changes to tracked files,
+// and on a conflict, which it leaves to the person: nothing is changed then.
+func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 	var s *model.Session
 	if st != nil {
 		var err error
@@ -57,24 +100,28 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 			return nil, err
 		}
 	}
-	switch {
-	case s == nil:
-		return landRefusal(model.CodeNoActiveSession, "an active session", "There is nothing to land.",
-			"flowdeck flow history", "there is no active session"), nil
-	case !s.UsesWorktrees():
-		return landRefusal(CodeNoIntegration, "a session whose features ran in worktrees",
-			"Its features were worked in the project's own checkout: there is no branch to land.",
-			landStatusCommand, "session %s has no integration branch", s.ID), nil
-	case s.Status != model.StatusCompleted && !force:
-		return landRefusal(CodeNotLandable, "a completed session",
-			"Land merges what the session delivered once it is complete; --force lands what is merged so far.",
-			landForceCommand, "session %s is %s, not completed", s.ID, s.Status), nil
+	if e := LandGate(s, r.Force); e != nil {
+		return &LandResult{Error: e}, nil
 	}
 	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	// Read again under the lock: a merge or a reset may have moved the
+	// session since, and a caller who decided on an older state is told.
+	if s, err = st.Active(); err != nil {
+		return nil, err
+	}
+	if e := LandGate(s, r.Force); e != nil {
+		return &LandResult{Error: e}, nil
+	}
+	if e, err := landStale(st, s, r.Seen); e != nil || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return &LandResult{Error: e}, nil
+	}
 	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
 	if err != nil {
 		return nil, err
@@ -107,6 +154,52 @@ func Land(st *db.Store, force bool) (*LandResult, error) {
 			Recovery: model.Recovery{Prerequisite: "a branch that merges cleanly",
 				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + s.Git.Integration,
 				NextCommand: "git merge " + s.Git.Integration}}
+		return out, nil
 	}
+	recordLanding(st, out, r)
 	return out, nil
+}
+
+// landStale is the stale_decision refusal of a land decided on the session
+// as of seen, when what it would land changed since (a merge, a reset,
+// another landing).
+func landStale(st *db.Store, s *model.Session, seen uint64) (*model.Error, error) {
+	if seen == 0 || s.Seq <= seen {
+		return nil, nil
+	}
+	since, err := st.Events(s.ID, seen+1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return model.Stale(model.Land{}, seen, since), nil
+}
+
+// recordLanding stores what git did as the session's landing, in one
+// transaction like any action. Git has moved the branch by then: a failure
+// to record is a warning on the result, not a refusal of what happened.
+func recordLanding(st *db.Store, out *LandResult, r LandRequest) {
+	o, err := st.DoSeen(model.Land{Branch: out.Branch, Commit: out.Commit}, 0, r.Actor, r.Now)
+	if o != nil {
+		out.State = o.Session
+		out.Events = ViewEvents(o.Events, out.Session)
+		out.NextCommand = model.NextCommand(o.Session)
+	}
+	if err != nil {
+		out.Warning = "the landing was not recorded: " + err.Error()
+	}
+}
+
+// LandTarget is the branch land would merge into: the one checked out in
+// the project ("" when HEAD is detached, which land refuses). The cockpit
+// names it before the person decides.
+func LandTarget(st *db.Store) (string, error) {
+	if st == nil || !worktrees.InGit(st) {
+		return "", nil
+	}
+	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
+	if err != nil {
+		return "", err
+	}
+	branch, _, err := repo.CurrentBranch()
+	return branch, err
 }

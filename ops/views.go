@@ -235,8 +235,9 @@ type StatusView struct {
 	Timestamps model.Timestamps    `json:"timestamps"`
 	Seq        uint64              `json:"seq"`
 	// Git is the session's integration branch and base, when its features
-	// run in worktrees.
-	Git *model.GitSetup `json:"git,omitempty"`
+	// run in worktrees; Landed where flow land merged it, once it did.
+	Git    *model.GitSetup `json:"git,omitempty"`
+	Landed *model.Landing  `json:"landed,omitempty"`
 }
 
 // PlanView is the plan with its features as FeatureViews.
@@ -272,7 +273,7 @@ func ViewStatus(s *model.Session) *StatusView {
 		return nil
 	}
 	v := &StatusView{ID: s.ID, Goal: cut(s.Goal), Status: s.Status, Approval: s.Approval,
-		NotesTotal: s.NotesTotal, Counts: Summarize(s).Counts, Timestamps: s.Timestamps, Seq: s.Seq, Git: s.Git}
+		NotesTotal: s.NotesTotal, Counts: Summarize(s).Counts, Timestamps: s.Timestamps, Seq: s.Seq, Git: s.Git, Landed: s.Landed}
 	if s.Plan != nil {
 		p := &PlanView{Summary: cut(s.Plan.Summary), Requirements: cutList(s.Plan.Requirements),
 			Decisions: cutList(s.Plan.Decisions), Completion: s.Plan.Completion, Features: []FeatureView{}}

@@ -195,13 +195,29 @@ func (p *Project) ReadDoc(sessionID, rel string) ([]byte, error) {
 }
 
 // Land merges the active session's integration branch into the branch
-// checked out in the project, only when asked (flow land).
+// checked out in the project, only when asked (flow land), and records the
+// landing as p's actor.
 func (p *Project) Land(force bool) (*ops.LandResult, error) {
+	return p.LandSeen(force, 0)
+}
+
+// LandSeen is Land decided on the session as of sequence seen (0: no
+// guard): refused with stale_decision if what it lands changed since.
+func (p *Project) LandSeen(force bool, seen uint64) (*ops.LandResult, error) {
 	st, err := p.reader()
 	if err != nil {
 		return nil, err
 	}
-	return ops.Land(st, force)
+	return ops.Land(st, ops.LandRequest{Force: force, Seen: seen, Actor: p.Actor(), Now: p.Now()})
+}
+
+// LandTarget is the branch land would merge into (ops.LandTarget).
+func (p *Project) LandTarget() (string, error) {
+	st, err := p.reader()
+	if err != nil {
+		return "", err
+	}
+	return ops.LandTarget(st)
 }
 
 // Diff is the change of a feature or of the session (ops.Diff).

@@ -50,7 +50,7 @@ func writeIndexHeader(b *strings.Builder, s *model.Session) {
 	line("# ", mdHeading(s.Goal))
 	line()
 	line("- **Session:** ", codeSpan(s.ID))
-	line("- **Status:** ", mdText(string(s.Status)))
+	line("- **Status:** ", mdText(model.StatusText(s)))
 	if s.Archived {
 		line("- **Archived:** yes; ", codeSpan("flowdeck flow session "+s.ID), " re-activates it")
 	}

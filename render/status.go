@@ -18,7 +18,7 @@ func Status(w io.Writer, s *model.Session) {
 	}
 	fmt.Fprintf(w, "Session %s\n", s.ID)
 	fmt.Fprintf(w, "  goal:     %s\n", s.Goal)
-	fmt.Fprintf(w, "  status:   %s, plan %s\n", s.Status, s.Approval)
+	fmt.Fprintf(w, "  status:   %s, plan %s\n", model.StatusText(s), s.Approval)
 	if s.Plan != nil {
 		fmt.Fprintf(w, "  progress: %d/%d features completed\n", s.Plan.CompletedCount(), s.Plan.Required())
 		if a := s.Execution.ActiveFeature; a != "" {

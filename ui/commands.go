@@ -200,5 +200,5 @@ func (m *Model) statusLine() string {
 	if s == nil {
 		return "no active session · next: " + model.NextCommand(nil)
 	}
-	return string(s.Status) + " · " + render.ProgressText(s.Plan) + " · next: " + model.NextCommand(s)
+	return model.StatusText(s) + " · " + render.ProgressText(s.Plan) + " · next: " + model.NextCommand(s)
 }

@@ -53,6 +53,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmd = m.onJob(msg)
 	case tailMsg:
 		m.onTail(msg)
+	case landPreviewMsg:
+		m.onLandPreview(msg)
+	case landMsg:
+		cmd = m.onLand(msg)
 	case recallMsg:
 		cmd = m.onRecall(msg)
 	case flowDoneMsg:
@@ -198,6 +202,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		return m.search.Focus()
 	case keys.Recall:
 		m.focusPane(layout.Recall)
+	case keys.Land:
+		return m.startLand() // ui/land.go
 	case keys.Mouse:
 		m.mouse = !m.mouse
 		if m.mouse {

@@ -221,12 +221,14 @@ func (m *Model) sessionBar() []string {
 		l2 += th.Dim.Render("next: ") + ":/flow-plan GOAL" + th.Dim.Render("  ("+model.NextCommand(nil)+")")
 		return []string{layout.Fit(l1, m.w), layout.Fit(l2, m.w)}
 	}
-	status := string(s.Status)
+	status := model.StatusText(s)
 	sp := th.Accent
-	switch s.Status {
-	case model.StatusBlocked:
+	switch {
+	case s.Status == model.StatusBlocked:
 		sp = th.Err
-	case model.StatusCompleted:
+	case model.Landable(s):
+		sp = th.Warn // done, but not yet on the person's branch
+	case s.Status == model.StatusCompleted:
 		sp = th.Ok
 	}
 	l1 := th.Bold.Render(" "+s.Goal) + "  " + sp.Render("["+status+"]") + th.Dim.Render(" plan "+string(s.Approval))
@@ -277,6 +279,7 @@ func (m *Model) nextHint(cmd string) string {
 		{"flowdeck flow run complete ", keys.Complete1},
 		{"flowdeck run --feature ", keys.Verify},
 		{"flowdeck flow reset feature ", keys.Reset},
+		{"flowdeck flow land", keys.Land},
 	} {
 		if strings.HasPrefix(cmd, n.prefix) && m.keys.Get(n.a).Enabled() {
 			return m.th.Dim.Render("next (") + m.th.KeyHint.Render(m.keyName(n.a)) + m.th.Dim.Render("): ") + cmd

@@ -77,6 +77,7 @@ const (
 	// EditExternal opens a multi-line form field (a plan, findings) in
 	// $VISUAL/$EDITOR.
 	EditExternal Action = "edit_in_editor"
+	Land         Action = "land"
 )
 
 type def struct {
@@ -111,6 +112,7 @@ var defaults = []def{
 	{Help, []string{"?", "f1"}, "help"},
 	{Quit, []string{"q", "ctrl+c"}, "quit"},
 	{Mouse, []string{"m"}, "mouse on/off"},
+	{Land, []string{"L"}, "land the session"},
 
 	{Start, []string{"s"}, "start"},
 	{Verify, []string{"v"}, "verify"},
