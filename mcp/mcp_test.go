@@ -115,7 +115,7 @@ var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "f
 	"run", "flow_review_record_feature", "flow_run_complete_feature", "flow_review_record_final"}
 
 var allTools = []string{
-	"decision_resolve", "decisions_list", "diagram", "flow_history", "flow_land", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
+	"decision_resolve", "decisions_list", "diagram", "diff", "flow_history", "flow_land", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
 	"flow_plan_start", "flow_reset_feature", "flow_reset_session", "flow_review_record_feature",
 	"flow_review_record_final", "flow_run_complete_feature", "flow_run_interrupt", "flow_run_resume", "flow_run_start", "flow_session_activate",
 	"flow_status", "flow_validate", "recall", "run",
@@ -274,10 +274,13 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
-	if want := []string{"flowdeck://session/features/reset-api.md", "flowdeck://session/features/token-store.md", "flowdeck://session/index.md"}; !slices.Equal(uris, want) {
+	if want := []string{"flowdeck://session/diff", "flowdeck://session/features/reset-api.md", "flowdeck://session/features/token-store.md", "flowdeck://session/index.md"}; !slices.Equal(uris, want) {
 		t.Fatalf("resources = %v", uris)
 	}
 	for _, uri := range uris {
+		if uri == "flowdeck://session/diff" {
+			continue // the project is not in git: its diff is refused (TestDiffToolAndResource)
+		}
 		doc, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
 		if err != nil || !strings.Contains(doc.Contents[0].Text, "#") {
 			t.Fatalf("read %s: %v", uri, err)

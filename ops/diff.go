@@ -46,6 +46,9 @@ type DiffResult struct {
 	Added   int                `json:"added"`
 	Removed int                `json:"removed"`
 	Patch   string             `json:"patch,omitempty"`
+	// Dir is the work tree the diff's paths are relative to: the
+	// feature's worktree while it has one, else the repository's top.
+	Dir string `json:"dir,omitempty"`
 	// Omitted are the files left out of Patch by MaxBytes.
 	Omitted []gitwork.FileStat `json:"omitted,omitempty"`
 }
@@ -87,6 +90,11 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 		return out, err
 	}
 	root := worktrees.ProjectRoot(st)
+	if out.Dir == "" {
+		if repo, err := gitwork.Open(root); err == nil {
+			out.Dir = repo.Dir
+		}
+	}
 	if out.Files, err = gitwork.Stat(root, out.From, out.To); err != nil {
 		return nil, err
 	}
@@ -132,6 +140,9 @@ func featureTrees(st *db.Store, s *model.Session, id string, out *DiffResult) er
 			return err
 		}
 		out.Current = cur
+		if f.Git != nil && cur != "" {
+			out.Dir = worktrees.Path(st, f.Git.Worktree)
+		}
 	}
 	if e := latestTree(f); e != "" {
 		out.To = e
@@ -180,36 +191,28 @@ func sessionTrees(st *db.Store, s *model.Session, out *DiffResult) error {
 }
 
 // BoundPatch cuts patch (git diff output whose files are files, in order)
-// to max bytes at file boundaries: whole files while they fit, the rest
-// listed as omitted. max 0 is no bound.
+// to max bytes at file boundaries: each file whole while it fits, in
+// order, and the files that do not fit listed as omitted (a large file
+// does not push the small ones after it out). max 0 is no bound.
 func BoundPatch(patch []byte, files []gitwork.FileStat, max int) (string, []gitwork.FileStat) {
 	if max <= 0 || len(patch) <= max {
 		return string(patch), nil
 	}
 	starts := fileStarts(patch)
-	keep := 0
-	for i := range starts {
+	var out []byte
+	var omitted []gitwork.FileStat
+	for i, start := range starts {
 		end := len(patch)
 		if i+1 < len(starts) {
 			end = starts[i+1]
 		}
-		if end > max {
-			break
-		}
-		keep = i + 1
-	}
-	cut := 0
-	if keep > 0 {
-		cut = len(patch)
-		if keep < len(starts) {
-			cut = starts[keep]
+		if len(out)+end-start <= max {
+			out = append(out, patch[start:end]...)
+		} else if i < len(files) {
+			omitted = append(omitted, files[i])
 		}
 	}
-	var omitted []gitwork.FileStat
-	if keep < len(files) {
-		omitted = files[keep:]
-	}
-	return string(patch[:cut]), omitted
+	return string(out), omitted
 }
 
 // fileStarts are the offsets of the "diff --git " lines of patch.

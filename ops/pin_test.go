@@ -154,7 +154,7 @@ func TestDiffOfAFeatureAndTheSession(t *testing.T) {
 				t.Fatalf("a change after the evidence is not stale: %+v", res)
 			}
 			bounded, _ := Diff(st, DiffRequest{MaxBytes: len(res.Patch) - 1})
-			if len(bounded.Omitted) != 1 || strings.Count(bounded.Patch, "diff --git ") != 1 {
+			if len(bounded.Omitted) != 1 || strings.Count(bounded.Patch, "diff --git ") != 1 || bounded.Omitted[0].Path != "feature.go" {
 				t.Fatalf("bounded diff: %d omitted, patch\n%s", len(bounded.Omitted), bounded.Patch)
 			}
 			os.WriteFile(filepath.Join(code, "feature.go"), []byte("package f\n\nfunc Added() {}\n"), 0o644)

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/render"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -18,7 +19,9 @@ import (
 const promptRoomy = 30
 
 // reviewDialog decides a feature's review, or the session's final review:
-// a approves, x asks for findings, b blocks.
+// a approves, x asks for findings, b blocks. It opens on the change (the
+// feature's diff, the session's for the final review); E switches to the
+// evidence and back.
 type reviewDialog struct {
 	dialogBase
 	feature string
@@ -26,6 +29,9 @@ type reviewDialog struct {
 	// tail is the end of the evidence run's output (read in a command).
 	run  string
 	tail []string
+	// change is what is reviewed; evidence shows the evidence instead.
+	change   *changeView
+	evidence bool
 }
 
 func (d *reviewDialog) ID() string { return "review" }
@@ -38,7 +44,14 @@ func (d *reviewDialog) Title(m *Model) string {
 }
 
 func (d *reviewDialog) Body(m *Model) []string {
+	if !d.evidence && d.change != nil {
+		checks := m.checksLine(d)
+		return append([]string{checks}, d.change.lines(m, max(10, m.w-4), changeHeight(m, 1))...)
+	}
 	body, extra := m.reviewSummary(d.feature, d.final)
+	if checks := m.checksLine(d); checks != "" {
+		body = append(body, checks)
+	}
 	var out []string
 	for i, l := range body {
 		if !extra[i] || m.h >= promptRoomy {
@@ -60,8 +73,17 @@ func (d *reviewDialog) Body(m *Model) []string {
 }
 
 func (d *reviewDialog) KeyMap(m *Model) keyMap {
-	k := m.keyMapOf([]keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Back})
+	short := []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Evidence, keys.Back}
+	if !d.evidence {
+		short = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Open, keys.EditAt, keys.Evidence, keys.Back}
+	}
+	k := m.keyMapOf(short, []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Evidence, keys.Back}, changeKeys)
 	k.desc = map[keys.Action]string{keys.Back: "later"}
+	if d.evidence {
+		k.desc[keys.Evidence] = "the change"
+	} else {
+		k.desc[keys.Evidence] = "evidence"
+	}
 	return k
 }
 
@@ -76,6 +98,18 @@ func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return m.review(d.feature, d.final, model.ReviewApproved, nil, d.seq), true
 	case keys.NeedsFix, keys.Block:
 		return m.openFindings(d.feature, d.final, reviewDecision(a), d), true
+	case keys.Evidence:
+		d.evidence = !d.evidence
+		return m.highlightSoon(), true
+	case keys.Back:
+		if !d.evidence && d.change != nil && d.change.res != nil && d.change.view.Back() {
+			return nil, true // from a file's diff back to the list
+		}
+	default:
+		if d.evidence || d.change == nil {
+			return nil, false
+		}
+		return d.change.key(m, a)
 	}
 	m.dismissed[d.waitKey] = true
 	m.pop()
@@ -88,8 +122,35 @@ func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 // evidence run's output is read in a command.
 func (m *Model) openReviewPrompt(w wait, auto bool) tea.Cmd {
 	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.key}, feature: w.feature, final: w.kind == waitFinal}
+	d.change = m.newChange(ops.DiffRequest{Feature: w.feature, Session: d.final})
 	m.push(d, auto)
-	return m.tailCmd(d)
+	return tea.Batch(m.tailCmd(d), m.loadChange(d.change))
+}
+
+// checksLine is the review's verification on one line: each command of
+// the plan with its evidence on the code as the change found it (stale
+// when the code moved since), or for the final review its broad
+// validation.
+func (m *Model) checksLine(d *reviewDialog) string {
+	if m.sess == nil || m.sess.Plan == nil {
+		return ""
+	}
+	f := m.sess.Plan.Feature(d.feature)
+	if f == nil {
+		return ""
+	}
+	tree := ""
+	if d.change != nil && d.change.res != nil && !d.final {
+		tree = d.change.res.Current
+	}
+	cs := model.Checks(f, tree)
+	line := "verification: " + model.ChecksText(cs)
+	for _, c := range cs {
+		if c.State != model.CheckPassed {
+			return m.th.Warn.Render(line)
+		}
+	}
+	return m.th.Ok.Render(line)
 }
 
 // reviewSummary is what the person needs to decide: the evidence. The lines

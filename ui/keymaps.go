@@ -12,7 +12,7 @@ import (
 
 // globalKeys work in every pane (not in text fields, where printable keys
 // are text).
-var globalKeys = []keys.Action{keys.Quit, keys.Help, keys.Command, keys.Recall, keys.Mouse, keys.Land,
+var globalKeys = []keys.Action{keys.Quit, keys.Help, keys.Command, keys.Recall, keys.Mouse, keys.Land, keys.ShowDiff,
 	keys.NextPane, keys.PrevPane, keys.Pane1, keys.Pane2, keys.Pane3, keys.Pane4, keys.Pane5, keys.Pane6, keys.Pane7, keys.Pane8,
 	keys.FocusDialog, keys.Kill}
 

@@ -73,6 +73,8 @@ type Model struct {
 
 	w, h  int
 	lay   layout.Layout
+	// changeSeq numbers the changes (diffs) dialogs load (ui/change.go).
+	changeSeq int
 	focus layout.Pane
 	lower layout.Pane // stacked layout: the pane under the features
 	slot  layout.Pane // wide layout: output or recall beside the runs

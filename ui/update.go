@@ -57,6 +57,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onLandPreview(msg)
 	case landMsg:
 		cmd = m.onLand(msg)
+	case changeMsg:
+		cmd = m.onChange(msg)
+	case highlightMsg:
+		cmd = m.onHighlight(msg)
+	case noteMsg:
+		m.note = msg.note
 	case recallMsg:
 		cmd = m.onRecall(msg)
 	case flowDoneMsg:
@@ -110,6 +116,16 @@ func (m *Model) setTheme(dark bool) {
 	m.styleInputs()
 	for p := layout.Pane(0); p < layout.NumPanes; p++ {
 		m.pane(p).SetStyles(m.th)
+	}
+	for _, d := range m.dialogs {
+		switch d := d.(type) {
+		case *reviewDialog:
+			if d.change != nil {
+				d.change.view.SetStyles(m.th)
+			}
+		case *changeDialog:
+			d.change.view.SetStyles(m.th)
+		}
 	}
 	// Paints are baked into the rows; rebuild them.
 	m.feats.SetSession(m.sess)
@@ -204,6 +220,8 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 		m.focusPane(layout.Recall)
 	case keys.Land:
 		return m.startLand() // ui/land.go
+	case keys.ShowDiff:
+		return m.openChange(m.sel, false) // ui/change.go
 	case keys.Mouse:
 		m.mouse = !m.mouse
 		if m.mouse {

@@ -46,7 +46,7 @@ func inGitRepo(dir string) bool {
 // "" (nil error) outside git, and for a feature whose worktree is gone
 // (nothing to look at until run --feature makes it again).
 func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
-	if !inGitRepo(ProjectRoot(st)) || !gitwork.Available() {
+	if !InGit(st) {
 		return "", nil
 	}
 	dir := ProjectRoot(st)
@@ -74,7 +74,7 @@ func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
 // "" outside git.
 func StartTree(st *db.Store, s *model.Session) (string, error) {
 	root := ProjectRoot(st)
-	if !inGitRepo(root) || !gitwork.Available() {
+	if !InGit(st) {
 		return "", nil
 	}
 	var tree string

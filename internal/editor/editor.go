@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/shell"
@@ -106,4 +108,19 @@ func (f *File) Remove() error {
 		return err
 	}
 	return nil
+}
+
+// CommandAt is Command on path opened at line (when line > 0): editors
+// that take "+LINE" before the file get it; others open the file.
+func CommandAt(path string, line int) (*exec.Cmd, error) {
+	cmd, err := Command(path)
+	if err != nil || line <= 0 {
+		return cmd, err
+	}
+	switch strings.TrimSuffix(filepath.Base(cmd.Path), ".exe") {
+	case "vi", "vim", "nvim", "view", "nano", "emacs", "emacsclient", "micro", "kak", "joe", "mg", "ne":
+		n := len(cmd.Args)
+		cmd.Args = append(cmd.Args[:n-1:n-1], "+"+strconv.Itoa(line), cmd.Args[n-1])
+	}
+	return cmd, nil
 }

@@ -78,6 +78,13 @@ const (
 	// $VISUAL/$EDITOR.
 	EditExternal Action = "edit_in_editor"
 	Land         Action = "land"
+	// The change (a feature's diff): shown from any pane, and inside the
+	// review dialog.
+	ShowDiff Action = "show_diff"
+	EditAt   Action = "edit_at_change"
+	Evidence Action = "toggle_evidence"
+	NextFile Action = "next_file"
+	PrevFile Action = "prev_file"
 )
 
 type def struct {
@@ -113,6 +120,7 @@ var defaults = []def{
 	{Quit, []string{"q", "ctrl+c"}, "quit"},
 	{Mouse, []string{"m"}, "mouse on/off"},
 	{Land, []string{"L"}, "land the session"},
+	{ShowDiff, []string{"d"}, "show the change"},
 
 	{Start, []string{"s"}, "start"},
 	{Verify, []string{"v"}, "verify"},
@@ -148,6 +156,10 @@ var defaults = []def{
 	{EditExternal, []string{"ctrl+e"}, "edit in $EDITOR"},
 	{Complete, []string{"tab"}, "complete"},
 	{ShowAll, []string{"i"}, "show internal runs"},
+	{EditAt, []string{"e"}, "edit at the change"},
+	{Evidence, []string{"E"}, "evidence / change"},
+	{NextFile, []string{"]"}, "next file"},
+	{PrevFile, []string{"["}, "previous file"},
 }
 
 // Map holds the current binding of every action.
