@@ -71,13 +71,13 @@ type Model struct {
 	// tick schedules the next poll; tests replace it to drive polls by hand.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
 
-	w, h  int
-	lay   layout.Layout
+	w, h int
+	lay  layout.Layout
 	// changeSeq numbers the changes (diffs) dialogs load (ui/change.go).
 	changeSeq int
-	focus layout.Pane
-	lower layout.Pane // stacked layout: the pane under the features
-	slot  layout.Pane // wide layout: output or recall beside the runs
+	focus     layout.Pane
+	lower     layout.Pane // stacked layout: the pane under the features
+	slot      layout.Pane // wide layout: output or recall beside the runs
 	// recallFrom is the pane focused before the recall pane; esc there
 	// goes back to it.
 	recallFrom layout.Pane
