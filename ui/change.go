@@ -68,7 +68,7 @@ func (m *Model) loadChange(c *changeView) tea.Cmd {
 func (m *Model) shownChange() *changeView {
 	switch d := m.top().(type) {
 	case *reviewDialog:
-		if !d.evidence {
+		if d.showsChange() {
 			return d.change
 		}
 	case *changeDialog:
@@ -107,6 +107,8 @@ func (m *Model) onChange(msg changeMsg) tea.Cmd {
 	default:
 		c.res = msg.res
 		c.view.SetDiff(diffview.Parse([]byte(msg.res.Patch)))
+		c.view.ShowAll() // every file's header with its counts, then its diff; esc lists the files
+		c.view.Top()
 	}
 	return m.highlightSoon()
 }

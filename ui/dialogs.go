@@ -43,14 +43,24 @@ func (d *reviewDialog) Title(m *Model) string {
 	return "Review " + d.feature + m.agentOf(d.feature)
 }
 
+// showsChange says whether the dialog shows the change: once it is read,
+// unless E switched to the evidence. Until then (and where there is no
+// change to show: no git) it shows the evidence.
+func (d *reviewDialog) showsChange() bool {
+	return !d.evidence && d.change != nil && d.change.res != nil
+}
+
 func (d *reviewDialog) Body(m *Model) []string {
-	if !d.evidence && d.change != nil {
+	if d.showsChange() {
 		checks := m.checksLine(d)
 		return append([]string{checks}, d.change.lines(m, max(10, m.w-4), changeHeight(m, 1))...)
 	}
 	body, extra := m.reviewSummary(d.feature, d.final)
 	if checks := m.checksLine(d); checks != "" {
 		body = append(body, checks)
+	}
+	if c := d.change; c != nil && c.problem != "" && m.h >= promptRoomy {
+		body = append(body, m.th.Dim.Render("the change: "+oneLine(c.problem)))
 	}
 	var out []string
 	for i, l := range body {
@@ -74,7 +84,9 @@ func (d *reviewDialog) Body(m *Model) []string {
 
 func (d *reviewDialog) KeyMap(m *Model) keyMap {
 	short := []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Evidence, keys.Back}
-	if !d.evidence {
+	if d.change == nil || d.change.res == nil {
+		short = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Back}
+	} else if !d.evidence {
 		short = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Open, keys.EditAt, keys.Evidence, keys.Back}
 	}
 	k := m.keyMapOf(short, []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Evidence, keys.Back}, changeKeys)
@@ -99,14 +111,17 @@ func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	case keys.NeedsFix, keys.Block:
 		return m.openFindings(d.feature, d.final, reviewDecision(a), d), true
 	case keys.Evidence:
+		if d.change == nil || d.change.res == nil {
+			return nil, false
+		}
 		d.evidence = !d.evidence
 		return m.highlightSoon(), true
 	case keys.Back:
-		if !d.evidence && d.change != nil && d.change.res != nil && d.change.view.Back() {
-			return nil, true // from a file's diff back to the list
+		if d.showsChange() && d.change.view.Back() {
+			return nil, true // from a diff back to the list of files
 		}
 	default:
-		if d.evidence || d.change == nil {
+		if !d.showsChange() {
 			return nil, false
 		}
 		return d.change.key(m, a)

@@ -34,6 +34,8 @@ func hostileSeed(t *testing.T, st *db.Store) {
 	s.do(model.AddNote{Text: c})
 	s.do(model.Validate{Feature: "evil", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: c, Summary: c, Source: model.SourceReported})
 	s.do(model.ReviewFeature{Feature: "evil", Decision: model.ReviewNeedsFix, Findings: []string{c}})
+	// The plan's verification is the contract: its command has evidence too.
+	s.do(model.Validate{Feature: "evil", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "true", Source: model.SourceReported})
 	s.do(model.Validate{Feature: "evil", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: c, Summary: c, Source: model.SourceReported})
 	addRun(t, st, t0.Add(-2*time.Minute), []string{"printf", c}, "evil", c+"\n"+c+"\n", 1, false)
 

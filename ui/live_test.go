@@ -45,7 +45,7 @@ func TestBellOncePerChange(t *testing.T) {
 	scenario(t, st, "running")
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	validate := func() {
-		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
+		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./reset-api/..."}, "agent", t0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -86,7 +86,7 @@ func TestBellModes(t *testing.T) {
 		cfg := zeroConfig()
 		cfg.Bell, cfg.Theme = mode, "dark"
 		h := newHarness(t, st, 100, 30, cfg)
-		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
+		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./reset-api/..."}, "agent", t0); err != nil {
 			t.Fatal(err)
 		}
 		h.tick()
@@ -123,7 +123,7 @@ func TestLiveUpdateWithoutKeyPress(t *testing.T) {
 		t.Fatalf("first frame never showed the running feature:\n%s", scr.text())
 	}
 	start := time.Now()
-	if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationFailed, Scope: model.ScopeTargeted, Command: "go test", Summary: "1 failed"}, "agent", t0); err != nil {
+	if _, err := st.Do(model.Validate{Feature: "reset-api", Status: model.ValidationFailed, Scope: model.ScopeTargeted, Command: "go test ./reset-api/...", Summary: "1 failed"}, "agent", t0); err != nil {
 		t.Fatal(err)
 	}
 	if !scr.waitFor("✗ reset-api", 30*time.Second) {
@@ -153,7 +153,7 @@ func BenchmarkLiveUpdate(b *testing.B) {
 			status, want = model.ValidationPassed, "? reset-api"
 		}
 		start := time.Now()
-		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: status, Scope: model.ScopeTargeted, Command: "go test"}, "agent", t0); err != nil {
+		if _, err := st.Do(model.Validate{Feature: "reset-api", Status: status, Scope: model.ScopeTargeted, Command: "go test ./reset-api/..."}, "agent", t0); err != nil {
 			b.Fatal(err)
 		}
 		if !scr.waitFor(want, 30*time.Second) {
