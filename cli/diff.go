@@ -23,8 +23,9 @@ func (e *env) diffCommand() *cobra.Command {
 		Long: `Print the change a feature made: from the tree its code started at (its
 base) to the tree its latest validation ran against, or to the code as it is
 now when it has no evidence yet. --session prints the session's whole change:
-from its base to the integration branch (features in worktrees) or to the
-code in the project's checkout.
+from its base to the code the last feature's broad validation ran against
+(what the final review decides on), or before there is one, to the
+integration branch (features in worktrees) or the project's checkout.
 
 The diff is git's (renames found, no external drivers or textconv). On a
 terminal it is coloured and every line is sanitised; otherwise it is written

@@ -135,6 +135,10 @@ func StaleTree(f *Feature, tree string, broad bool) string {
 	return ""
 }
 
+// LatestBroad is f's latest broad evidence since it last started, or nil:
+// what the session's final review decides on.
+func LatestBroad(f *Feature) *Evidence { return latestBroad(f) }
+
 func latestBroad(f *Feature) *Evidence {
 	broad := evidenceSince(f.Validations, f.StartedSeq, ScopeBroad)
 	if len(broad) == 0 {

@@ -62,7 +62,8 @@ func diffRefusal(code, prerequisite, hint, next, msg string, args ...any) *DiffR
 
 // Diff is the change of a feature (its base to the tree its latest
 // evidence ran against, or to the code now) or of the session (its base to
-// the integration branch, or to the code now in the project's checkout).
+// the tree the last feature's broad validation ran against, else to the
+// integration branch, or to the code now in the project's checkout).
 func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 	var s *model.Session
 	if st != nil {
@@ -181,6 +182,14 @@ func sessionTrees(st *db.Store, s *model.Session, out *DiffResult) error {
 		return nil
 	}
 	out.From = s.Base
+	// The final review decides on the code the broad validation ran
+	// against: in worktrees, the last feature's, caught up with the rest.
+	if f := s.Plan.Feature(s.Execution.ActiveFeature); f != nil {
+		if e := model.LatestBroad(f); e != nil && e.Tree != "" {
+			out.To = e.Tree
+			return nil
+		}
+	}
 	var err error
 	if s.UsesWorktrees() {
 		out.To, err = worktrees.StartTree(st, s) // the integration branch as it is
