@@ -35,7 +35,7 @@ func TestTmuxCrewDemoEndToEnd(t *testing.T) {
 	// config-schema and token-store both append to one file: the second
 	// to complete conflicts, and the person has the agent rebase.
 	tm.waitFor("step merge-conflict", 90*time.Second)
-	time.Sleep(500 * time.Millisecond) // the prompt's grace period
+	time.Sleep(500 * time.Millisecond)           // the prompt's grace period
 	tm.waitGone("just appeared", 30*time.Second) // a busy machine draws it late
 	tm.keys("1")
 	tm.waitFor("decision d1: rebase", 15*time.Second)
