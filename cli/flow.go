@@ -90,7 +90,7 @@ func (e *env) statusCommand() *cobra.Command {
 			if err != nil {
 				return e.fail(err)
 			}
-			return e.show(res, func() { render.Status(e.stdout, res.State) })
+			return e.show(res, func() { render.StatusAt(e.stdout, res.State, res.Trees) })
 		},
 	}
 }

@@ -239,3 +239,56 @@ func checkTree(field, tree string) error {
 	}
 	return nil
 }
+
+// Pinned reports whether an active feature of s has evidence pinned to a
+// tree: whether it is stale then depends on the code as it is now, which
+// only git can tell (a status rendered ahead of time cannot).
+func Pinned(s *Session) bool {
+	if s == nil || s.Plan == nil {
+		return false
+	}
+	for i := range s.Plan.Features {
+		f := &s.Plan.Features[i]
+		if f.Status != FeatureInProgress {
+			continue
+		}
+		for _, e := range evidenceSince(f.Validations, f.StartedSeq, "") {
+			if e.Tree != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HasStale reports whether any of cs is met by evidence of other code.
+func HasStale(cs []Check) bool {
+	for _, c := range cs {
+		if c.State == CheckStale {
+			return true
+		}
+	}
+	return false
+}
+
+// ChecksSummary is f's checks for a status line: "" while every command
+// passes (its evidence says the rest), else how many pass, with "stale"
+// when the code moved since any of them.
+func ChecksSummary(cs []Check) string {
+	passed, stale := 0, false
+	for _, c := range cs {
+		switch c.State {
+		case CheckPassed:
+			passed++
+		case CheckStale:
+			stale = true
+		}
+	}
+	switch {
+	case stale:
+		return "stale: the code changed since its evidence"
+	case passed == len(cs) || len(cs) == 1:
+		return ""
+	}
+	return fmt.Sprintf("%d/%d verification commands pass", passed, len(cs))
+}

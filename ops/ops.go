@@ -91,6 +91,9 @@ type StatusResult struct {
 	Session     any            `json:"session,omitempty"` // *StatusView, or *model.Session with full
 	NextCommand string         `json:"next_command"`
 	State       *model.Session `json:"-"`
+	// Trees are the trees the active features' code is at now, where
+	// evidence is pinned (render.StatusAt).
+	Trees map[string]string `json:"-"`
 }
 
 func (*StatusResult) Refusal() *model.Error { return nil }
@@ -100,24 +103,29 @@ func (*StatusResult) Refusal() *model.Error { return nil }
 // A nil st is a project without a database: no session yet.
 func Status(st *db.Store, full bool) (*StatusResult, error) {
 	var s *model.Session
+	var trees map[string]string
 	if st != nil {
 		var err error
 		if s, err = st.Active(); err != nil {
 			return nil, err
 		}
+		if trees, err = codeTrees(st, s); err != nil {
+			return nil, err
+		}
 	}
-	return statusOf(s, full), nil
+	return statusOf(s, full, trees), nil
 }
 
-// statusOf is the status result for the active session s.
-func statusOf(s *model.Session, full bool) *StatusResult {
-	res := &StatusResult{OK: true, NextCommand: model.NextCommand(s), State: s}
+// statusOf is the status result for the active session s, its active
+// features' code at trees.
+func statusOf(s *model.Session, full bool, trees map[string]string) *StatusResult {
+	res := &StatusResult{OK: true, NextCommand: model.NextCommand(s), State: s, Trees: trees}
 	switch {
 	case s == nil:
 	case full:
 		res.Session = s
 	default:
-		res.Session = ViewStatus(s)
+		res.Session = viewStatusAt(s, trees)
 	}
 	return res
 }

@@ -93,3 +93,23 @@ func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, er
 func sharedCheckout(s *model.Session) bool {
 	return !s.UsesWorktrees() && len(model.ActiveClaims(s)) > 1
 }
+
+// CodeTrees are the trees the active features of s with pinned evidence
+// have their code at now (none outside git, or in one shared checkout):
+// what tells stale evidence from current (model.Checks).
+func CodeTrees(st *db.Store, s *model.Session) (map[string]string, error) { return codeTrees(st, s) }
+
+func codeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
+	if !model.Pinned(s) || sharedCheckout(s) || !worktrees.InGit(st) {
+		return nil, nil
+	}
+	trees := map[string]string{}
+	for _, c := range model.ActiveClaims(s) {
+		tree, err := worktrees.CodeTree(st, s, c.Feature)
+		if err != nil {
+			return nil, err
+		}
+		trees[c.Feature] = tree
+	}
+	return trees, nil
+}

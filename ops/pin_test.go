@@ -10,6 +10,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/render"
 )
 
 // pinRig is a git project with a session whose plan has feature f (one
@@ -93,6 +94,23 @@ func TestEvidenceIsPinnedToTheCode(t *testing.T) {
 			os.WriteFile(filepath.Join(code, ".flow", "scratch"), []byte("x"), 0o644)
 
 			os.WriteFile(filepath.Join(code, "feature.go"), []byte("package f // broken\n"), 0o644)
+			// Status says so, and is never answered ahead of time from
+			// the digest while evidence is pinned.
+			stat, err := Status(st, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var text strings.Builder
+			render.StatusAt(&text, stat.State, stat.Trees)
+			if !strings.Contains(text.String(), "[stale: the code changed since its evidence]") {
+				t.Fatalf("status after a change:\n%s", text.String())
+			}
+			if fv := stat.Session.(*StatusView).Plan.Features[0]; len(fv.Checks) != 1 || fv.Checks[0].State != model.CheckStale {
+				t.Fatalf("status --json checks: %+v", fv.Checks)
+			}
+			if d, err := statusDigest(stat.State); err != nil || d.StatusText != nil {
+				t.Fatalf("a digest of pinned evidence: %q %v", d.StatusText, err)
+			}
 			res := do(model.ReviewFeature{Feature: "f", Decision: model.ReviewApproved})
 			if res.OK || res.Error.Code != model.CodeStaleEvidence || !strings.Contains(res.Error.Message, "feature.go") {
 				t.Fatalf("approving stale evidence: %+v", res.Error)

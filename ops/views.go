@@ -64,6 +64,29 @@ type FeatureView struct {
 	// Interrupted says when and why its worker stopped, while it reads
 	// interrupted (model.RunInterrupt).
 	Interrupted *model.Interruption `json:"interrupted,omitempty"`
+	// Checks are an active feature's verification commands, each with
+	// the state of its evidence (stale: of other code than now).
+	Checks []CheckView `json:"checks,omitempty"`
+}
+
+// CheckView is one verification command of a feature and its evidence.
+type CheckView struct {
+	Command string               `json:"command,omitempty"`
+	State   model.CheckState     `json:"state"`
+	Source  model.EvidenceSource `json:"source,omitempty"`
+}
+
+// viewChecks are f's checks on the code at tree ("" unknown).
+func viewChecks(f *model.Feature, tree string) []CheckView {
+	cs := model.Checks(f, tree)
+	out := make([]CheckView, len(cs))
+	for i, c := range cs {
+		out[i] = CheckView{Command: cut(c.Command), State: c.State}
+		if c.Evidence != nil {
+			out[i].Source = c.Evidence.Source
+		}
+	}
+	return out
 }
 
 // EvidenceView is a validation without its bookkeeping.
@@ -268,7 +291,11 @@ const (
 )
 
 // ViewStatus is s as flow status shows it; nil for nil.
-func ViewStatus(s *model.Session) *StatusView {
+func ViewStatus(s *model.Session) *StatusView { return viewStatusAt(s, nil) }
+
+// viewStatusAt is ViewStatus with the trees the active features' code is
+// at now (see render.StatusAt).
+func viewStatusAt(s *model.Session, trees map[string]string) *StatusView {
 	if s == nil {
 		return nil
 	}
@@ -277,8 +304,12 @@ func ViewStatus(s *model.Session) *StatusView {
 	if s.Plan != nil {
 		p := &PlanView{Summary: cut(s.Plan.Summary), Requirements: cutList(s.Plan.Requirements),
 			Decisions: cutList(s.Plan.Decisions), Completion: s.Plan.Completion, Features: []FeatureView{}}
-		for _, f := range s.Plan.Features {
-			p.Features = append(p.Features, statusFeature(s, f.ID))
+		for i, f := range s.Plan.Features {
+			fv := statusFeature(s, f.ID)
+			if f.Status == model.FeatureInProgress {
+				fv.Checks = viewChecks(&s.Plan.Features[i], trees[f.ID])
+			}
+			p.Features = append(p.Features, fv)
 		}
 		v.Plan = p
 	}

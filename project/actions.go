@@ -228,3 +228,13 @@ func (p *Project) Diff(r ops.DiffRequest) (*ops.DiffResult, error) {
 	}
 	return ops.Diff(st, r)
 }
+
+// CodeTrees are the trees the active features' code is at now, where s has
+// evidence pinned to trees (ops.CodeTrees).
+func (p *Project) CodeTrees(s *model.Session) (map[string]string, error) {
+	st, err := p.reader()
+	if err != nil {
+		return nil, err
+	}
+	return ops.CodeTrees(st, s)
+}

@@ -10,7 +10,12 @@ import (
 
 // Status writes the human view of a session: what `flowdeck flow status`
 // prints (nil: no active session).
-func Status(w io.Writer, s *model.Session) {
+func Status(w io.Writer, s *model.Session) { StatusAt(w, s, nil) }
+
+// StatusAt is Status with the trees the active features' code is at now
+// (feature id to tree; none known: nil), so that evidence of other code
+// shows as stale.
+func StatusAt(w io.Writer, s *model.Session, trees map[string]string) {
 	if s == nil {
 		fmt.Fprintln(w, "No active session.")
 		fmt.Fprintf(w, "next: %s\n", model.NextCommand(nil))
@@ -34,7 +39,18 @@ func Status(w io.Writer, s *model.Session) {
 				line += " ← " + strings.Join(deps, ", ")
 			}
 			if ev := model.LatestEvidence(f); ev != nil {
-				line += fmt.Sprintf("  [%s %s]", ev.Source, ev.Status)
+				sum, stale := "", false
+				if f.Status == model.FeatureInProgress {
+					cs := model.Checks(f, trees[f.ID])
+					sum, stale = model.ChecksSummary(cs), model.HasStale(cs)
+				}
+				if stale {
+					line += "  [" + sum + "]"
+				} else if sum != "" {
+					line += fmt.Sprintf("  [%s %s; %s]", ev.Source, ev.Status, sum)
+				} else {
+					line += fmt.Sprintf("  [%s %s]", ev.Source, ev.Status)
+				}
 			}
 			if f.Status == model.FeatureInProgress && f.Agent != "" {
 				line += "  @" + f.Agent

@@ -23,6 +23,9 @@ type loadedMsg struct {
 	runs     []model.RunRecord
 	agents   []model.AgentEvent
 	flows    flowLoad
+	// trees are the trees the active features' code is at now, where
+	// their evidence is pinned: what shows it stale.
+	trees map[string]string
 	// gone is the decision the open prompt answers, read when it is no
 	// longer pending, so the prompt can say who resolved it.
 	gone *model.Decision
@@ -66,6 +69,9 @@ func (m *Model) loadCmd() tea.Cmd {
 		cleanText(fl.out)
 		msg := loadedMsg{seq: seq, stamp: stamp, sess: snap.Active, sessions: snap.Sessions, runs: snap.Runs,
 			agents: snap.Agents, flows: fl}
+		if model.Pinned(snap.Active) {
+			msg.trees, _ = p.CodeTrees(snap.Active) // a git failure shows nothing stale, as before pinning
+		}
 		if watch != "" && !pendingIn(snap.Decisions, watch) {
 			msg.gone, _ = p.Decision(watch)
 			cleanText(msg.gone)
@@ -109,6 +115,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	m.gone = msg.gone
 	m.sessions = msg.sessions
 	m.agents = msg.agents
+	m.feats.SetTrees(msg.trees)
 	// Flows first: what waits (setSession) includes their decisions.
 	flowCmd := m.setFlows(msg.flows)
 	return tea.Batch(flowCmd, m.setSession(msg.sess), m.setRuns(msg.runs), m.syncAgents())

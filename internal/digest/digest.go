@@ -31,7 +31,7 @@ var (
 // header starts every encoded digest; its number changes whenever the
 // parts or their meaning change, so a binary never prints a digest it does
 // not know.
-const header = "flowdeck-digest 2\n"
+const header = "flowdeck-digest 3\n"
 
 // MaxPart bounds one part: a status is a few KiB even for a plan of
 // hundreds of features, and a length beyond this is damage.

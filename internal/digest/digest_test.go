@@ -44,7 +44,8 @@ func TestDecodeRefusesWhatEncodeDidNotWrite(t *testing.T) {
 	bad := [][]byte{
 		nil,
 		[]byte("flowdeck-digest 1\n"),
-		bytes.Replace(b, []byte("digest 2"), []byte("digest 3"), 1),
+		bytes.Replace(b, []byte("digest 3"), []byte("digest 2"), 1), // the version before
+		bytes.Replace(b, []byte("digest 3"), []byte("digest 4"), 1),
 		append(bytes.Clone(b), 0),
 	}
 	for n := len(header); n < len(b); n++ {

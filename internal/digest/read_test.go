@@ -32,7 +32,7 @@ func TestReadLeavesTheRestToTheFullCode(t *testing.T) {
 		"no database":    func(t *testing.T) string { return t.TempDir() },
 		"no digest":      func(t *testing.T) string { return digesttest.Project(t, "1", nil) },
 		"another schema": func(t *testing.T) string { return digesttest.Project(t, "2", digest.Encode(sample())) },
-		"damaged digest": func(t *testing.T) string { return digesttest.Project(t, "1", []byte("flowdeck-digest 2\n\x05ab")) },
+		"damaged digest": func(t *testing.T) string { return digesttest.Project(t, "1", []byte("flowdeck-digest 3\n\x05ab")) },
 		"no lock file yet": func(t *testing.T) string {
 			r := digesttest.Project(t, "1", digest.Encode(sample()))
 			os.Remove(filepath.Join(r, rootdir.DBFile+".lock"))

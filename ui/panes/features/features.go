@@ -38,7 +38,14 @@ type Model struct {
 	w, h    int
 	idW     int
 	tailW   int // the widest dependencies + title
+	// trees are the trees the active features' code is at now: evidence
+	// of other code shows as stale.
+	trees map[string]string
 }
+
+// SetTrees sets the trees the active features' code is at (the next
+// SetSession shows evidence of other code as stale).
+func (m *Model) SetTrees(trees map[string]string) { m.trees = trees }
 
 // New returns an empty pane.
 func New(th *styles.Styles) *Model { return &Model{th: th} }
@@ -65,6 +72,9 @@ func (m *Model) SetSession(s *model.Session) {
 				r.deps = "← " + strings.Join(deps, ", ")
 			}
 			r.badge, r.badgeP = m.th.EvidenceBadge(model.LatestEvidence(f))
+			if f.Status == model.FeatureInProgress && model.HasStale(model.Checks(f, m.trees[f.ID])) {
+				r.badge, r.badgeP = "stale", m.th.Warn
+			}
 			m.rows = append(m.rows, r)
 			m.idW = max(m.idW, layout.Width(f.ID))
 			tail := layout.Width(r.deps) + 2 + layout.Width(f.Title)
