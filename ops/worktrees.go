@@ -1,8 +1,6 @@
 package ops
 
 import (
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -76,7 +74,7 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 // project is a git repository and the plan wants worktrees.
 func withGitSetup(st *db.Store, a model.PlanApprove) model.PlanApprove {
 	root := worktrees.ProjectRoot(st)
-	if a.Git != nil || !inGitRepo(root) {
+	if a.Git != nil || !worktrees.MaybeGit(root) {
 		return a
 	}
 	s, err := st.Active()
@@ -110,19 +108,4 @@ func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, actor string
 		}
 	}
 	return out, nil, err
-}
-
-// inGitRepo is a cheap first look (no git, no database read) whether dir
-// may be in a git repository: a .git at it or above it.
-func inGitRepo(dir string) bool {
-	for d := dir; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			return false
-		}
-		d = parent
-	}
 }

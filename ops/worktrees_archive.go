@@ -30,7 +30,7 @@ func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor strin
 			archived = e.Session
 		}
 	}
-	if archived == "" || !inGitRepo(worktrees.ProjectRoot(st)) {
+	if archived == "" || !worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
 		return out, nil, nil
 	}
 	s, serr := st.Session(archived)

@@ -70,7 +70,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 // have moved it since. ok is false for a project or a session without
 // worktrees: the action is then the plain one, and nothing is locked.
 func underGitLock(st *db.Store) (s *model.Session, unlock func(), ok bool, err error) {
-	if !inGitRepo(worktrees.ProjectRoot(st)) {
+	if !worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
 		return nil, nil, false, nil
 	}
 	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {

@@ -24,11 +24,12 @@ const flowDir = ".flow"
 
 // InGit reports whether the project of st is in a git work tree.
 func InGit(st *db.Store) bool {
-	return inGitRepo(ProjectRoot(st)) && gitwork.IsRepo(ProjectRoot(st))
+	return MaybeGit(ProjectRoot(st)) && gitwork.IsRepo(ProjectRoot(st))
 }
 
-// inGitRepo is a cheap first look (no git run) for a .git at dir or above.
-func inGitRepo(dir string) bool {
+// MaybeGit is a cheap first look (no git run, no database read) whether
+// dir may be in a git repository: a .git at it or above it.
+func MaybeGit(dir string) bool {
 	for d := dir; ; {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return true
