@@ -1,0 +1,95 @@
+package ui
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
+)
+
+// TestReviewOpensOnTheChange: in a real git repository the review dialog
+// opens on the feature's diff with each verification command's state; E
+// switches to the evidence and back; e opens the editor at the first
+// changed line of the selected file; esc lists the files, then leaves; d
+// shows the change from the features pane.
+func TestReviewOpensOnTheChange(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed: the change is read from git")
+	}
+	dir := t.TempDir()
+	git := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	git("add", "main.go")
+	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testProject(st, zeroConfig(), func() time.Time { return t0 })
+	do := func(a model.Action) {
+		t.Helper()
+		if res, err := p.Do(a, 0, false); err != nil || !res.OK {
+			t.Fatalf("%s: %v %+v", a.Name(), err, res)
+		}
+	}
+	do(model.PlanStart{Goal: "greet"})
+	do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{
+		{ID: "greet", Title: "Greet", Verification: []string{"go test ./...", "go vet ./..."}}, {ID: "more", Title: "More"}}}})
+	do(model.PlanApprove{})
+	do(model.RunStart{Feature: "greet"})
+	os.WriteFile(filepath.Join(dir, "greet.go"), []byte("package main\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n"), 0o644)
+	do(model.Validate{Feature: "greet", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./...", Source: model.SourceObserved})
+	do(model.Validate{Feature: "greet", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go vet ./...", Source: model.SourceReported})
+
+	h := newHarness(t, st, 160, 48, zeroConfig())
+	h.mustSee("Review greet", "verification: go test ./... obs✓, go vet ./... rep✓", "1 files changed, +4 −0",
+		"A greet.go", "+func Hello() string")
+	h.clk.Add(time.Second) // past the grace of a prompt that opened by itself
+	h.key("E")
+	h.mustSee("validation: targeted passed (reported) · go vet ./...")
+	h.mustNotSee("+func Hello() string")
+	h.key("E")
+	h.mustSee("+func Hello() string")
+
+	script := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE
+	os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	t.Setenv("VISUAL", script)
+	_, cmd := h.m.Update(keyMsg("e"))
+	x := h.nextExec(cmd)
+	if x == nil {
+		t.Fatal("e ran no editor")
+	}
+	ed, _ := execParts(t, x)
+	if want := []string{script, "+1", filepath.Join(dir, "greet.go")}; !slices.Equal(ed.Args, want) || ed.Dir != dir {
+		t.Fatalf("editor argv %q in %s, want %q in %s", ed.Args, ed.Dir, want, dir)
+	}
+
+	h.key("esc") // the diff: back to the list of files
+	h.mustSee("Review greet", "A greet.go")
+	h.mustNotSee("+func Hello() string")
+	h.key("enter") // one file's whole diff
+	h.mustSee("+func Hello() string")
+	h.key("esc", "esc") // the list, then the dialog waits
+	h.mustNotSee("─ Review greet")
+	h.mustSee("Review greet still waits")
+
+	h.key("d")
+	h.mustSee("Change of greet", "+func Hello() string")
+	h.key("esc", "esc")
+	h.mustNotSee("─ Change of greet")
+	if strings.Contains(h.screen(), "pinning need git") {
+		t.Fatal("a git project said it is not in git")
+	}
+}
