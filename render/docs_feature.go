@@ -203,21 +203,31 @@ func writeFeatureValidations(b *strings.Builder, f *model.Feature) {
 	}
 	line("| Seq | At | Scope | Status | Source | Command | Summary | Run |")
 	line("|---|---|---|---|---|---|---|---|")
-	stale := false
+	stale, pinned := false, false
 	for _, ev := range f.Validations {
 		seq := strconv.FormatUint(ev.Seq, 10)
 		if f.Status == model.FeatureInProgress && ev.Seq <= f.StartedSeq {
 			seq += " (old)"
 			stale = true
 		}
+		summary := orNone(mdCell(ev.Summary))
+		if ev.Tree != "" {
+			summary += " (tree `" + model.ShortCommit(ev.Tree) + "`)"
+			pinned = true
+		}
 		line("| ", seq, " | ", fmtTime(ev.At), " | ", mdCell(string(ev.Scope)), " | ", mdCell(string(ev.Status)),
-			" | ", mdCell(string(ev.Source)), " | ", codeCell(ev.Command), " | ", orNone(mdCell(ev.Summary)),
+			" | ", mdCell(string(ev.Source)), " | ", codeCell(ev.Command), " | ", summary,
 			" | ", orNoneCode(ev.RunID), " |")
 	}
 	if stale {
 		line()
 		line("Evidence marked *old* was recorded before the feature last started (seq ",
 			strconv.FormatUint(f.StartedSeq, 10), ") and no longer counts.")
+	}
+	if pinned && f.Status == model.FeatureInProgress {
+		line()
+		line("Evidence counts only for the tree the code was at when it ran: these docs are written when the session ",
+			"changes, not when the code does, so `flowdeck flow status` (or `flowdeck diff`) says whether it still holds.")
 	}
 }
 

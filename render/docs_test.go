@@ -568,3 +568,18 @@ func TestIndexDrawsTheGraphInlineOnlyForReadablePlans(t *testing.T) {
 		}
 	}
 }
+
+// The docs name the tree each piece of evidence ran against and say that
+// only flow status can tell whether it still holds.
+func TestDocsNameTheEvidenceTree(t *testing.T) {
+	r := newDocsRig(t)
+	const tree = "abcdef0123456789abcdef0123456789abcdef01"
+	r.do(model.PlanStart{ID: "pinned", Goal: "g"},
+		model.PlanApply{Plan: model.Plan{Summary: "s", Features: []model.Feature{{ID: "f", Title: "F"}, {ID: "g", Title: "G"}}}},
+		model.PlanApprove{}, model.RunStart{Feature: "f"},
+		model.Validate{Feature: "f", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "make test", Tree: tree})
+	doc := render.RenderFeature(r.s, r.s.Plan.Feature("f"))
+	if !strings.Contains(doc, "(tree `abcdef012345`)") || !strings.Contains(doc, "`flowdeck flow status` (or `flowdeck diff`) says whether it still holds") {
+		t.Fatalf("feature doc:\n%s", doc)
+	}
+}
