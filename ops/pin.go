@@ -26,23 +26,26 @@ func pin(st *db.Store, a model.Action) (model.Action, error) {
 		return a, err
 	}
 	switch act := a.(type) {
+	// Where the code starts and what a report was of are recorded when git
+	// can tell; when it cannot (a worktree being made or removed), the
+	// action goes on unpinned rather than fail: its diff then says so.
 	case model.PlanApprove:
 		if s.Base == "" && act.Base == "" {
-			act.Base, err = worktrees.StartTree(st, s)
+			act.Base, _ = worktrees.StartTree(st, s)
 		}
-		return act, err
+		return act, nil
 	case model.RunStart:
 		if act.Base == "" {
-			act.Base, err = worktrees.StartTree(st, s)
+			act.Base, _ = worktrees.StartTree(st, s)
 		}
-		return act, err
+		return act, nil
 	case model.Validate:
 		if act.Tree == "" {
-			if act.Tree, err = worktrees.CodeTree(st, s, act.Feature); err == nil {
-				err = worktrees.Keep(st, act.Tree)
+			if tree, err := worktrees.CodeTree(st, s, act.Feature); err == nil && worktrees.Keep(st, tree) == nil {
+				act.Tree = tree
 			}
 		}
-		return act, err
+		return act, nil
 	case model.ReviewFeature:
 		if act.Decision == model.ReviewApproved {
 			act.Pin, err = pinOf(st, s, act.Feature, false)
@@ -105,11 +108,12 @@ func codeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
 	}
 	trees := map[string]string{}
 	for _, c := range model.ActiveClaims(s) {
-		tree, err := worktrees.CodeTree(st, s, c.Feature)
-		if err != nil {
-			return nil, err
+		// A worktree that is being made or removed right now (another
+		// feature's completion) cannot be read: its feature shows as it
+		// is stored, and status never fails for it.
+		if tree, err := worktrees.CodeTree(st, s, c.Feature); err == nil {
+			trees[c.Feature] = tree
 		}
-		trees[c.Feature] = tree
 	}
 	return trees, nil
 }

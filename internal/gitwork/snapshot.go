@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The code state as git trees: a snapshot of a work tree (what is on disk,
@@ -163,12 +164,25 @@ func TreeOf(dir, rev string) (string, error) {
 }
 
 // Keep puts tree under refs/flowdeck/trees/, so that gc keeps it (and what
-// it holds) as long as the repository does. Keeping a kept tree is a no-op.
+// it holds) as long as the repository does. Keeping a kept tree is a
+// no-op, also when another process keeps the same tree at the same moment
+// (two features starting from one integration head): git's lock on the
+// ref refuses one of them, which then finds the ref made.
 func Keep(dir, tree string) error {
 	if !isHex(tree) {
 		return fmt.Errorf("gitwork: keep: %q is not a tree id", tree)
 	}
-	_, err := run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", treesRef+tree, tree)
+	ref := treesRef + tree
+	var err error
+	for attempt := range 20 {
+		if got, _, rerr := runFull(context.Background(), dir, nil, "rev-parse", "--verify", "--quiet", ref); rerr == nil && strings.TrimSpace(got) == tree {
+			return nil
+		}
+		if _, err = run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", ref, tree, ""); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond) // the other keeper holds the ref's lock
+	}
 	return err
 }
 
