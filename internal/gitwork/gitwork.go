@@ -110,7 +110,10 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 	if lerr != nil {
 		return -1, ErrNoGit
 	}
-	full := append([]string{"-C", dir, "--no-pager", "-c", "core.quotePath=false"}, args...)
+	// No hook and no fsmonitor of the repository's runs inside flowdeck's
+	// own git commands (an agent can write the config they come from).
+	full := append([]string{"-C", dir, "--no-pager", "-c", "core.quotePath=false",
+		"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
 	cmd := exec.CommandContext(ctx, path, full...)
 	cmd.Env = env(extraEnv)
 	var stderr bytes.Buffer

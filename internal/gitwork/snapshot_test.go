@@ -3,6 +3,7 @@ package gitwork
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -175,5 +176,41 @@ func TestStatAndDiff(t *testing.T) {
 	}
 	if err := Diff(r.Dir, "--output=/tmp/x", after, &out, DiffOptions{}); err == nil {
 		t.Error("an option as a tree was accepted")
+	}
+}
+
+// TestNoRepositoryHookOrFsmonitorRuns: an fsmonitor and a hook planted in
+// the repository's config do not run during a snapshot or a commit made
+// by flowdeck.
+func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
+	r := newRepo(t)
+	marker := filepath.Join(t.TempDir(), "ran")
+	script := filepath.Join(t.TempDir(), "planted")
+	os.WriteFile(script, []byte("#!/bin/sh\necho ran >> "+marker+"\n"), 0o755)
+	hooks := filepath.Join(t.TempDir(), "hooks")
+	os.MkdirAll(hooks, 0o755)
+	for _, h := range []string{"post-commit", "pre-commit", "reference-transaction"} {
+		os.WriteFile(filepath.Join(hooks, h), []byte("#!/bin/sh\n"+script+"\n"), 0o755)
+	}
+	gitT(t, r.Dir, "config", "core.fsmonitor", script)
+	gitT(t, r.Dir, "config", "core.hooksPath", hooks)
+	write(t, r.Dir, "new.txt", "x\n")
+	tree, err := Snapshot(r.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Keep(r.Dir, tree); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := CommitAll(r.Dir, "flowdeck commit"); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("planted code ran: %q", data)
+	}
+	// The plant works for git run as the person runs it: the test can fail.
+	exec.Command("git", "-C", r.Dir, "status").Run()
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatal("the planted fsmonitor does not run even for plain git: the test proves nothing")
 	}
 }
