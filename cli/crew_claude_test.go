@@ -59,6 +59,11 @@ func TestCrewClaudeReviewerSeesTheChange(t *testing.T) {
 		t.Fatalf("crew: %v", err)
 	}
 	if rep.Session != model.StatusCompleted {
+		for _, r := range rep.Runs {
+			if fr, err := st.FlowRun(r.Run); err == nil && fr.Error != "" {
+				t.Logf("run %s of %s: %s", r.Run, r.Feature, fr.Error)
+			}
+		}
 		t.Fatalf("the crew ended with the session %s: %s; runs %+v", rep.Session, rep.Reason, rep.Runs)
 	}
 	var final string

@@ -116,3 +116,13 @@ func Keep(st *db.Store, tree string) error {
 	}
 	return gitwork.Keep(ProjectRoot(st), tree)
 }
+
+// keptTree is CodeTree kept from gc, or "" when git cannot say (the
+// evidence is then recorded unpinned rather than the run refused).
+func keptTree(st *db.Store, s *model.Session, id string) string {
+	tree, err := CodeTree(st, s, id)
+	if err != nil || tree == "" || Keep(st, tree) != nil {
+		return ""
+	}
+	return tree
+}

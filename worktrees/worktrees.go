@@ -125,15 +125,11 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 		}
 	}
 	// The evidence names the code it ran against: the project's checkout,
-	// as a snapshot taken before the command can change it.
+	// as a snapshot taken before the command can change it. When git
+	// cannot tell, the run goes on and its evidence is not pinned.
 	if o.Tree == "" {
 		if s, err := st.Active(); err == nil && s != nil && !s.UsesWorktrees() {
-			if o.Tree, err = CodeTree(st, s, o.Feature); err != nil {
-				return err
-			}
-			if err := Keep(st, o.Tree); err != nil {
-				return err
-			}
+			o.Tree = keptTree(st, s, o.Feature)
 		}
 	}
 	dir := o.Dir
@@ -179,10 +175,8 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 		return false, err
 	}
 	o.Dir, o.Commit = ProjectIn(st, wt), head
-	if o.Tree, err = gitwork.Snapshot(o.Dir, flowDir); err != nil {
-		return false, err
-	}
-	return true, Keep(st, o.Tree)
+	o.Tree = keptTree(st, s, f.ID)
+	return true, nil
 }
 
 func activeWithWorktree(s *model.Session, id string) *model.Feature {
