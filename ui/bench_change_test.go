@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
@@ -53,12 +56,17 @@ func BenchmarkViewReviewDialog20kDiff(b *testing.B) {
 		d := &reviewDialog{feature: w.feature}
 		d.change = m.newChange(ops.DiffRequest{Feature: w.feature})
 		m.push(d, false)
-		d.change.loaded, d.change.res = true, &ops.DiffResult{OK: true, Patch: patch}
-		d.change.view.SetDiff(diffview.Parse([]byte(patch)))
+		parsed := diffview.Parse([]byte(patch))
+		res := &ops.DiffResult{OK: true, Patch: patch, Added: parsed.Added, Removed: parsed.Removed}
+		for _, f := range parsed.Files {
+			res.Files = append(res.Files, gitwork.FileStat{Path: f.Path(), Added: f.Added, Removed: f.Removed})
+		}
+		d.change.loaded, d.change.res = true, res
+		d.change.view.SetDiff(parsed)
 		d.change.view.ShowAll()
 		runAll(m, m.relayout())
-		if v := m.View(); !strings.Contains(v.Content, "func F0_0") {
-			b.Fatal("the diff is not on screen")
+		if v := m.View(); !strings.Contains(ansi.Strip(v.Content), "F0_0(x int)") {
+			b.Fatalf("the diff is not on screen:\n%s", ansi.Strip(v.Content))
 		}
 		b.ResetTimer()
 		for b.Loop() {
