@@ -182,12 +182,11 @@ func (c *changeView) key(m *Model, a keys.Action) (tea.Cmd, bool) {
 		v.NextFile()
 	case keys.PrevFile:
 		v.PrevFile()
-	case keys.Open:
-		if v.Mode() == diffview.ModeList {
-			v.OpenSelected()
-		} else {
+	case keys.Open: // a file's whole diff, from the list or from where it is on screen
+		if v.Mode() == diffview.ModeFile {
 			return nil, false
 		}
+		v.OpenSelected()
 	case keys.EditAt:
 		return m.editAtChange(c), true
 	default:
