@@ -129,6 +129,17 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 	return 0, nil
 }
 
+// runFiles is run for a command that reads or writes the work tree's
+// files (status, add, commit, merge, worktree add): every filter driver
+// of the repository's config is switched off for it (NoFilters).
+func runFiles(ctx context.Context, dir string, extraEnv []string, args ...string) (string, error) {
+	noFilters, err := NoFilters(dir)
+	if err != nil {
+		return "", err
+	}
+	return run(ctx, dir, extraEnv, append(noFilters, args...)...)
+}
+
 func (r *Repo) git(args ...string) (string, error) {
 	return run(context.Background(), r.Dir, nil, args...)
 }
@@ -243,7 +254,7 @@ func Clean(dir string, untracked bool) (bool, error) {
 	if untracked {
 		mode = "--untracked-files=normal"
 	}
-	out, err := run(context.Background(), dir, nil, "status", "--porcelain", mode)
+	out, err := runFiles(context.Background(), dir, nil, "status", "--porcelain", mode)
 	return out == "", err
 }
 
@@ -286,7 +297,7 @@ func (r *Repo) Exclude(pattern string) error {
 // CommitAll commits every change in the worktree at dir with msg and returns
 // the new HEAD; with nothing to commit it returns HEAD unchanged.
 func CommitAll(dir, msg string) (string, error) {
-	if _, err := run(context.Background(), dir, nil, "add", "--all", "--", "."); err != nil {
+	if _, err := runFiles(context.Background(), dir, nil, "add", "--all", "--", "."); err != nil {
 		return "", err
 	}
 	if clean, err := Clean(dir, true); err != nil || clean {
@@ -295,7 +306,7 @@ func CommitAll(dir, msg string) (string, error) {
 		}
 		return HeadOf(dir)
 	}
-	if _, err := run(context.Background(), dir, identity(dir), "commit", "--no-verify", "--quiet", "-m", msg); err != nil {
+	if _, err := runFiles(context.Background(), dir, identity(dir), "commit", "--no-verify", "--quiet", "-m", msg); err != nil {
 		return "", err
 	}
 	return HeadOf(dir)

@@ -196,8 +196,8 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	// --ff overrides a merge.ff the person configured (no, only): git does
 	// what FastForward reports. tip, not the branch, is merged: it is what
 	// was checked for conflicts.
-	if _, err := run(context.Background(), r.Dir, identity(r.Dir), "merge", "--ff", "--no-edit", "--no-verify", "-m", msg, "--", tip); err != nil {
-		run(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
+	if _, err := runFiles(context.Background(), r.Dir, identity(r.Dir), "merge", "--ff", "--no-edit", "--no-verify", "-m", msg, "--", tip); err != nil {
+		runFiles(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
 		return nil, err
 	}
 	res.Commit, err = HeadOf(r.Dir)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,25 +28,62 @@ const treesRef = "refs/flowdeck/trees/"
 // left out. It works through a temporary copy of the index, so the
 // person's index, HEAD and files are untouched (the way git stash create
 // leaves them). dir may be a linked worktree.
+//
+// The files are hashed as they are on disk: the clean filters of the
+// repository's config (which an agent can write) do not run.
 func Snapshot(dir string, exclude ...string) (string, error) {
-	return withTempIndex(dir, "", exclude, func(top string, env, excl []string) error {
-		ctx := context.Background()
+	return withTempIndex(dir, "", exclude, func(ix *tempIndex, excl []string) error {
 		// ":/" is the whole work tree (":(top)." would be a file named ".").
 		args := []string{"add", "-A", "--", ":/"}
 		for _, x := range excl {
 			args = append(args, ":(exclude,top,literal)"+x)
 		}
-		if _, err := run(ctx, top, env, args...); err == nil || len(excl) == 0 {
+		if err := ix.git(args...); err == nil || len(excl) == 0 {
 			return err
 		}
 		// git add fails on an exclusion that names an ignored path; ignored,
 		// it is not added anyway. Anything under it that is not ignored
 		// leaves the index again.
-		if _, err := run(ctx, top, env, "add", "-A", "--", ":/"); err != nil {
+		if err := ix.git("add", "-A", "--", ":/"); err != nil {
 			return err
 		}
-		return removeCached(ctx, top, env, excl)
+		return ix.removeCached(excl)
 	})
+}
+
+// NoFilters are the git options that switch off every filter driver the
+// repository's config defines (filter.NAME.clean, smudge and process, and
+// required, which would make a filter that does not run an error): put
+// before a subcommand that reads or writes files (add), they keep
+// repository-controlled programs from running inside flowdeck's git.
+func NoFilters(dir string) ([]string, error) {
+	out, code, err := runFull(context.Background(), dir, nil, "config", "-z", "--get-regexp", `^filter\.`)
+	if err != nil {
+		if code == 1 { // no filter configured
+			return nil, nil
+		}
+		return nil, err
+	}
+	var args []string
+	seen := map[string]bool{}
+	for _, entry := range strings.Split(out, "\x00") {
+		key, _, _ := strings.Cut(entry, "\n")
+		name, ok := strings.CutPrefix(key, "filter.")
+		if i := strings.LastIndexByte(name, '.'); ok && i > 0 {
+			name = name[:i]
+		} else {
+			continue
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		for _, k := range []string{"clean", "smudge", "process"} {
+			args = append(args, "-c", "filter."+name+"."+k+"=")
+		}
+		args = append(args, "-c", "filter."+name+".required=false")
+	}
+	return args, nil
 }
 
 // TreeWithout is the tree of commit without the paths in exclude
@@ -58,11 +96,37 @@ func TreeWithout(dir, commit string, exclude ...string) (string, error) {
 	return withTempIndex(dir, commit, exclude, nil)
 }
 
+// tempIndex is a temporary index of the work tree at top, and the options
+// that switch off the repository's filter drivers for every command on it
+// (git runs a clean filter even to write a tree).
+type tempIndex struct {
+	top       string
+	env       []string
+	noFilters []string
+}
+
+func (ix *tempIndex) git(args ...string) error {
+	_, err := run(context.Background(), ix.top, ix.env, append(slices.Clip(ix.noFilters), args...)...)
+	return err
+}
+
+// removeCached drops the paths excl (relative to the top) from the index.
+func (ix *tempIndex) removeCached(excl []string) error {
+	if len(excl) == 0 {
+		return nil
+	}
+	args := []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}
+	for _, x := range excl {
+		args = append(args, ":(top,literal)"+x)
+	}
+	return ix.git(args...)
+}
+
 // withTempIndex runs the steps of a snapshot on a temporary index: a copy
 // of the work tree's index (or, with from, that commit's tree read into a
 // new one), the excluded paths removed from it, then fill (may be nil),
 // then write-tree. The person's index is never written.
-func withTempIndex(dir, from string, exclude []string, fill func(top string, env, excl []string) error) (string, error) {
+func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, excl []string) error) (string, error) {
 	ctx := context.Background()
 	paths, err := run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index")
 	if err != nil {
@@ -78,51 +142,53 @@ func withTempIndex(dir, from string, exclude []string, fill func(top string, env
 	if err != nil {
 		return "", err
 	}
+	noFilters, err := NoFilters(top)
+	if err != nil {
+		return "", err
+	}
 	tmp, err := os.MkdirTemp("", "flowdeck-index-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
 	tmpIndex := filepath.Join(tmp, "index")
-	env := []string{"GIT_INDEX_FILE=" + tmpIndex}
-	if from != "" {
-		if _, err := run(ctx, top, env, "read-tree", from); err != nil {
-			return "", err
-		}
-	} else if err := copyFile(index, tmpIndex); err != nil && !errors.Is(err, os.ErrNotExist) {
-		// The copy keeps git's stat cache: add then hashes only what
-		// changed, which keeps a snapshot near the cost of git status.
-		return "", fmt.Errorf("gitwork: snapshot %s: copy the index: %w", dir, err)
-	}
+	ix := &tempIndex{top: top, env: []string{"GIT_INDEX_FILE=" + tmpIndex}, noFilters: noFilters}
 	var excl []string
 	for _, x := range exclude {
 		excl = append(excl, filepath.ToSlash(filepath.Join(rel, x)))
 	}
+	tracked := excl // the exclusions the index may hold entries under
+	if from != "" {
+		if err := ix.git("read-tree", from); err != nil {
+			return "", err
+		}
+	} else {
+		// The copy keeps git's stat cache: add then hashes only what
+		// changed, which keeps a snapshot near the cost of git status.
+		data, err := os.ReadFile(index)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("gitwork: snapshot %s: read the index: %w", dir, err)
+		}
+		if err == nil {
+			if err := os.WriteFile(tmpIndex, data, 0o600); err != nil {
+				return "", err
+			}
+			tracked = mayHold(data, excl)
+		} else {
+			tracked = nil
+		}
+	}
 	// What the person staged under an excluded path must not count
 	// either: it leaves the copy of the index.
-	if err := removeCached(ctx, top, env, excl); err != nil {
+	if err := ix.removeCached(tracked); err != nil {
 		return "", err
 	}
 	if fill != nil {
-		if err := fill(top, env, excl); err != nil {
+		if err := fill(ix, excl); err != nil {
 			return "", err
 		}
 	}
-	return run(ctx, top, env, "write-tree")
-}
-
-// removeCached drops the paths excl (relative to the top) from the index
-// env names.
-func removeCached(ctx context.Context, top string, env, excl []string) error {
-	if len(excl) == 0 {
-		return nil
-	}
-	args := []string{"rm", "-r", "-q", "--cached", "--ignore-unmatch", "--"}
-	for _, x := range excl {
-		args = append(args, ":(top,literal)"+x)
-	}
-	_, err := run(ctx, top, env, args...)
-	return err
+	return run(ctx, top, ix.env, append(slices.Clip(noFilters), "write-tree")...)
 }
 
 func relTo(top, dir string) (string, error) {
@@ -138,21 +204,22 @@ func relTo(top, dir string) (string, error) {
 	return rel, nil
 }
 
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
+// mayHold are the paths of excl that index (an index file's bytes) may
+// have entries under: an index of version 2 or 3 names every path whole,
+// so one whose bytes never show "PATH/" has none. Version 4 compresses
+// paths: every exclusion may be held then. Leaving out a git run for the
+// common case (.flow untracked) keeps a snapshot near git status's cost.
+func mayHold(index []byte, excl []string) []string {
+	if len(index) < 8 || !bytes.HasPrefix(index, []byte("DIRC")) || index[7] > 3 || index[4]|index[5]|index[6] != 0 {
+		return excl
 	}
-	defer in.Close()
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
+	var out []string
+	for _, x := range excl {
+		if bytes.Contains(index, []byte(x+"/")) {
+			out = append(out, x)
+		}
 	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return out
 }
 
 // TreeOf is the tree of commit (or tree) id rev.

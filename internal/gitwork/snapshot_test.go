@@ -179,9 +179,9 @@ func TestStatAndDiff(t *testing.T) {
 	}
 }
 
-// TestNoRepositoryHookOrFsmonitorRuns: an fsmonitor and a hook planted in
-// the repository's config do not run during a snapshot or a commit made
-// by flowdeck.
+// TestNoRepositoryHookOrFsmonitorRuns: an fsmonitor, hooks and a clean
+// filter planted in the repository's config do not run during a snapshot
+// or a commit made by flowdeck, and the files are taken as they are.
 func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	r := newRepo(t)
 	marker := filepath.Join(t.TempDir(), "ran")
@@ -194,6 +194,11 @@ func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	}
 	gitT(t, r.Dir, "config", "core.fsmonitor", script)
 	gitT(t, r.Dir, "config", "core.hooksPath", hooks)
+	// A clean filter (a name with a dot, as git allows) that is required:
+	// switched off, it must neither run nor fail the add.
+	gitT(t, r.Dir, "config", "filter.ev.il.clean", script)
+	gitT(t, r.Dir, "config", "filter.ev.il.required", "true")
+	write(t, r.Dir, ".gitattributes", "*.txt filter=ev.il\n")
 	write(t, r.Dir, "new.txt", "x\n")
 	tree, err := Snapshot(r.Dir)
 	if err != nil {
@@ -208,9 +213,37 @@ func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	if data, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("planted code ran: %q", data)
 	}
+	if got := gitT(t, r.Dir, "show", tree+":new.txt"); got != "x" {
+		t.Fatalf("new.txt in the snapshot: %q", got)
+	}
 	// The plant works for git run as the person runs it: the test can fail.
 	exec.Command("git", "-C", r.Dir, "status").Run()
 	if _, err := os.Stat(marker); err != nil {
 		t.Fatal("the planted fsmonitor does not run even for plain git: the test proves nothing")
+	}
+}
+
+// TestSnapshotLeavesOutTrackedFlowFiles: files under .flow that the person
+// committed or staged (the docs people commit) are not the code either.
+func TestSnapshotLeavesOutTrackedFlowFiles(t *testing.T) {
+	r := newRepo(t)
+	os.MkdirAll(filepath.Join(r.Dir, ".flow", "sessions"), 0o755)
+	write(t, r.Dir, ".flow/sessions/doc.md", "committed doc\n")
+	gitT(t, r.Dir, "add", ".flow/sessions/doc.md")
+	gitT(t, r.Dir, "commit", "-q", "-m", "docs")
+	write(t, r.Dir, ".flow/staged.md", "staged\n")
+	gitT(t, r.Dir, "add", ".flow/staged.md")
+	tree, err := Snapshot(r.Dir, ".flow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files := gitT(t, r.Dir, "ls-tree", "-r", "--name-only", tree); strings.Contains(files, ".flow") {
+		t.Fatalf("tracked .flow files in the snapshot:\n%s", files)
+	}
+	if mayHold([]byte("DIRC\x00\x00\x00\x02...a.txt..."), []string{".flow"}) != nil {
+		t.Error("an index without .flow/ paths was taken to hold some")
+	}
+	if got := mayHold([]byte("DIRC\x00\x00\x00\x04...a.txt..."), []string{".flow"}); len(got) != 1 {
+		t.Error("a version 4 index (compressed paths) was trusted")
 	}
 }

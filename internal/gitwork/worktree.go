@@ -108,7 +108,7 @@ func (r *Repo) AddWorktree(path, branch, from string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", err
 	}
-	if _, err := r.git("worktree", "add", "--quiet", "--", abs, branch); err != nil {
+	if _, err := runFiles(context.Background(), r.Dir, nil, "worktree", "add", "--quiet", "--", abs, branch); err != nil {
 		return "", err
 	}
 	return abs, nil
