@@ -6,7 +6,13 @@ import (
 	"strings"
 
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/termtext"
 )
+
+// one is a stored text on the one line status gives it: a newline in a
+// goal, a command, a summary or an actor must not forge a line of its own
+// (a fake "next:" or a fake completed row). Escapes show as what they were.
+func one(s string) string { return termtext.With(s, termtext.Options{OneLine: true, Visible: true}) }
 
 // Status writes the human view of a session: what `flowdeck flow status`
 // prints (nil: no active session).
@@ -22,13 +28,13 @@ func StatusAt(w io.Writer, s *model.Session, trees map[string]string) {
 		return
 	}
 	fmt.Fprintf(w, "Session %s\n", s.ID)
-	fmt.Fprintf(w, "  goal:     %s\n", s.Goal)
+	fmt.Fprintf(w, "  goal:     %s\n", one(s.Goal))
 	fmt.Fprintf(w, "  status:   %s, plan %s\n", model.StatusText(s), s.Approval)
 	if s.Plan != nil {
 		fmt.Fprintf(w, "  progress: %d/%d features completed\n", s.Plan.CompletedCount(), s.Plan.Required())
 		if a := s.Execution.ActiveFeature; a != "" {
 			// every active feature with its agent: "a (agent w1), b"
-			fmt.Fprintf(w, "  active:   %s\n", model.ClaimsText(s))
+			fmt.Fprintf(w, "  active:   %s\n", one(model.ClaimsText(s)))
 		}
 		fmt.Fprintln(w, "\nFeatures")
 		for i := range s.Plan.Features {
@@ -56,15 +62,15 @@ func StatusAt(w io.Writer, s *model.Session, trees map[string]string) {
 				line += "  @" + f.Agent
 			}
 			if f.IsInterrupted() && f.Interrupted.Summary != "" {
-				line += "  (" + f.Interrupted.Summary + ")"
+				line += "  (" + one(f.Interrupted.Summary) + ")"
 			}
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 		}
 	}
 	if v := s.Execution.LastValidation; v != nil {
-		fmt.Fprintf(w, "\nLast validation: %s %s %s (%s) — %s", v.Feature, v.Scope, v.Status, v.Source, v.Command)
+		fmt.Fprintf(w, "\nLast validation: %s %s %s (%s) — %s", v.Feature, one(string(v.Scope)), one(string(v.Status)), one(string(v.Source)), one(v.Command))
 		if v.Summary != "" {
-			fmt.Fprintf(w, ": %s", v.Summary)
+			fmt.Fprintf(w, ": %s", one(v.Summary))
 		}
 		fmt.Fprintln(w)
 	}
@@ -73,12 +79,12 @@ func StatusAt(w io.Writer, s *model.Session, trees map[string]string) {
 		if r.Final {
 			what = "final"
 		}
-		fmt.Fprintf(w, "Last review:     %s %s by %s\n", what, r.Decision, r.Actor)
+		fmt.Fprintf(w, "Last review:     %s %s by %s\n", what, one(string(r.Decision)), one(r.Actor))
 	}
-	fmt.Fprintf(w, "\nnext: %s\n", model.NextCommand(s))
+	fmt.Fprintf(w, "\nnext: %s\n", one(model.NextCommand(s)))
 	if steps := model.NextSteps(s); len(steps) > 1 {
 		for _, st := range steps {
-			fmt.Fprintf(w, "  %s: %s\n", stepWho(st), st.Command)
+			fmt.Fprintf(w, "  %s: %s\n", one(stepWho(st)), one(st.Command))
 		}
 	}
 }
