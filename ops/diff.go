@@ -190,12 +190,9 @@ func sessionTrees(st *db.Store, s *model.Session, out *DiffResult) error {
 			return nil
 		}
 	}
+	// A read: the tree is not kept (StartTree would write a ref).
 	var err error
-	if s.UsesWorktrees() {
-		out.To, err = worktrees.StartTree(st, s) // the integration branch as it is
-	} else {
-		out.To, err = gitwork.Snapshot(worktrees.ProjectRoot(st), ".flow")
-	}
+	out.To, err = worktrees.SessionTree(st, s)
 	return err
 }
 

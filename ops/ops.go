@@ -109,7 +109,7 @@ func Status(st *db.Store, full bool) (*StatusResult, error) {
 		if s, err = st.Active(); err != nil {
 			return nil, err
 		}
-		if trees, err = codeTrees(st, s); err != nil {
+		if trees, err = CodeTrees(st, s); err != nil {
 			return nil, err
 		}
 	}

@@ -41,9 +41,7 @@ func pin(st *db.Store, a model.Action) (model.Action, error) {
 		return act, nil
 	case model.Validate:
 		if act.Tree == "" {
-			if tree, err := worktrees.CodeTree(st, s, act.Feature); err == nil && worktrees.Keep(st, tree) == nil {
-				act.Tree = tree
-			}
+			act.Tree = worktrees.KeptTree(st, s, act.Feature)
 		}
 		return act, nil
 	case model.ReviewFeature:
@@ -59,21 +57,17 @@ func pin(st *db.Store, a model.Action) (model.Action, error) {
 	case model.RunComplete:
 		if act.Outcome == model.OutcomeCompleted {
 			act.Pin, err = pinOf(st, s, act.Feature, false)
-			if err == nil && len(act.Pin.Changed) == 0 {
-				// The last feature's broad evidence is pinned too.
-				var broad model.Pin
-				broad, err = pinOf(st, s, act.Feature, true)
-				act.Pin.Changed = broad.Changed
-			}
 		}
 		return act, err
 	}
 	return a, nil
 }
 
-// pinOf is the code state of feature id in s, with the files changed since
-// its stale evidence (broad: its latest broad evidence) when there is any.
-func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, error) {
+// pinOf is the code state of feature id in s (one snapshot), with the
+// files changed since the stale evidence that counts: its checks', then
+// its latest broad evidence's (the last feature's completion takes both;
+// finalOnly, the final review, only the broad).
+func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin, error) {
 	f := s.Plan.Feature(id)
 	if f == nil || sharedCheckout(s) {
 		return model.Pin{}, nil
@@ -83,7 +77,14 @@ func pinOf(st *db.Store, s *model.Session, id string, broad bool) (model.Pin, er
 		return model.Pin{}, err
 	}
 	p := model.Pin{Tree: tree}
-	if old := model.StaleTree(f, tree, broad); old != "" {
+	old := ""
+	if !finalOnly {
+		old = model.StaleTree(f, tree, false)
+	}
+	if old == "" {
+		old = model.StaleTree(f, tree, true)
+	}
+	if old != "" {
 		p.Changed, err = gitwork.Changed(worktrees.ProjectRoot(st), old, tree)
 	}
 	return p, err
@@ -100,9 +101,7 @@ func sharedCheckout(s *model.Session) bool {
 // CodeTrees are the trees the active features of s with pinned evidence
 // have their code at now (none outside git, or in one shared checkout):
 // what tells stale evidence from current (model.Checks).
-func CodeTrees(st *db.Store, s *model.Session) (map[string]string, error) { return codeTrees(st, s) }
-
-func codeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
+func CodeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
 	if !model.Pinned(s) || sharedCheckout(s) || !worktrees.InGit(st) {
 		return nil, nil
 	}

@@ -44,10 +44,12 @@ func MaybeGit(dir string) bool {
 
 // CodeTree is the tree feature id's code is at now in s: a snapshot of its
 // worktree when it runs in one, else of the project's own checkout. It is
-// "" (nil error) outside git, and for a feature whose worktree is gone
-// (nothing to look at until run --feature makes it again).
+// "" (nil error) where no .git is found, and for a feature whose worktree
+// is gone (nothing to look at until run --feature makes it again). It runs
+// no git to ask whether the project is a repository: a caller that must
+// tell "not git" from "git failed" asks InGit once, before.
 func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
-	if !InGit(st) {
+	if !MaybeGit(ProjectRoot(st)) {
 		return "", nil
 	}
 	dir := ProjectRoot(st)
@@ -69,26 +71,29 @@ func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
 	return gitwork.Snapshot(dir, flowDir)
 }
 
-// StartTree is the tree a feature starting now in s starts from, kept from
-// gc: the integration branch's head (its base commit before the branch
-// exists) in a session with worktrees, else a snapshot of the project.
-// "" outside git.
-func StartTree(st *db.Store, s *model.Session) (string, error) {
+// SessionTree is the tree the session's code is at: the integration
+// branch's head (its base commit before the branch exists) in a session
+// with worktrees, else a snapshot of the project's checkout. "" where no
+// .git is found (see CodeTree).
+func SessionTree(st *db.Store, s *model.Session) (string, error) {
 	root := ProjectRoot(st)
-	if !InGit(st) {
+	switch {
+	case !MaybeGit(root):
 		return "", nil
+	case s.UsesWorktrees():
+		return integrationTree(st, s)
 	}
-	var tree string
-	var err error
-	if s.UsesWorktrees() {
-		tree, err = integrationTree(st, s)
-	} else {
-		tree, err = gitwork.Snapshot(root, flowDir)
-	}
+	return gitwork.Snapshot(root, flowDir)
+}
+
+// StartTree is SessionTree kept from gc: where a feature starting now, or
+// the session when its plan is approved, starts from.
+func StartTree(st *db.Store, s *model.Session) (string, error) {
+	tree, err := SessionTree(st, s)
 	if err != nil || tree == "" {
 		return "", err
 	}
-	return tree, gitwork.Keep(root, tree)
+	return tree, Keep(st, tree)
 }
 
 // integrationTree is the tree of the integration branch's head without
@@ -117,9 +122,9 @@ func Keep(st *db.Store, tree string) error {
 	return gitwork.Keep(ProjectRoot(st), tree)
 }
 
-// keptTree is CodeTree kept from gc, or "" when git cannot say (the
-// evidence is then recorded unpinned rather than the run refused).
-func keptTree(st *db.Store, s *model.Session, id string) string {
+// KeptTree is CodeTree kept from gc, or "" when git cannot say (evidence
+// is then recorded unpinned rather than the action or run refused).
+func KeptTree(st *db.Store, s *model.Session, id string) string {
 	tree, err := CodeTree(st, s, id)
 	if err != nil || tree == "" || Keep(st, tree) != nil {
 		return ""

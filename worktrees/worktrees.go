@@ -129,7 +129,7 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 	// cannot tell, the run goes on and its evidence is not pinned.
 	if o.Tree == "" {
 		if s, err := st.Active(); err == nil && s != nil && !s.UsesWorktrees() {
-			o.Tree = keptTree(st, s, o.Feature)
+			o.Tree = KeptTree(st, s, o.Feature)
 		}
 	}
 	dir := o.Dir
@@ -175,7 +175,7 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 		return false, err
 	}
 	o.Dir, o.Commit = ProjectIn(st, wt), head
-	o.Tree = keptTree(st, s, f.ID)
+	o.Tree = KeptTree(st, s, f.ID)
 	return true, nil
 }
 
