@@ -104,7 +104,7 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 		out.Removed += max(f.Removed, 0)
 	}
 	var patch bytes.Buffer
-	if err := gitwork.Diff(root, out.From, out.To, &patch, gitwork.DiffOptions{}); err != nil {
+	if err := gitwork.Diff(root, out.From, out.To, &patch); err != nil {
 		return nil, err
 	}
 	out.Patch, out.Omitted = BoundPatch(patch.Bytes(), out.Files, r.MaxBytes)

@@ -137,7 +137,7 @@ func runFiles(ctx context.Context, dir string, extraEnv []string, args ...string
 	if err != nil {
 		return "", err
 	}
-	return run(ctx, dir, extraEnv, append(noFilters, args...)...)
+	return run(ctx, dir, append(noFilters, extraEnv...), args...)
 }
 
 func (r *Repo) git(args ...string) (string, error) {

@@ -8,10 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // The code state as git trees: a snapshot of a work tree (what is on disk,
@@ -38,24 +36,27 @@ func Snapshot(dir string, exclude ...string) (string, error) {
 		for _, x := range excl {
 			args = append(args, ":(exclude,top,literal)"+x)
 		}
-		if err := ix.git(args...); err == nil || len(excl) == 0 {
+		if _, err := ix.git(args...); err == nil || len(excl) == 0 {
 			return err
 		}
 		// git add fails on an exclusion that names an ignored path; ignored,
 		// it is not added anyway. Anything under it that is not ignored
 		// leaves the index again.
-		if err := ix.git("add", "-A", "--", ":/"); err != nil {
+		if _, err := ix.git("add", "-A", "--", ":/"); err != nil {
 			return err
 		}
 		return ix.removeCached(excl)
 	})
 }
 
-// NoFilters are the git options that switch off every filter driver the
+// NoFilters is the environment that switches off every filter driver the
 // repository's config defines (filter.NAME.clean, smudge and process, and
-// required, which would make a filter that does not run an error): put
-// before a subcommand that reads or writes files (add), they keep
-// repository-controlled programs from running inside flowdeck's git.
+// required, which would make a filter that does not run an error): given
+// to a command that reads or writes files (add, status, commit, even
+// write-tree), it keeps repository-controlled programs from running
+// inside flowdeck's git. It is git's GIT_CONFIG_KEY_n/VALUE_n rather than
+// -c NAME=VALUE, which would split a driver named "a=b" (a name the
+// config, written by an agent, may hold) at its '='.
 func NoFilters(dir string) ([]string, error) {
 	out, code, err := runFull(context.Background(), dir, nil, "config", "-z", "--get-regexp", `^filter\.`)
 	if err != nil {
@@ -64,26 +65,29 @@ func NoFilters(dir string) ([]string, error) {
 		}
 		return nil, err
 	}
-	var args []string
+	var keys []string
 	seen := map[string]bool{}
 	for _, entry := range strings.Split(out, "\x00") {
 		key, _, _ := strings.Cut(entry, "\n")
 		name, ok := strings.CutPrefix(key, "filter.")
-		if i := strings.LastIndexByte(name, '.'); ok && i > 0 {
-			name = name[:i]
-		} else {
+		i := strings.LastIndexByte(name, '.')
+		if !ok || i <= 0 || seen[name[:i]] {
 			continue
 		}
-		if seen[name] {
-			continue
+		seen[name[:i]] = true
+		for _, k := range []string{"clean", "smudge", "process", "required"} {
+			keys = append(keys, "filter."+name[:i]+"."+k)
 		}
-		seen[name] = true
-		for _, k := range []string{"clean", "smudge", "process"} {
-			args = append(args, "-c", "filter."+name+"."+k+"=")
-		}
-		args = append(args, "-c", "filter."+name+".required=false")
 	}
-	return args, nil
+	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(keys))}
+	for n, k := range keys {
+		value := ""
+		if strings.HasSuffix(k, ".required") {
+			value = "false"
+		}
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value))
+	}
+	return env, nil
 }
 
 // TreeWithout is the tree of commit without the paths in exclude
@@ -96,18 +100,17 @@ func TreeWithout(dir, commit string, exclude ...string) (string, error) {
 	return withTempIndex(dir, commit, exclude, nil)
 }
 
-// tempIndex is a temporary index of the work tree at top, and the options
-// that switch off the repository's filter drivers for every command on it
-// (git runs a clean filter even to write a tree).
+// tempIndex is a temporary index of the work tree at top, and an
+// environment that names it and switches off the repository's filter
+// drivers for every command on it (git runs a clean filter even to write
+// a tree).
 type tempIndex struct {
-	top       string
-	env       []string
-	noFilters []string
+	top string
+	env []string
 }
 
-func (ix *tempIndex) git(args ...string) error {
-	_, err := run(context.Background(), ix.top, ix.env, append(slices.Clip(ix.noFilters), args...)...)
-	return err
+func (ix *tempIndex) git(args ...string) (string, error) {
+	return run(context.Background(), ix.top, ix.env, args...)
 }
 
 // removeCached drops the paths excl (relative to the top) from the index.
@@ -119,7 +122,8 @@ func (ix *tempIndex) removeCached(excl []string) error {
 	for _, x := range excl {
 		args = append(args, ":(top,literal)"+x)
 	}
-	return ix.git(args...)
+	_, err := ix.git(args...)
+	return err
 }
 
 // withTempIndex runs the steps of a snapshot on a temporary index: a copy
@@ -152,14 +156,14 @@ func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, 
 	}
 	defer os.RemoveAll(tmp)
 	tmpIndex := filepath.Join(tmp, "index")
-	ix := &tempIndex{top: top, env: []string{"GIT_INDEX_FILE=" + tmpIndex}, noFilters: noFilters}
+	ix := &tempIndex{top: top, env: append(noFilters, "GIT_INDEX_FILE="+tmpIndex)}
 	var excl []string
 	for _, x := range exclude {
 		excl = append(excl, filepath.ToSlash(filepath.Join(rel, x)))
 	}
 	tracked := excl // the exclusions the index may hold entries under
 	if from != "" {
-		if err := ix.git("read-tree", from); err != nil {
+		if _, err := ix.git("read-tree", from); err != nil {
 			return "", err
 		}
 	} else {
@@ -188,7 +192,7 @@ func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, 
 			return "", err
 		}
 	}
-	return run(ctx, top, ix.env, append(slices.Clip(noFilters), "write-tree")...)
+	return ix.git("write-tree")
 }
 
 func relTo(top, dir string) (string, error) {
@@ -222,50 +226,32 @@ func mayHold(index []byte, excl []string) []string {
 	return out
 }
 
-// TreeOf is the tree of commit (or tree) id rev.
-func TreeOf(dir, rev string) (string, error) {
-	if !isHex(rev) {
-		return "", fmt.Errorf("gitwork: %q is not an object id", rev)
-	}
-	return run(context.Background(), dir, nil, "rev-parse", "--verify", "--end-of-options", rev+"^{tree}")
-}
-
 // Keep puts tree under refs/flowdeck/trees/, so that gc keeps it (and what
 // it holds) as long as the repository does. Keeping a kept tree is a
 // no-op, also when another process keeps the same tree at the same moment
-// (two features starting from one integration head): git's lock on the
-// ref refuses one of them, which then finds the ref made.
+// (two features starting from one integration head): the ref is only
+// created, and a creation refused because the ref is there already finds
+// it naming the tree.
 func Keep(dir, tree string) error {
 	if !isHex(tree) {
 		return fmt.Errorf("gitwork: keep: %q is not a tree id", tree)
 	}
 	ref := treesRef + tree
-	var err error
-	for attempt := range 20 {
-		if got, _, rerr := runFull(context.Background(), dir, nil, "rev-parse", "--verify", "--quiet", ref); rerr == nil && strings.TrimSpace(got) == tree {
-			return nil
-		}
-		if _, err = run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", ref, tree, ""); err == nil {
-			return nil
-		}
-		time.Sleep(time.Duration(attempt+1) * 10 * time.Millisecond) // the other keeper holds the ref's lock
+	_, err := run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", ref, tree, "")
+	if err == nil {
+		return nil
+	}
+	if got, _, rerr := runFull(context.Background(), dir, nil, "rev-parse", "--verify", "--quiet", ref); rerr == nil && strings.TrimSpace(got) == tree {
+		return nil
 	}
 	return err
-}
-
-// DiffOptions shape a diff between two trees.
-type DiffOptions struct {
-	// Paths limits the diff to these paths (relative to the top).
-	Paths []string
-	// Context is the number of context lines (git's default, 3, when 0).
-	Context int
 }
 
 // Diff writes the unified diff from tree (or commit) a to b into w, as git
 // diff prints it without colour, external diff drivers or textconv, with
 // renames found.
-func Diff(dir, a, b string, w io.Writer, o DiffOptions) error {
-	args, err := diffArgs(a, b, o, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/")
+func Diff(dir, a, b string, w io.Writer) error {
+	args, err := diffArgs(a, b, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/")
 	if err != nil {
 		return err
 	}
@@ -273,19 +259,11 @@ func Diff(dir, a, b string, w io.Writer, o DiffOptions) error {
 	return err
 }
 
-func diffArgs(a, b string, o DiffOptions, flags ...string) ([]string, error) {
+func diffArgs(a, b string, flags ...string) ([]string, error) {
 	if !isHex(a) || !isHex(b) {
 		return nil, fmt.Errorf("gitwork: diff %q %q: not object ids", a, b)
 	}
-	args := append([]string{"diff"}, flags...)
-	if o.Context > 0 {
-		args = append(args, "-U"+strconv.Itoa(o.Context))
-	}
-	args = append(args, a, b, "--")
-	for _, p := range o.Paths {
-		args = append(args, ":(top,literal)"+p)
-	}
-	return args, nil
+	return append(append([]string{"diff"}, flags...), a, b), nil
 }
 
 // FileStat is one file of a diff: its path (the new one after a rename)
@@ -301,7 +279,7 @@ type FileStat struct {
 // Stat lists the files that differ between trees a and b with their line
 // counts, in git's order.
 func Stat(dir, a, b string) ([]FileStat, error) {
-	args, err := diffArgs(a, b, DiffOptions{}, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z")
+	args, err := diffArgs(a, b, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z")
 	if err != nil {
 		return nil, err
 	}

@@ -102,7 +102,7 @@ func TestKeptTreesSurviveGC(t *testing.T) {
 	if got := gitT(t, r.Dir, "show", kept+":kept.txt"); got != "kept content" {
 		t.Fatalf("kept tree lost its file: %q", got)
 	}
-	if _, err := TreeOf(r.Dir, lost); err == nil {
+	if exec.Command("git", "-C", r.Dir, "cat-file", "-e", lost).Run() == nil {
 		t.Error("an unkept snapshot survived gc --prune=now; the test proves nothing")
 	}
 }
@@ -166,7 +166,7 @@ func TestStatAndDiff(t *testing.T) {
 		t.Errorf("spaced path stat = %+v", s)
 	}
 	var out bytes.Buffer
-	if err := Diff(r.Dir, base, after, &out, DiffOptions{}); err != nil {
+	if err := Diff(r.Dir, base, after, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"diff --git a/a.txt b/b.txt", "rename from a.txt", "+four", "-two"} {
@@ -174,7 +174,7 @@ func TestStatAndDiff(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", want, out.String())
 		}
 	}
-	if err := Diff(r.Dir, "--output=/tmp/x", after, &out, DiffOptions{}); err == nil {
+	if err := Diff(r.Dir, "--output=/tmp/x", after, &out); err == nil {
 		t.Error("an option as a tree was accepted")
 	}
 }
@@ -194,11 +194,15 @@ func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	}
 	gitT(t, r.Dir, "config", "core.fsmonitor", script)
 	gitT(t, r.Dir, "config", "core.hooksPath", hooks)
-	// A clean filter (a name with a dot, as git allows) that is required:
-	// switched off, it must neither run nor fail the add.
-	gitT(t, r.Dir, "config", "filter.ev.il.clean", script)
-	gitT(t, r.Dir, "config", "filter.ev.il.required", "true")
-	write(t, r.Dir, ".gitattributes", "*.txt filter=ev.il\n")
+	// Clean filters that are required, named with a dot and with an '='
+	// (both are names git allows): switched off, they must neither run
+	// nor fail the add.
+	for _, name := range []string{"ev.il", "a=b"} {
+		gitT(t, r.Dir, "config", "filter."+name+".clean", script)
+		gitT(t, r.Dir, "config", "filter."+name+".required", "true")
+	}
+	write(t, r.Dir, ".gitattributes", "*.txt filter=ev.il\n*.md filter=a=b\n")
+	write(t, r.Dir, "new.md", "y\n")
 	write(t, r.Dir, "new.txt", "x\n")
 	tree, err := Snapshot(r.Dir)
 	if err != nil {
@@ -213,8 +217,8 @@ func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	if data, err := os.ReadFile(marker); err == nil {
 		t.Fatalf("planted code ran: %q", data)
 	}
-	if got := gitT(t, r.Dir, "show", tree+":new.txt"); got != "x" {
-		t.Fatalf("new.txt in the snapshot: %q", got)
+	if got := gitT(t, r.Dir, "show", tree+":new.txt") + gitT(t, r.Dir, "show", tree+":new.md"); got != "xy" {
+		t.Fatalf("new.txt and new.md in the snapshot: %q", got)
 	}
 	// The plant works for git run as the person runs it: the test can fail.
 	exec.Command("git", "-C", r.Dir, "status").Run()
