@@ -200,7 +200,7 @@ func CompletionGateAt(s *Session, f *Feature, p Pin) *Error {
 	if s.Plan.CompletedCount()+1 < s.Plan.Required() {
 		return nil
 	}
-	broad := latestBroad(f)
+	broad := LatestBroad(f)
 	if broad == nil || broad.Status != ValidationPassed {
 		return validate(refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
 			"This is the last feature: run the whole test suite and record it with --scope broad.",

@@ -126,10 +126,10 @@ func applyPlanEvent(s *Session, e Event) (bool, error) {
 			g := *e.Git
 			s.Git = &g
 		}
-		if s.Base == "" && e.Tree != "" {
-			if !isObjectID(e.Tree) {
-				return true, fmt.Errorf("session %s: event %d: base %q is not a git object id", s.ID, e.Seq, e.Tree)
-			}
+		if err := objectIDs(s, e, e.Tree); err != nil {
+			return true, err
+		}
+		if s.Base == "" {
 			s.Base = e.Tree
 		}
 		s.Approval, s.Status = ApprovalApproved, StatusReady
@@ -196,8 +196,8 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 	}
 	switch e.Type {
 	case EventFeatureStarted:
-		if e.Tree != "" && !isObjectID(e.Tree) {
-			return true, fmt.Errorf("session %s: event %d: feature %s: base %q is not a git object id", s.ID, e.Seq, f.ID, e.Tree)
+		if err := objectIDs(s, e, e.Tree); err != nil {
+			return true, err
 		}
 		f.Status, f.StartedSeq, f.Outcome, f.OutcomeNote, f.Agent = FeatureInProgress, e.Seq, "", "", e.Agent
 		f.Base = e.Tree
@@ -218,10 +218,8 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 	case EventFeatureCompleted:
 		// Commits a reset hands to git: an imported log's must be object
 		// ids, never a ref or an option.
-		for _, c := range []string{e.Commit, e.Base} {
-			if c != "" && !isObjectID(c) {
-				return true, fmt.Errorf("session %s: event %d: feature %s: %q is not a git object id", s.ID, e.Seq, f.ID, c)
-			}
+		if err := objectIDs(s, e, e.Commit, e.Base); err != nil {
+			return true, err
 		}
 		f.Status, f.Outcome, f.OutcomeNote = FeatureCompleted, OutcomeCompleted, e.Summary
 		s.Landed = nil // the integration branch holds more than was landed
@@ -260,8 +258,8 @@ func applyEvidenceEvent(s *Session, e Event) (bool, error) {
 			return true, fmt.Errorf("session %s: event %d has no evidence", s.ID, e.Seq)
 		}
 		ev := *e.Evidence
-		if ev.Tree != "" && !isObjectID(ev.Tree) { // an imported log's trees go to git diff
-			return true, fmt.Errorf("session %s: event %d: tree %q is not a git object id", s.ID, e.Seq, ev.Tree)
+		if err := objectIDs(s, e, ev.Tree); err != nil { // an imported log's trees go to git diff
+			return true, err
 		}
 		f.Interrupted = nil
 		f.Validations = trimEvidence(append(f.Validations, ev))
@@ -361,4 +359,16 @@ func FirstLine(s string, max int) string {
 		max--
 	}
 	return s
+}
+
+// objectIDs refuses event e of s when one of ids (empty: none) is not a git
+// object id: what an event names for git (a commit, a tree) comes from a
+// log that may have been imported, and must never be a ref or an option.
+func objectIDs(s *Session, e Event, ids ...string) error {
+	for _, id := range ids {
+		if id != "" && !isObjectID(id) {
+			return fmt.Errorf("session %s: event %d (%s): %q is not a git object id", s.ID, e.Seq, e.Type, id)
+		}
+	}
+	return nil
 }

@@ -122,24 +122,28 @@ func VerifyArgv(cmd string) []string {
 // or "": what the caller diffs against tree to name the changed files.
 func StaleTree(f *Feature, tree string, broad bool) string {
 	if broad {
-		if e := latestBroad(f); StaleOn(e, tree) {
+		if e := LatestBroad(f); StaleOn(e, tree) {
 			return e.Tree
 		}
-		return ""
-	}
-	for _, c := range Checks(f, tree) {
-		if c.State == CheckStale {
-			return c.Evidence.Tree
-		}
+	} else if c := firstStale(Checks(f, tree)); c != nil {
+		return c.Evidence.Tree
 	}
 	return ""
 }
 
+// firstStale is the first of cs met by evidence of other code, or nil.
+func firstStale(cs []Check) *Check {
+	for i := range cs {
+		if cs[i].State == CheckStale {
+			return &cs[i]
+		}
+	}
+	return nil
+}
+
 // LatestBroad is f's latest broad evidence since it last started, or nil:
 // what the session's final review decides on.
-func LatestBroad(f *Feature) *Evidence { return latestBroad(f) }
-
-func latestBroad(f *Feature) *Evidence {
+func LatestBroad(f *Feature) *Evidence {
 	broad := evidenceSince(f.Validations, f.StartedSeq, ScopeBroad)
 	if len(broad) == 0 {
 		return nil
@@ -175,10 +179,8 @@ func withValidateCommand(f *Feature, e *Error, scope Scope, cmd string) *Error {
 // checkPinned refuses an approval of f when the evidence that counts for
 // it is stale on the pinned code.
 func checkPinned(s *Session, f *Feature, p Pin) *Error {
-	for _, c := range Checks(f, p.Tree) {
-		if c.State == CheckStale {
-			return staleRefusal(s, f, c.Evidence, p, c.Evidence.Scope)
-		}
+	if c := firstStale(Checks(f, p.Tree)); c != nil {
+		return staleRefusal(s, f, c.Evidence, p, c.Evidence.Scope)
 	}
 	return nil
 }
@@ -224,7 +226,7 @@ func finalPinned(s *Session, p Pin) *Error {
 		if f == nil {
 			continue
 		}
-		if e := latestBroad(f); StaleOn(e, p.Tree) {
+		if e := LatestBroad(f); StaleOn(e, p.Tree) {
 			return staleRefusal(s, f, e, p, ScopeBroad)
 		}
 	}
@@ -262,30 +264,20 @@ func Pinned(s *Session) bool {
 }
 
 // HasStale reports whether any of cs is met by evidence of other code.
-func HasStale(cs []Check) bool {
-	for _, c := range cs {
-		if c.State == CheckStale {
-			return true
-		}
-	}
-	return false
-}
+func HasStale(cs []Check) bool { return firstStale(cs) != nil }
 
 // ChecksSummary is f's checks for a status line: "" while every command
 // passes (its evidence says the rest), else how many pass, with "stale"
 // when the code moved since any of them.
 func ChecksSummary(cs []Check) string {
-	passed, stale := 0, false
+	passed := 0
 	for _, c := range cs {
-		switch c.State {
-		case CheckPassed:
+		if c.State == CheckPassed {
 			passed++
-		case CheckStale:
-			stale = true
 		}
 	}
 	switch {
-	case stale:
+	case HasStale(cs):
 		return "stale: the code changed since its evidence"
 	case passed == len(cs) || len(cs) == 1:
 		return ""
