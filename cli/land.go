@@ -42,11 +42,9 @@ detached, and on a conflict — which changes nothing and is left to you.`,
 				switch {
 				case !res.OK:
 				case res.UpToDate:
-					fmt.Fprintf(e.stdout, "· %s already has everything in %s\n", res.Branch, res.Integration)
-				case res.FastForward:
-					fmt.Fprintf(e.stdout, "✓ %s fast-forwarded to %s (%s)\n", res.Branch, res.Integration, model.ShortCommit(res.Commit))
+					fmt.Fprintf(e.stdout, "· %s\n", res.Done())
 				default:
-					fmt.Fprintf(e.stdout, "✓ %s merged into %s (%s)\n", res.Integration, res.Branch, model.ShortCommit(res.Commit))
+					fmt.Fprintf(e.stdout, "✓ %s\n", res.Done())
 				}
 				if res.Warning != "" {
 					fmt.Fprintf(e.stdout, "! %s\n", res.Warning)

@@ -9,6 +9,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // maxDiffBytes bounds the patch a tool or resource returns: a reviewer's
@@ -75,7 +76,8 @@ func (s *server) readDiff(ctx context.Context, req *sdk.ReadResourceRequest) (*s
 		var b strings.Builder
 		fmt.Fprintf(&b, "\n# %d more files, left out to stay within %d bytes:\n", len(res.Omitted), maxDiffBytes)
 		for _, f := range res.Omitted {
-			fmt.Fprintf(&b, "#  %s +%d -%d\n", f.Path, f.Added, f.Removed)
+			// A path may hold a newline: on one line, it cannot forge diff lines.
+			fmt.Fprintf(&b, "#  %s +%d -%d\n", termtext.Line(f.Path), f.Added, f.Removed)
 		}
 		text += b.String()
 	}

@@ -47,6 +47,18 @@ type LandResult struct {
 
 func (r *LandResult) Refusal() *model.Error { return r.Error }
 
+// Done says what an accepted land did, in one line: what the CLI prints
+// and the cockpit notes.
+func (r *LandResult) Done() string {
+	switch {
+	case r.UpToDate:
+		return fmt.Sprintf("%s already has everything in %s", r.Branch, r.Integration)
+	case r.FastForward:
+		return fmt.Sprintf("%s fast-forwarded to %s (%s)", r.Branch, r.Integration, model.ShortCommit(r.Commit))
+	}
+	return fmt.Sprintf("%s merged into %s (%s)", r.Integration, r.Branch, model.ShortCommit(r.Commit))
+}
+
 func landRefusal(code, prerequisite, hint, next, msg string, args ...any) *LandResult {
 	return &LandResult{Error: &model.Error{Code: code, Message: fmt.Sprintf(msg, args...),
 		Recovery: model.Recovery{Prerequisite: prerequisite, Hint: hint, NextCommand: next}}}

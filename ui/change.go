@@ -2,16 +2,17 @@ package ui
 
 import (
 	"fmt"
-	"os"
+	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/internal/editor"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
@@ -139,7 +140,7 @@ func (c *changeView) lines(m *Model, w, h int) []string {
 	case !c.loaded:
 		return []string{th.Dim.Render("reading the change…")}
 	case c.problem != "":
-		return []string{th.Warn.Render(oneLine(c.problem))}
+		return []string{th.Warn.Render(termtext.Line(c.problem))}
 	}
 	r := c.res
 	head := fmt.Sprintf("%d files changed, +%d −%d", len(r.Files), r.Added, r.Removed)
@@ -200,35 +201,50 @@ var changeKeys = []keys.Action{keys.Up, keys.Down, keys.PageDown, keys.PageUp, k
 	keys.NextFile, keys.PrevFile, keys.Open, keys.EditAt}
 
 // editAtChange opens the person's editor at the selected file's first
-// changed line, in the work tree the diff is of. The path comes from the
-// diff (an agent wrote it): it must be a plain file inside that tree.
+// changed line, in the work tree the diff is of. The file is looked at in
+// the command, not in Update.
 func (m *Model) editAtChange(c *changeView) tea.Cmd {
 	path, line := c.view.FirstChangedLine()
 	if path == "" || c.res == nil || c.res.Dir == "" {
 		m.note = infoNote("nothing to edit: the selected file was deleted, or the change has no work tree")
 		return nil
 	}
-	if !filepath.IsLocal(filepath.FromSlash(path)) {
-		m.note = errNote("not opening " + model.ShellQuote(path) + ": it is not a path inside the work tree")
-		return nil
-	}
-	full := filepath.Join(c.res.Dir, filepath.FromSlash(path))
-	if fi, err := os.Lstat(full); err != nil || !fi.Mode().IsRegular() {
-		m.note = errNote("not opening " + model.ShellQuote(path) + ": it is not a regular file in " + c.res.Dir)
-		return nil
-	}
-	cmd, err := editor.CommandAt(full, line)
-	if err != nil {
-		m.note = errNote(err.Error())
-		return nil
-	}
-	cmd.Dir = c.res.Dir
-	return tea.ExecProcess(cmd, func(err error) tea.Msg {
+	dir := c.res.Dir
+	return func() tea.Msg {
+		cmd, err := editorAt(dir, path, line)
 		if err != nil {
-			return noteMsg{note: errNote("the editor: " + err.Error())}
+			return noteMsg{note: errNote(err.Error())}
 		}
-		return noteMsg{note: infoNote("back from the editor: the change is read again when you reopen it")}
-	})
+		return tea.ExecProcess(cmd, func(err error) tea.Msg {
+			if err != nil {
+				return noteMsg{note: errNote("the editor: " + err.Error())}
+			}
+			return noteMsg{note: infoNote("back from the editor: the change is read again when you reopen it")}
+		})()
+	}
+}
+
+// editorAt is the person's editor on path at line, in work tree dir. The
+// path comes from the diff (an agent wrote it): it is looked up beneath
+// dir through an os.Root, so neither ".." nor a symlink (of the file or a
+// directory on the way) leads the editor out, and it must be a regular
+// file.
+func editorAt(dir, path string, line int) (*exec.Cmd, error) {
+	r, err := contain.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	name := filepath.FromSlash(path)
+	if fi, err := r.Lstat(name); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("not opening %s: it is not a regular file inside %s", model.ShellQuote(path), dir)
+	}
+	cmd, err := editor.CommandAt(filepath.Join(dir, name), line)
+	if err != nil {
+		return nil, err
+	}
+	cmd.Dir = dir
+	return cmd, nil
 }
 
 // changeDialog shows a change and nothing else: d on a feature.
@@ -289,6 +305,3 @@ func changeHeight(m *Model, other int) int {
 
 // noteMsg sets the note line from a command's result.
 type noteMsg struct{ note note }
-
-// oneLine is s on one line, for a note or a dialog row.
-func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

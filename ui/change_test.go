@@ -93,3 +93,26 @@ func TestReviewOpensOnTheChange(t *testing.T) {
 		t.Fatal("a git project said it is not in git")
 	}
 }
+
+// editorAt opens only a regular file beneath the work tree: a path from
+// the diff (agent-written) that climbs out, or leads out through a
+// symlinked directory or file, is refused.
+func TestEditorAtStaysInTheWorkTree(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.go"), []byte("package a\n"), 0o644)
+	os.WriteFile(filepath.Join(outside, "secret.go"), []byte("x"), 0o644)
+	os.Symlink(outside, filepath.Join(dir, "out"))
+	os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(dir, "leak.go"))
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	vi := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE, on any machine
+	os.WriteFile(vi, []byte("#!/bin/sh\nexit 0\n"), 0o755)
+	t.Setenv("VISUAL", vi)
+	if cmd, err := editorAt(dir, "a.go", 3); err != nil || !slices.Contains(cmd.Args, "+3") || cmd.Dir != dir {
+		t.Fatalf("a file in the tree: %v %v", cmd, err)
+	}
+	for _, bad := range []string{"../" + filepath.Base(outside) + "/secret.go", "out/secret.go", "leak.go", "sub", "missing.go", "/etc/passwd"} {
+		if cmd, err := editorAt(dir, bad, 1); err == nil {
+			t.Errorf("%s opened: %v", bad, cmd.Args)
+		}
+	}
+}

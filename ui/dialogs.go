@@ -10,6 +10,7 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
@@ -60,7 +61,7 @@ func (d *reviewDialog) Body(m *Model) []string {
 		body = append(body, checks)
 	}
 	if c := d.change; c != nil && c.problem != "" && m.h >= promptRoomy {
-		body = append(body, m.th.Dim.Render("the change: "+oneLine(c.problem)))
+		body = append(body, m.th.Dim.Render("the change: "+termtext.Line(c.problem)))
 	}
 	var out []string
 	for i, l := range body {

@@ -63,7 +63,7 @@ func TestTmuxReviewTheChange(t *testing.T) {
 		tm.waitFor("y yes", 30*time.Second)
 		tm.keys("y")
 		tm.waitFor("Review greet", 60*time.Second)
-		time.Sleep(600 * time.Millisecond) // the dialog's grace period
+		tm.waitGone("just appeared", 30*time.Second) // the dialog's grace period, as drawn
 	}
 	verify()
 	tm.waitFor("+func Hello() string", 30*time.Second)

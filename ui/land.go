@@ -6,7 +6,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/internal/gitwork"
-	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
 	"github.com/flowdeck/flowdeck/ui/keys"
@@ -214,15 +213,7 @@ func (m *Model) onLand(msg landMsg) tea.Cmd {
 		m.note = refusalNote(res.Error)
 		return nil
 	}
-	var line string
-	switch {
-	case res.UpToDate:
-		line = fmt.Sprintf("%s already has everything in %s", res.Branch, res.Integration)
-	case res.FastForward:
-		line = fmt.Sprintf("%s fast-forwarded to %s (%s)", res.Branch, res.Integration, model.ShortCommit(res.Commit))
-	default:
-		line = fmt.Sprintf("%s merged into %s (%s)", res.Integration, res.Branch, model.ShortCommit(res.Commit))
-	}
+	line := res.Done()
 	m.note = okNote(line)
 	if res.Warning != "" {
 		m.note = errNote(line + " — " + res.Warning)
