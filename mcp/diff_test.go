@@ -3,10 +3,11 @@ package mcp_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/internal/gittest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -16,22 +17,7 @@ import (
 // and the session's from the session resource; a bound keeps whole files
 // and lists the rest.
 func TestDiffToolAndResource(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the diff needs the git program on PATH")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	git("config", "user.name", "t")
-	git("config", "user.email", "t@example.com")
-	os.WriteFile(filepath.Join(dir, "README"), []byte("hi\n"), 0o644)
-	git("add", "README")
-	git("commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "the diff needs the git program on PATH", map[string]string{"README": "hi\n"})
 	cs := connect(t, dir, nil)
 	mustOK(t, cs, "flow_plan_start", map[string]any{"goal": "diff"})
 	mustOK(t, cs, "flow_plan_apply", map[string]any{"plan": map[string]any{"features": []any{

@@ -3,10 +3,11 @@ package mcp_test
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/internal/gittest"
 
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/ops"
@@ -15,11 +16,7 @@ import (
 // gitIn runs git in dir and returns its trimmed output.
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Git(t, dir, args...)
 }
 
 // flow_land through the real server: refused while the session runs,
@@ -29,15 +26,7 @@ func TestFlowLand(t *testing.T) {
 	if !gitwork.Available() {
 		t.Skip("git is not installed: flow_land needs the git program on PATH")
 	}
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "config", "user.name", "tester")
-	gitIn(t, dir, "config", "user.email", "tester@example.com")
-	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("one\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, dir, "add", "a.txt")
-	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "flow_land needs the git program on PATH", map[string]string{"a.txt": "one\n"})
 
 	cs := connect(t, dir, nil)
 	mustOK(t, cs, "flow_plan_start", map[string]any{"goal": "land"})

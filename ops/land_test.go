@@ -2,25 +2,21 @@ package ops
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/flowdeck/flowdeck/internal/gittest"
+
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/digest"
-	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 )
 
 func gitOut(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Git(t, dir, args...)
 }
 
 // landRig is a git project whose session (goal) has feature f1 completed
@@ -28,16 +24,7 @@ func gitOut(t *testing.T, dir string, args ...string) string {
 // with file name written too (other text: a conflict) when conflict.
 func landRig(t *testing.T, goal, name string, conflict bool) (string, *db.Store) {
 	t.Helper()
-	if !gitwork.Available() {
-		t.Skip("git is not installed: flow land needs the git program on PATH")
-	}
-	dir := t.TempDir()
-	gitOut(t, dir, "init", "-q", "-b", "main")
-	gitOut(t, dir, "config", "user.name", "tester")
-	gitOut(t, dir, "config", "user.email", "tester@example.com")
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	gitOut(t, dir, "add", "--all")
-	gitOut(t, dir, "commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "flow land needs the git program on PATH", map[string]string{"a.txt": "a\n"})
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 2 * time.Second, Digest: Digest})
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/flowdeck/flowdeck/internal/gittest"
+
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/render"
 )
@@ -18,16 +19,7 @@ import (
 // its own worktree. It returns the directory f's code is in.
 func pinRig(t *testing.T, worktrees bool) (string, *db.Store, func(model.Action) *ActionResult) {
 	t.Helper()
-	if !gitwork.Available() {
-		t.Skip("git is not installed: pinning evidence to the code needs the git program on PATH")
-	}
-	dir := t.TempDir()
-	gitOut(t, dir, "init", "-q", "-b", "main")
-	gitOut(t, dir, "config", "user.name", "tester")
-	gitOut(t, dir, "config", "user.email", "tester@example.com")
-	os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644)
-	gitOut(t, dir, "add", "--all")
-	gitOut(t, dir, "commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "pinning evidence to the code needs the git program on PATH", map[string]string{"a.txt": "a\n"})
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)

@@ -2,12 +2,13 @@ package ui
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowdeck/flowdeck/internal/gittest"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
@@ -19,20 +20,7 @@ import (
 // changed line of the selected file; esc lists the files, then leaves; d
 // shows the change from the features pane.
 func TestReviewOpensOnTheChange(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed: the change is read from git")
-	}
-	dir := t.TempDir()
-	git := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
-	git("init", "-q", "-b", "main")
-	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
-	git("add", "main.go")
-	git("-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "the change is read from git", map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -2,25 +2,20 @@ package ui
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/flowdeck/flowdeck/internal/gittest"
+
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
+	return gittest.Git(t, dir, args...)
 }
 
 // landProject is a git repository on main whose session ran its features
@@ -30,16 +25,7 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 // directory, its store and the session.
 func landProject(t *testing.T, done bool) (string, *db.Store, *model.Session) {
 	t.Helper()
-	if !gitwork.Available() {
-		t.Skip("git is not installed: land needs the git program on PATH")
-	}
-	dir := t.TempDir()
-	gitIn(t, dir, "init", "-q", "-b", "main")
-	gitIn(t, dir, "config", "user.name", "tester")
-	gitIn(t, dir, "config", "user.email", "tester@example.com")
-	os.WriteFile(filepath.Join(dir, "README"), []byte("hello\n"), 0o644)
-	gitIn(t, dir, "add", "README")
-	gitIn(t, dir, "commit", "-q", "-m", "initial")
+	dir := gittest.Repo(t, "land needs the git program on PATH", map[string]string{"README": "hello\n"})
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true, LockTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
