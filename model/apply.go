@@ -205,11 +205,16 @@ func applyFeatureEvent(s *Session, e Event) (bool, error) {
 		if e.FeatureGit != nil {
 			// The names are the model's own; other ones (an imported log) could
 			// send a worktree out of the project or drop the person's branch.
-			if s.Git == nil || e.FeatureGit.Branch != FeatureBranch(s.ID, f.ID) || e.FeatureGit.Worktree != WorktreePath(f.ID) {
+			// A log written before feature "lock" had a name git allows holds
+			// the old one: replayed, the feature is redone (it never got a
+			// worktree) under its new name.
+			legacy := f.ID == "lock" && e.FeatureGit.Branch == "flowdeck/"+s.ID+".lock"
+			if s.Git == nil || e.FeatureGit.Branch != FeatureBranch(s.ID, f.ID) && !legacy || e.FeatureGit.Worktree != WorktreePath(f.ID) {
 				return true, fmt.Errorf("session %s: event %d: feature %s has branch %q and worktree %q, not its own",
 					s.ID, e.Seq, f.ID, e.FeatureGit.Branch, e.FeatureGit.Worktree)
 			}
 			g := *e.FeatureGit
+			g.Branch = FeatureBranch(s.ID, f.ID)
 			g.MergeCommit, g.MergeBase, g.Conflicts = "", "", nil
 			f.Git = &g
 		}

@@ -47,11 +47,91 @@ func IntegrationBranch(id string) string { return "flowdeck/" + id }
 // flowdeck/SESSION/FEATURE: git keeps refs as paths, so a branch
 // flowdeck/SESSION (the integration branch) rules out every branch below
 // it. A '.' cannot occur in session or feature ids, so no feature branch
-// can be another session's integration branch.
-func FeatureBranch(id, f string) string { return "flowdeck/" + id + "." + f }
+// can be another session's integration branch. Feature "lock" would make
+// a name ending in ".lock", which git refuses (it is its lock file's
+// suffix): it gets a '_', which no feature id holds, so no other
+// feature's branch can be the same.
+func FeatureBranch(id, f string) string {
+	if f == "lock" {
+		f += "_"
+	}
+	return "flowdeck/" + id + "." + f
+}
 
 // WorktreePath is the worktree of feature f, relative to the project root.
 func WorktreePath(f string) string { return WorktreesDir + "/" + f }
+
+// CodeGitRecordMismatch refuses git work whose stored names (a branch, a
+// worktree path) are not the ones flowdeck derives from the ids: the
+// database was changed outside flowdeck, and must not point flowdeck's git
+// at another branch or directory.
+const CodeGitRecordMismatch = "git_record_mismatch"
+
+// CodeWorktreeChanged refuses git work in a feature's worktree that is no
+// longer the one flowdeck made (its .git file or git directory rewritten,
+// a symlink on its path): run there, flowdeck's git would act on another
+// repository or branch than the feature's.
+const CodeWorktreeChanged = "worktree_changed"
+
+// WorktreeChanged is the worktree_changed refusal of feature id's
+// worktree at path; why says what differs.
+func WorktreeChanged(s *Session, id, path string, why error) *Error {
+	return refuse(CodeWorktreeChanged, string(s.Status), "the worktree flowdeck made for the feature",
+		"Nothing was run in it. Look at what changed there (its .git file names its git directory); "+
+			"to start the feature over, remove the directory by hand, run git worktree prune, and reset the feature.",
+		"flowdeck flow reset feature "+id, "the worktree of feature %s is not the one flowdeck made: %v", id, why)
+}
+
+// GitNames are where flowdeck's git work for a feature of a session
+// happens, derived from the ids alone.
+type GitNames struct {
+	Integration string
+	BaseCommit  string
+	// Feature, its Branch and its Worktree (relative to the project root);
+	// empty for GitNamesOf(s, "").
+	Feature, Branch, Worktree string
+}
+
+// GitNamesOf are the git names of feature id of s ("" for the session
+// alone), derived from the ids: git work uses these, never the stored
+// fields, and a stored field that differs (a database edited outside
+// flowdeck) is a git_record_mismatch refusal. s must use worktrees.
+func GitNamesOf(s *Session, id string) (GitNames, error) {
+	mismatch := func(what, stored, want string) error {
+		return refuse(CodeGitRecordMismatch, string(s.Status), "git records that match the session's ids",
+			"The database was changed outside flowdeck. flowdeck flow verify checks it against its log; "+
+				"restore it from a backup or export (flowdeck export) rather than let flowdeck's git act on it.",
+			"flowdeck flow verify", "session %s records %s %s, not %s", s.ID, what, quoteID(stored), want)
+	}
+	if !s.UsesWorktrees() || !ValidSessionID(s.ID) {
+		return GitNames{}, mismatch("a git setup for session id", s.ID, "a valid session id")
+	}
+	n := GitNames{Integration: IntegrationBranch(s.ID), BaseCommit: s.Git.BaseCommit}
+	if s.Git.Integration != n.Integration {
+		return GitNames{}, mismatch("integration branch", s.Git.Integration, n.Integration)
+	}
+	if !isObjectID(n.BaseCommit) {
+		return GitNames{}, mismatch("base commit", n.BaseCommit, "a git object id")
+	}
+	if id == "" {
+		return n, nil
+	}
+	if !ValidFeatureID(id) {
+		return GitNames{}, mismatch("feature id", id, "a valid feature id")
+	}
+	n.Feature, n.Branch, n.Worktree = id, FeatureBranch(s.ID, id), WorktreePath(id)
+	if s.Plan != nil {
+		if f := s.Plan.Feature(id); f != nil && f.Git != nil {
+			switch {
+			case f.Git.Branch != n.Branch:
+				return GitNames{}, mismatch("feature branch", f.Git.Branch, n.Branch)
+			case f.Git.Worktree != n.Worktree:
+				return GitNames{}, mismatch("worktree", f.Git.Worktree, n.Worktree)
+			}
+		}
+	}
+	return n, nil
+}
 
 // WantsWorktrees says whether features of plan p run in worktrees in a
 // project that is (isRepo) or is not a git repository: the plan's

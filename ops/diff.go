@@ -90,13 +90,14 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 	if err != nil || out.Error != nil {
 		return out, err
 	}
-	root := worktrees.ProjectRoot(st)
-	if out.Dir == "" {
-		if repo, err := gitwork.Open(root); err == nil {
-			out.Dir = repo.Dir
-		}
+	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
+	if err != nil {
+		return nil, err
 	}
-	if out.Files, err = gitwork.Stat(root, out.From, out.To); err != nil {
+	if out.Dir == "" {
+		out.Dir = repo.Dir
+	}
+	if out.Files, err = repo.Stat(out.From, out.To); err != nil {
 		return nil, err
 	}
 	for _, f := range out.Files {
@@ -104,7 +105,7 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 		out.Removed += max(f.Removed, 0)
 	}
 	var patch bytes.Buffer
-	if err := gitwork.Diff(root, out.From, out.To, &patch); err != nil {
+	if err := repo.Diff(out.From, out.To, &patch); err != nil {
 		return nil, err
 	}
 	out.Patch, out.Omitted = BoundPatch(patch.Bytes(), out.Files, r.MaxBytes)
@@ -142,7 +143,7 @@ func featureTrees(st *db.Store, s *model.Session, id string, out *DiffResult) er
 		}
 		out.Current = cur
 		if f.Git != nil && cur != "" {
-			out.Dir = worktrees.Path(st, f.Git.Worktree)
+			out.Dir = worktrees.Path(st, model.WorktreePath(f.ID))
 		}
 	}
 	if e := latestTree(f); e != "" {

@@ -85,9 +85,14 @@ func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin
 		old = model.StaleTree(f, tree, true)
 	}
 	if old != "" {
-		p.Changed, err = gitwork.Changed(worktrees.ProjectRoot(st), old, tree)
+		repo, err := gitwork.Open(worktrees.ProjectRoot(st))
+		if err != nil {
+			return p, err
+		}
+		p.Changed, err = repo.Changed(old, tree)
+		return p, err
 	}
-	return p, err
+	return p, nil
 }
 
 // sharedCheckout reports whether several features are at work in the

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -37,22 +36,36 @@ func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor strin
 	if serr != nil || !s.UsesWorktrees() || s.Plan == nil {
 		return out, nil, nil
 	}
-	var left []*model.FeatureGit
+	// The names are derived from the ids: a database changed outside
+	// flowdeck must not make it remove or commit in another directory.
+	var left []model.GitNames
+	var rep *GitReport
 	for _, f := range s.Plan.Features {
-		if f.Git != nil && f.Git.Worktree != "" && f.Status != model.FeatureCompleted {
-			left = append(left, f.Git)
+		if f.Git == nil || f.Git.Worktree == "" || f.Status == model.FeatureCompleted {
+			continue
 		}
+		n, err := model.GitNamesOf(s, f.ID)
+		if err != nil {
+			if rep == nil {
+				rep = &GitReport{}
+			}
+			rep.warn("the worktree of " + f.ID + " was left alone: " + err.Error())
+			continue
+		}
+		left = append(left, n)
 	}
 	if len(left) == 0 {
-		return out, nil, nil
+		return out, rep, nil
 	}
-	return out, removeArchived(st, left), nil
+	return out, removeArchived(st, s, left, rep), nil
 }
 
-// removeArchived removes the worktrees of features git (an archived
+// removeArchived removes the worktrees of features named (an archived
 // session's), committing leftovers first and keeping the branches.
-func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
-	rep := &GitReport{}
+func removeArchived(st *db.Store, s *model.Session, names []model.GitNames, rep *GitReport) *GitReport {
+	if rep == nil {
+		rep = &GitReport{}
+	}
 	unlock, err := worktrees.Lock(st)
 	if err != nil {
 		rep.warn(err.Error())
@@ -65,20 +78,23 @@ func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
 		rep.warn(err.Error())
 		return rep
 	}
-	for _, g := range git {
-		wt := filepath.Join(root, filepath.FromSlash(g.Worktree))
+	for _, n := range names {
+		wt := worktrees.Path(st, n.Worktree)
 		w, err := repo.WorktreeAt(wt)
-		if err == nil && w != nil && w.Branch != g.Branch {
+		if err == nil && w != nil && w.Branch != n.Branch {
 			continue // someone else's worktree now: not the archived session's to remove
 		}
 		if err == nil && w != nil {
-			_, err = gitwork.CommitAll(w.Path, "flowdeck: changes left uncommitted when the session was archived")
+			var in *gitwork.Repo
+			if in, err = worktrees.Linked(repo, s, n.Feature, wt, n.Branch); err == nil && in != nil {
+				_, err = in.CommitAll("flowdeck: changes left uncommitted when the session was archived")
+			}
 		}
 		if err == nil {
 			_, statErr := os.Stat(wt)
-			if err = repo.RemoveWorktree(wt, g.Branch, false); err == nil && statErr == nil {
+			if err = repo.RemoveWorktree(wt, n.Branch, false); err == nil && statErr == nil {
 				rep.Removed = append(rep.Removed, wt)
-				rep.Kept = append(rep.Kept, g.Branch)
+				rep.Kept = append(rep.Kept, n.Branch)
 			}
 		}
 		if err != nil {

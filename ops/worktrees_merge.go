@@ -42,19 +42,24 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	if f == nil || f.Git == nil || f.Status != model.FeatureInProgress {
 		return plain()
 	}
+	// The names are derived from the ids, not read from the database.
+	n, err := model.GitNamesOf(s, f.ID)
+	if err != nil {
+		return nil, nil, err
+	}
 	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		return nil, nil, err
 	}
-	wt := filepath.Join(root, filepath.FromSlash(f.Git.Worktree))
-	rep := &GitReport{Worktree: wt, Branch: f.Git.Branch}
-	if err := saveLeftovers(repo, wt, f.Git.Branch, f.ID); err != nil {
+	wt := worktrees.Path(st, n.Worktree)
+	rep := &GitReport{Worktree: wt, Branch: n.Branch}
+	if err := saveLeftovers(repo, s, f.ID, wt, n.Branch); err != nil {
 		return nil, nil, err
 	}
 	// The completion gates include the commit the merge takes: what
 	// changed after the latest validation is not merged unvalidated.
-	if a.Head, err = repo.BranchHead(f.Git.Branch); err != nil {
+	if a.Head, err = repo.BranchHead(n.Branch); err != nil {
 		return nil, nil, err
 	}
 	// A refusal (a gate, stale_decision, a bad argument) is the stored
@@ -91,13 +96,17 @@ func underGitLock(st *db.Store) (s *model.Session, unlock func(), ok bool, err e
 // The caller holds the git lock and checked the gates.
 func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.Feature, a model.RunComplete,
 	rep *GitReport, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
+	n, err := model.GitNamesOf(s, f.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := repo.EnsureBranch(n.Integration, n.BaseCommit); err != nil {
 		return nil, nil, err
 	}
 	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + termtext.Line(f.Title)
 	// a.Head, the commit the gates passed, is merged; not the branch's
 	// head now, which the agent may have moved since.
-	res, err := repo.MergeInto(s.Git.Integration, f.Git.Branch, a.Head, msg)
+	res, err := repo.MergeInto(n.Integration, n.Branch, a.Head, msg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,14 +124,14 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
 		if res.Commit != res.Base {
-			if uerr := repo.MoveBranch(s.Git.Integration, res.Base, res.Commit, "flowdeck: undo merge"); uerr != nil {
+			if uerr := repo.MoveBranch(n.Integration, res.Base, res.Commit, "flowdeck: undo merge"); uerr != nil {
 				rep.warn("the merge was not undone: " + uerr.Error())
 			}
 		}
 		rep.Merge = nil
 		return out, rep, err
 	}
-	if rerr := repo.RemoveWorktree(rep.Worktree, f.Git.Branch, true); rerr != nil {
+	if rerr := repo.RemoveWorktree(rep.Worktree, n.Branch, true); rerr != nil {
 		rep.warn("the worktree was not removed: " + rerr.Error())
 	} else {
 		rep.Removed = []string{rep.Worktree}
@@ -130,19 +139,18 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	return out, rep, nil
 }
 
-// saveLeftovers commits what the agent left uncommitted in the worktree, so
-// that removing it loses nothing and the merge carries all of it.
-// Only a registered worktree on the feature's branch is committed in: a
-// plain directory at its path is inside the person's own checkout.
-func saveLeftovers(repo *gitwork.Repo, wt, branch, id string) error {
-	w, err := repo.WorktreeAt(wt)
+// saveLeftovers commits what the agent left uncommitted in feature id's
+// worktree at wt, so that removing it loses nothing and the merge carries
+// all of it. Only the worktree flowdeck made on the feature's branch is
+// committed in (worktrees.Linked): a plain directory at its path is inside
+// the person's own checkout, and one whose .git file now names another
+// repository or branch is refused.
+func saveLeftovers(repo *gitwork.Repo, s *model.Session, id, wt, branch string) error {
+	w, err := worktrees.Linked(repo, s, id, wt, branch)
 	if err != nil || w == nil {
 		return err // no worktree (removed by hand): the branch is what there is
 	}
-	if w.Branch != branch {
-		return fmt.Errorf("the worktree %s is on branch %q, not %s", wt, w.Branch, branch)
-	}
-	_, err = gitwork.CommitAll(w.Path, "flowdeck: "+id+": changes left uncommitted at completion")
+	_, err = w.CommitAll("flowdeck: " + id + ": changes left uncommitted at completion")
 	return err
 }
 
@@ -184,7 +192,7 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 	} else if err != nil {
 		// git failed (not a conflict): the reset still goes through, so
 		// that no feature is stuck; its merges stay, and the report says so.
-		rep.warn("the merges of " + strings.Join(rep.Reverted, ", ") + " stay on " + s.Git.Integration + ": " + err.Error())
+		rep.warn("the merges of " + strings.Join(rep.Reverted, ", ") + " stay on " + model.IntegrationBranch(s.ID) + ": " + err.Error())
 		move, rep.Reverted = nil, nil
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
@@ -208,7 +216,7 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 func revertMerges(root string, s *model.Session, id, actor string, rep *GitReport) (func() error, error) {
 	merged, premerged := model.ResetMerges(s, id)
 	for _, fid := range premerged {
-		rep.warn("the merge of " + fid + " stays on " + s.Git.Integration + ": it was made before flowdeck recorded what it merged onto")
+		rep.warn("the merge of " + fid + " stays on " + model.IntegrationBranch(s.ID) + ": it was made before flowdeck recorded what it merged onto")
 	}
 	var reverts []gitwork.Revert
 	for _, fid := range merged {
@@ -220,6 +228,10 @@ func revertMerges(root string, s *model.Session, id, actor string, rep *GitRepor
 	if len(reverts) == 0 {
 		return nil, nil
 	}
+	n, err := model.GitNamesOf(s, "")
+	if err != nil {
+		return nil, err
+	}
 	repo, err := gitwork.Open(root)
 	if err != nil {
 		return nil, err
@@ -227,14 +239,14 @@ func revertMerges(root string, s *model.Session, id, actor string, rep *GitRepor
 	if err := newestFirst(repo, reverts, rep.Reverted); err != nil {
 		return nil, err
 	}
-	head, old, conflicts, err := repo.RevertOn(s.Git.Integration, reverts)
+	head, old, conflicts, err := repo.RevertOn(n.Integration, reverts)
 	if err != nil {
 		return nil, err
 	}
 	if len(conflicts) > 0 {
 		return nil, resetConflict(s, id, rep.Reverted, conflicts)
 	}
-	return func() error { return repo.MoveBranch(s.Git.Integration, head, old, "flowdeck: reset "+id) }, nil
+	return func() error { return repo.MoveBranch(n.Integration, head, old, "flowdeck: reset "+id) }, nil
 }
 
 // resetStored reports whether out stored a reset of every one of ids (and
@@ -281,9 +293,9 @@ func newestFirst(repo *gitwork.Repo, reverts []gitwork.Revert, names []string) e
 func resetConflict(s *model.Session, id string, features, files []string) *model.Error {
 	return &model.Error{Code: model.CodeResetConflict,
 		Message: fmt.Sprintf("taking %s back out of %s conflicts on %s: work merged after it changed them",
-			strings.Join(features, ", "), s.Git.Integration, model.QuotedFiles(model.CapFiles(files))),
+			strings.Join(features, ", "), model.IntegrationBranch(s.ID), model.QuotedFiles(model.CapFiles(files))),
 		Recovery: model.Recovery{Hint: "Reset the features that changed those files after " + id + " as well (reset the earliest first, " +
-			"or all of them at once from a common dependency), or take " + id + "'s changes out of " + s.Git.Integration + " by hand and reset again.",
+			"or all of them at once from a common dependency), or take " + id + "'s changes out of " + model.IntegrationBranch(s.ID) + " by hand and reset again.",
 			NextCommand: "flowdeck flow status"}}
 }
 

@@ -49,26 +49,38 @@ func MaybeGit(dir string) bool {
 // no git to ask whether the project is a repository: a caller that must
 // tell "not git" from "git failed" asks InGit once, before.
 func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
-	if !MaybeGit(ProjectRoot(st)) {
-		return "", nil
+	tree, _, err := codeTree(st, s, id)
+	return tree, err
+}
+
+// codeTree is CodeTree and the repository it was taken in, for a caller
+// that keeps it.
+func codeTree(st *db.Store, s *model.Session, id string) (string, *gitwork.Repo, error) {
+	root := ProjectRoot(st)
+	if !MaybeGit(root) {
+		return "", nil, nil
 	}
-	dir := ProjectRoot(st)
-	if s.UsesWorktrees() && s.Plan != nil {
-		f := s.Plan.Feature(id)
-		if f == nil || f.Git == nil {
-			return "", nil
-		}
-		wt := Path(st, f.Git.Worktree)
-		repo, err := gitwork.Open(ProjectRoot(st))
-		if err != nil {
-			return "", err
-		}
-		if w, err := repo.WorktreeAt(wt); err != nil || w == nil || w.Branch != f.Git.Branch {
-			return "", err
-		}
-		dir = ProjectIn(st, wt)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return "", nil, err
 	}
-	return gitwork.Snapshot(dir, flowDir)
+	if !s.UsesWorktrees() || s.Plan == nil {
+		tree, err := repo.Snapshot(root, flowDir)
+		return tree, repo, err
+	}
+	if f := s.Plan.Feature(id); f == nil || f.Git == nil {
+		return "", nil, nil
+	}
+	n, err := model.GitNamesOf(s, id)
+	if err != nil {
+		return "", nil, err
+	}
+	wt, err := Linked(repo, s, id, Path(st, n.Worktree), n.Branch)
+	if err != nil || wt == nil {
+		return "", nil, err
+	}
+	tree, err := wt.Snapshot(ProjectIn(st, wt.Dir), flowDir)
+	return tree, repo, err
 }
 
 // SessionTree is the tree the session's code is at: the integration
@@ -76,42 +88,48 @@ func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
 // with worktrees, else a snapshot of the project's checkout. "" where no
 // .git is found (see CodeTree).
 func SessionTree(st *db.Store, s *model.Session) (string, error) {
+	tree, _, err := sessionTree(st, s)
+	return tree, err
+}
+
+func sessionTree(st *db.Store, s *model.Session) (string, *gitwork.Repo, error) {
 	root := ProjectRoot(st)
-	switch {
-	case !MaybeGit(root):
-		return "", nil
-	case s.UsesWorktrees():
-		return integrationTree(st, s)
+	if !MaybeGit(root) {
+		return "", nil, nil
 	}
-	return gitwork.Snapshot(root, flowDir)
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return "", nil, err
+	}
+	if !s.UsesWorktrees() {
+		tree, err := repo.Snapshot(root, flowDir)
+		return tree, repo, err
+	}
+	// The tree of the integration branch's head without .flow/, or of the
+	// session's base commit when the branch is not made yet.
+	n, err := model.GitNamesOf(s, "")
+	if err != nil {
+		return "", nil, err
+	}
+	head, err := repo.BranchHead(n.Integration)
+	if err != nil {
+		return "", nil, err
+	}
+	if head == "" {
+		head = n.BaseCommit
+	}
+	tree, err := repo.TreeWithout(root, head, flowDir)
+	return tree, repo, err
 }
 
 // StartTree is SessionTree kept from gc: where a feature starting now, or
 // the session when its plan is approved, starts from.
 func StartTree(st *db.Store, s *model.Session) (string, error) {
-	tree, err := SessionTree(st, s)
+	tree, repo, err := sessionTree(st, s)
 	if err != nil || tree == "" {
 		return "", err
 	}
-	return tree, Keep(st, tree)
-}
-
-// integrationTree is the tree of the integration branch's head without
-// .flow/, or of the session's base commit when the branch is not made yet.
-func integrationTree(st *db.Store, s *model.Session) (string, error) {
-	root := ProjectRoot(st)
-	repo, err := gitwork.Open(root)
-	if err != nil {
-		return "", err
-	}
-	head, err := repo.BranchHead(s.Git.Integration)
-	if err != nil {
-		return "", err
-	}
-	if head == "" {
-		head = s.Git.BaseCommit
-	}
-	return gitwork.TreeWithout(root, head, flowDir)
+	return tree, repo.Keep(tree)
 }
 
 // Keep keeps tree from gc in the project's repository ("" is nothing).
@@ -119,14 +137,18 @@ func Keep(st *db.Store, tree string) error {
 	if tree == "" {
 		return nil
 	}
-	return gitwork.Keep(ProjectRoot(st), tree)
+	repo, err := gitwork.Open(ProjectRoot(st))
+	if err != nil {
+		return err
+	}
+	return repo.Keep(tree)
 }
 
 // KeptTree is CodeTree kept from gc, or "" when git cannot say (evidence
 // is then recorded unpinned rather than the action or run refused).
 func KeptTree(st *db.Store, s *model.Session, id string) string {
-	tree, err := CodeTree(st, s, id)
-	if err != nil || tree == "" || Keep(st, tree) != nil {
+	tree, repo, err := codeTree(st, s, id)
+	if err != nil || tree == "" || repo.Keep(tree) != nil {
 		return ""
 	}
 	return tree

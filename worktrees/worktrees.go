@@ -46,27 +46,51 @@ func Ensure(st *db.Store, id string) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("feature %s is not in progress in a worktree of the active session", id)
 	}
-	return ensureLocked(st, s, f)
+	wt, err := ensureLocked(st, s, f)
+	if err != nil {
+		return "", err
+	}
+	return wt.Dir, nil
 }
 
 // ensureLocked is Ensure for a caller that holds the git lock and read s
-// under it.
-func ensureLocked(st *db.Store, s *model.Session, f *model.Feature) (string, error) {
+// under it: it returns the worktree, checked to be the one flowdeck made.
+// The names are derived from the ids (model.GitNamesOf), not read from the
+// database.
+func ensureLocked(st *db.Store, s *model.Session, f *model.Feature) (*gitwork.Repo, error) {
+	n, err := model.GitNamesOf(s, f.ID)
+	if err != nil {
+		return nil, err
+	}
 	root := ProjectRoot(st)
-	abs := Path(st, f.Git.Worktree)
-	if err := makeDir(root, f.Git.Worktree); err != nil {
-		return abs, err
+	if err := makeDir(root, n.Worktree); err != nil {
+		return nil, err
 	}
 	repo, err := gitwork.Open(root)
 	if err != nil {
-		return abs, err
+		return nil, err
 	}
 	_ = repo.Exclude("/" + model.WorktreesDir + "/") // cosmetic: keeps git status clean
-	if _, err := repo.EnsureBranch(s.Git.Integration, s.Git.BaseCommit); err != nil {
-		return abs, err
+	if _, err := repo.EnsureBranch(n.Integration, n.BaseCommit); err != nil {
+		return nil, err
 	}
-	_, err = repo.AddWorktree(abs, f.Git.Branch, s.Git.Integration)
-	return abs, err
+	abs, err := repo.AddWorktree(Path(st, n.Worktree), n.Branch, n.Integration)
+	if err != nil {
+		return nil, err
+	}
+	return Linked(repo, s, f.ID, abs, n.Branch)
+}
+
+// Linked opens the worktree of feature id at abs on branch for git work
+// inside it, refusing (worktree_changed) one that is no longer what
+// flowdeck made: its .git file or git directory rewritten, a symlink on
+// its path. nil (and no error) when it is gone.
+func Linked(repo *gitwork.Repo, s *model.Session, id, abs, branch string) (*gitwork.Repo, error) {
+	wt, err := repo.Linked(abs, branch)
+	if errors.Is(err, gitwork.ErrForeignWorktree) {
+		return nil, model.WorktreeChanged(s, id, abs, err)
+	}
+	return wt, err
 }
 
 // makeDir makes .flow/worktrees beneath the project root, so that a
@@ -137,8 +161,10 @@ func PlaceRun(st *db.Store, o *capture.Options, inWorktree bool) error {
 		dir, _ = os.Getwd()
 	}
 	if gitwork.IsRepo(dir) {
-		if clean, err := gitwork.Clean(dir, false); err == nil && clean {
-			o.Commit, _ = gitwork.HeadOf(dir)
+		if repo, err := gitwork.Open(dir); err == nil {
+			if clean, err := repo.Clean(false); err == nil && clean {
+				o.Commit, _ = repo.Head()
+			}
 		}
 	}
 	return nil
@@ -167,14 +193,17 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 		return false, nil
 	}
 	wt, err := ensureLocked(st, s, f)
+	if err != nil || wt == nil {
+		if err == nil {
+			err = fmt.Errorf("the worktree of %s was not made", f.ID)
+		}
+		return false, err
+	}
+	head, err := wt.CommitAll("flowdeck: " + f.ID + ": work as verified by flowdeck run")
 	if err != nil {
 		return false, err
 	}
-	head, err := gitwork.CommitAll(wt, "flowdeck: "+f.ID+": work as verified by flowdeck run")
-	if err != nil {
-		return false, err
-	}
-	o.Dir, o.Commit = ProjectIn(st, wt), head
+	o.Dir, o.Commit = ProjectIn(st, wt.Dir), head
 	o.Tree = KeptTree(st, s, f.ID)
 	return true, nil
 }

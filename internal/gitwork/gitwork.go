@@ -1,7 +1,15 @@
 // Package gitwork drives the git command line for flowdeck's parallel
 // agents: branches, worktrees, and merges into an integration branch that is
 // never checked out. It runs git as users have it, with a fixed locale, no
-// prompts and no pager, and always names the repository with -C.
+// prompts and no pager.
+//
+// The repositories it acts on are written by agents, so every command is
+// run as if its config and work tree were hostile: a Repo names its git
+// directories and work tree explicitly (resolved once from a directory
+// flowdeck trusts, never rediscovered from a path an agent could have
+// rewritten), and no hook, fsmonitor, filter, merge or diff driver, signing
+// program or background maintenance of the repository's config runs inside
+// flowdeck's own git.
 package gitwork
 
 import (
@@ -16,6 +24,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // ErrNoGit means the git program is not installed.
@@ -44,18 +53,29 @@ func Available() bool {
 	return err == nil
 }
 
-// Repo is one git repository, named by a directory inside its main worktree.
+// Repo is one git work tree of a repository: its top (Dir), its own git
+// directory and the repository's common one, each named explicitly on every
+// command run on it.
 type Repo struct {
-	Dir string
+	Dir    string
+	gitDir string
+	common string
 }
 
-// Open returns the repository containing dir, at its top level.
+// Open returns the repository containing dir, at its top level. dir is
+// trusted (the project's own checkout): its git directories are resolved
+// from it once, and every later command names them.
 func Open(dir string) (*Repo, error) {
-	out, err := run(context.Background(), dir, nil, "rev-parse", "--show-toplevel")
+	out, err := run(context.Background(), dir, nil, "rev-parse", "--path-format=absolute",
+		"--show-toplevel", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{Dir: out}, nil
+	lines := strings.Split(out, "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("gitwork: open %s: unexpected rev-parse output %q", dir, out)
+	}
+	return &Repo{Dir: lines[0], gitDir: lines[1], common: lines[2]}, nil
 }
 
 // IsRepo reports whether dir is inside a git work tree.
@@ -67,14 +87,18 @@ func IsRepo(dir string) bool {
 	return err == nil && out == "true"
 }
 
-// repoVars point git at another repository than -C names (a flowdeck
-// called from a git hook inherits them): they are dropped.
+// repoVars point git at another repository than the caller names (a
+// flowdeck called from a git hook inherits them): they are dropped, and a
+// Repo sets its own.
 var repoVars = []string{"GIT_DIR=", "GIT_WORK_TREE=", "GIT_INDEX_FILE=", "GIT_COMMON_DIR=",
-	"GIT_OBJECT_DIRECTORY=", "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_NAMESPACE=", "GIT_CEILING_DIRECTORIES="}
+	"GIT_OBJECT_DIRECTORY=", "GIT_ALTERNATE_OBJECT_DIRECTORIES=", "GIT_NAMESPACE=", "GIT_CEILING_DIRECTORIES=",
+	"GIT_CONFIG_COUNT=", "GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_CONFIG_PARAMETERS=", "GIT_EXTERNAL_DIFF=",
+	"GIT_EDITOR=", "GIT_SEQUENCE_EDITOR="}
 
 // env is the environment every git call gets: the caller's without
 // repoVars, with git's output in C (we parse it), no prompts (no one may be
-// there to answer) and no pager.
+// there to answer), no pager and no editor (":" is git's "do not start
+// one"): a command that would need one fails instead.
 func env(extra []string) []string {
 	var e []string
 	for _, kv := range os.Environ() {
@@ -82,11 +106,41 @@ func env(extra []string) []string {
 			e = append(e, kv)
 		}
 	}
-	e = append(e, "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_OPTIONAL_LOCKS=0")
+	e = append(e, "LC_ALL=C", "LANGUAGE=C", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat",
+		"GIT_OPTIONAL_LOCKS=0", "GIT_EDITOR=:", "GIT_SEQUENCE_EDITOR=:")
 	return append(e, extra...)
 }
 
-// run executes git -C dir args and returns its trimmed stdout.
+// safety is the configuration every git command flowdeck runs gets, over
+// whatever the repository's config says (an agent can write that config,
+// or a worktree's own, from its worktree). Each entry keeps one kind of
+// repository-controlled program from running inside flowdeck: hooks,
+// fsmonitor, signing and signature checks (gpg programs), automatic gc and
+// maintenance (they outlive the command), recursion into submodules (whose
+// config is not checked), and a diff of a submodule's content. Filter,
+// merge and diff drivers are per name: see drivers. The system config is
+// still read: only an administrator can write it, and it may hold what git
+// needs to run at all (safe.directory).
+var safety = []string{
+	"core.quotePath=false",
+	"core.hooksPath=/dev/null",
+	"core.fsmonitor=false",
+	"commit.gpgSign=false",
+	"tag.gpgSign=false",
+	"merge.verifySignatures=false",
+	"log.showSignature=false",
+	"gpg.program=false",
+	"gpg.openpgp.program=false",
+	"gpg.x509.program=false",
+	"gpg.ssh.program=false",
+	"gc.auto=0",
+	"maintenance.auto=false",
+	"submodule.recurse=false",
+	"diff.submodule=short",
+	"merge.stat=false",
+}
+
+// run executes git in dir with args and returns its trimmed stdout.
 func run(ctx context.Context, dir string, extraEnv []string, args ...string) (string, error) {
 	out, _, err := runFull(ctx, dir, extraEnv, args...)
 	return strings.TrimSpace(out), err
@@ -98,9 +152,10 @@ func runFull(ctx context.Context, dir string, extraEnv []string, args ...string)
 	return stdout.String(), code, err
 }
 
-// runTo runs git -C dir args with its stdout written to w, so that a large
-// output (an agent's blob) need not be held in memory; it returns git's
-// exit status.
+// runTo runs git in dir with args, its stdout written to w (a large
+// output, an agent's blob, need not be held in memory); it returns git's
+// exit status. Without GIT_DIR in extraEnv git finds the repository from
+// dir: only Open and IsRepo do that, from a directory flowdeck trusts.
 func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args ...string) (int, error) {
 	if dir == "" {
 		// git -C "" is the current directory: never what a caller meant.
@@ -110,11 +165,11 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 	if lerr != nil {
 		return -1, ErrNoGit
 	}
-	// No hook and no fsmonitor of the repository's runs inside flowdeck's
-	// own git commands (an agent can write the config they come from).
-	full := append([]string{"-C", dir, "--no-pager", "-c", "core.quotePath=false",
-		"-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false"}, args...)
-	cmd := exec.CommandContext(ctx, path, full...)
+	full := []string{"-C", dir, "--no-pager"}
+	for _, kv := range safety {
+		full = append(full, "-c", kv)
+	}
+	cmd := exec.CommandContext(ctx, path, append(full, args...)...)
 	cmd.Env = env(extraEnv)
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
@@ -129,19 +184,40 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 	return 0, nil
 }
 
+// vars name r's git directories and work tree for git, in place of
+// discovery: a .git file or core.worktree an agent rewrote is never read.
+func (r *Repo) vars(extra []string) []string {
+	return append([]string{"GIT_DIR=" + r.gitDir, "GIT_COMMON_DIR=" + r.common, "GIT_WORK_TREE=" + r.Dir}, extra...)
+}
+
+// run, runFull and runTo run git on r, in r.Dir.
+func (r *Repo) run(extraEnv []string, args ...string) (string, error) {
+	return run(context.Background(), r.Dir, r.vars(extraEnv), args...)
+}
+
+func (r *Repo) runFull(extraEnv []string, args ...string) (string, int, error) {
+	return runFull(context.Background(), r.Dir, r.vars(extraEnv), args...)
+}
+
+func (r *Repo) runTo(w io.Writer, args ...string) (int, error) {
+	return runTo(context.Background(), r.Dir, r.vars(nil), w, args...)
+}
+
 // runFiles is run for a command that reads or writes the work tree's
-// files (status, add, commit, merge, worktree add): every filter driver
-// of the repository's config is switched off for it (NoFilters).
-func runFiles(ctx context.Context, dir string, extraEnv []string, args ...string) (string, error) {
-	noFilters, err := NoFilters(dir)
+// files or merges them (status, add, commit, merge, merge-tree, worktree
+// add): every filter, merge and diff driver of the repository's config
+// is switched off for it (drivers). in is the directory it runs in (r.Dir,
+// or one below it).
+func (r *Repo) runFiles(in string, extraEnv []string, args ...string) (string, error) {
+	off, err := r.drivers()
 	if err != nil {
 		return "", err
 	}
-	return run(ctx, dir, append(noFilters, extraEnv...), args...)
+	return run(context.Background(), in, r.vars(append(off, extraEnv...)), args...)
 }
 
 func (r *Repo) git(args ...string) (string, error) {
-	return run(context.Background(), r.Dir, nil, args...)
+	return r.run(nil, args...)
 }
 
 var branchPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._-]*)*$`)
@@ -150,7 +226,7 @@ var branchPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(/[a-z0-9][a-z0-9._
 // case words separated by '/', nothing git or a shell reads specially.
 func ValidBranch(name string) bool {
 	return len(name) <= 200 && branchPattern.MatchString(name) && !strings.Contains(name, "..") &&
-		!strings.HasSuffix(name, ".lock") && !strings.HasSuffix(name, ".")
+		!strings.HasSuffix(name, ".lock") && !strings.Contains(name, ".lock/") && !strings.HasSuffix(name, ".")
 }
 
 func checkBranch(name string) error {
@@ -162,10 +238,10 @@ func checkBranch(name string) error {
 
 func ref(branch string) string { return "refs/heads/" + branch }
 
-// CurrentBranch is the branch checked out in the main worktree ("" when
-// HEAD is detached) and the commit HEAD names.
+// CurrentBranch is the branch checked out in r's work tree ("" when HEAD
+// is detached) and the commit HEAD names.
 func (r *Repo) CurrentBranch() (branch, head string, err error) {
-	head, err = r.git("rev-parse", "--verify", "HEAD^{commit}")
+	head, err = r.Head()
 	if err != nil {
 		return "", "", err
 	}
@@ -176,9 +252,14 @@ func (r *Repo) CurrentBranch() (branch, head string, err error) {
 	return branch, head, nil
 }
 
+// Head is the commit checked out in r's work tree.
+func (r *Repo) Head() (string, error) {
+	return r.git("rev-parse", "--verify", "HEAD^{commit}")
+}
+
 // BranchHead is the commit branch points at, or "" when it does not exist.
 func (r *Repo) BranchHead(branch string) (string, error) {
-	out, code, err := runFull(context.Background(), r.Dir, nil, "rev-parse", "--verify", "--quiet", ref(branch)+"^{commit}")
+	out, code, err := r.runFull(nil, "rev-parse", "--verify", "--quiet", ref(branch)+"^{commit}")
 	if err != nil {
 		if code == 1 {
 			return "", nil
@@ -242,33 +323,48 @@ func (r *Repo) DeleteBranch(branch string) error {
 	return err
 }
 
-// HeadOf is the commit checked out in the worktree at dir.
-func HeadOf(dir string) (string, error) {
-	return run(context.Background(), dir, nil, "rev-parse", "--verify", "HEAD^{commit}")
-}
-
-// Clean reports whether the worktree at dir has no changes to tracked
-// files and, with untracked, no untracked files outside ignored ones.
-func Clean(dir string, untracked bool) (bool, error) {
+// Clean reports whether r's work tree has no changes to tracked files
+// and, with untracked, no untracked files outside ignored ones.
+// Submodules are not looked into: their config is not checked.
+func (r *Repo) Clean(untracked bool) (bool, error) {
 	mode := "--untracked-files=no"
 	if untracked {
 		mode = "--untracked-files=normal"
 	}
-	out, err := runFiles(context.Background(), dir, nil, "status", "--porcelain", mode)
+	out, err := r.runFiles(r.Dir, nil, "status", "--porcelain", "--ignore-submodules=all", mode)
 	return out == "", err
 }
 
 // Exclude adds pattern to the repository's info/exclude unless a line
 // already says it, so that flowdeck's own files (worktrees under .flow)
-// stay out of git status without touching the user's .gitignore.
+// stay out of git status without touching the user's .gitignore. The file
+// is opened without following a link (an agent can plant one there, to
+// make flowdeck append to a file elsewhere) and must be a regular file.
 func (r *Repo) Exclude(pattern string) error {
-	dir, err := r.gitDir()
-	if err != nil {
+	dir := filepath.Join(r.common, "info")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	path := filepath.Join(dir, "info", "exclude")
-	old, err := os.ReadFile(path)
-	if err != nil && !os.IsNotExist(err) {
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		if err == nil {
+			err = fmt.Errorf("gitwork: %s is not a directory", dir)
+		}
+		return err
+	}
+	path := filepath.Join(dir, "exclude")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	if err != nil {
+		return fmt.Errorf("gitwork: %s: %w", path, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("gitwork: %s is not a regular file", path)
+		}
+		return err
+	}
+	old, err := io.ReadAll(f)
+	if err != nil {
 		return err
 	}
 	for _, line := range strings.Split(string(old), "\n") {
@@ -276,47 +372,39 @@ func (r *Repo) Exclude(pattern string) error {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
 	prefix := ""
-	if len(old) > 0 && !strings.HasSuffix(string(old), "\n") {
+	if len(old) > 0 && !bytes.HasSuffix(old, []byte("\n")) {
 		prefix = "\n"
 	}
-	_, err = f.WriteString(prefix + pattern + "\n")
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	if _, err := f.WriteString(prefix + pattern + "\n"); err != nil {
+		return err
 	}
-	return err
+	return f.Close()
 }
 
-// CommitAll commits every change in the worktree at dir with msg and returns
-// the new HEAD; with nothing to commit it returns HEAD unchanged.
-func CommitAll(dir, msg string) (string, error) {
-	if _, err := runFiles(context.Background(), dir, nil, "add", "--all", "--", "."); err != nil {
+// CommitAll commits every change in r's work tree with msg and returns the
+// new HEAD; with nothing to commit it returns HEAD unchanged.
+func (r *Repo) CommitAll(msg string) (string, error) {
+	if _, err := r.runFiles(r.Dir, nil, "add", "--all", "--", "."); err != nil {
 		return "", err
 	}
-	if clean, err := Clean(dir, true); err != nil || clean {
+	if clean, err := r.Clean(true); err != nil || clean {
 		if err != nil {
 			return "", err
 		}
-		return HeadOf(dir)
+		return r.Head()
 	}
-	if _, err := runFiles(context.Background(), dir, identity(dir), "commit", "--no-verify", "--quiet", "-m", msg); err != nil {
+	if _, err := r.runFiles(r.Dir, r.identity(), "commit", "--no-verify", "--quiet", "-m", msg); err != nil {
 		return "", err
 	}
-	return HeadOf(dir)
+	return r.Head()
 }
 
 // identity makes commits work in a repository without user.name/email
 // configured, without overriding one that is.
-func identity(dir string) []string {
-	if name, err := run(context.Background(), dir, nil, "config", "user.name"); err == nil && name != "" {
-		if mail, err := run(context.Background(), dir, nil, "config", "user.email"); err == nil && mail != "" {
+func (r *Repo) identity() []string {
+	if name, err := r.git("config", "user.name"); err == nil && name != "" {
+		if mail, err := r.git("config", "user.email"); err == nil && mail != "" {
 			return nil
 		}
 	}
@@ -330,7 +418,7 @@ func identity(dir string) []string {
 	return out
 }
 
-// absUnder makes path absolute against the repository's top level.
+// abs makes path absolute against the repository's top level.
 func (r *Repo) abs(path string) string {
 	if filepath.IsAbs(path) {
 		return filepath.Clean(path)

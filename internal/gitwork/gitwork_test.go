@@ -115,12 +115,12 @@ func TestMergeFastForwardThenMergeCommit(t *testing.T) {
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	p2 := mustAdd(t, r, ".flow/worktrees/f2", "flowdeck/s.f2", "flowdeck/s")
 	write(t, p1, "f1.txt", "f1\n")
-	c1, err := CommitAll(p1, "f1 work")
+	c1, err := linked(t, r, p1, "flowdeck/s.f1").CommitAll("f1 work")
 	if err != nil {
 		t.Fatal(err)
 	}
 	write(t, p2, "f2.txt", "f2\n")
-	if _, err := CommitAll(p2, "f2 work"); err != nil {
+	if _, err := linked(t, r, p2, "flowdeck/s.f2").CommitAll("f2 work"); err != nil {
 		t.Fatal(err)
 	}
 	res, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f1", "merge f1")
@@ -150,9 +150,9 @@ func TestMergeConflictChangesNothing(t *testing.T) {
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	p2 := mustAdd(t, r, ".flow/worktrees/f2", "flowdeck/s.f2", "flowdeck/s")
 	write(t, p1, "a.txt", "one\nTWO by f1\nthree\n")
-	mustCommit(t, p1, "f1")
+	mustCommit(t, r, p1, "f1")
 	write(t, p2, "a.txt", "one\nTWO by f2\nthree\n")
-	mustCommit(t, p2, "f2")
+	mustCommit(t, r, p2, "f2")
 	if _, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f1", "m1"); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestMergeRefusesCheckedOutTarget(t *testing.T) {
 	mustBranch(t, r, "flowdeck/s.f1", "main")
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "main")
 	write(t, p1, "x", "x")
-	mustCommit(t, p1, "x")
+	mustCommit(t, r, p1, "x")
 	if _, err := mergeBranch(t, r, "main", "flowdeck/s.f1", "m"); !errors.Is(err, ErrCheckedOut) {
 		t.Fatalf("merge into the checked-out main: %v", err)
 	}
@@ -192,7 +192,7 @@ func TestLand(t *testing.T) {
 	mustBranch(t, r, "flowdeck/s", "main")
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	write(t, p1, "f1.txt", "f1\n")
-	mustCommit(t, p1, "f1")
+	mustCommit(t, r, p1, "f1")
 	mustMerge(t, r, "flowdeck/s", "flowdeck/s.f1", "m")
 	if err := r.Exclude("/.flow/worktrees/"); err != nil {
 		t.Fatal(err)
@@ -230,10 +230,10 @@ func TestLandConflictLeavesTreeAlone(t *testing.T) {
 	mustBranch(t, r, "flowdeck/s", "main")
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	write(t, p1, "a.txt", "one\nfeature\nthree\n")
-	mustCommit(t, p1, "f1")
+	mustCommit(t, r, p1, "f1")
 	mustMerge(t, r, "flowdeck/s", "flowdeck/s.f1", "m")
 	write(t, r.Dir, "a.txt", "one\nuser\nthree\n")
-	mustCommit(t, r.Dir, "user edit")
+	mustCommit(t, r, r.Dir, "user edit")
 	head := gitT(t, r.Dir, "rev-parse", "HEAD")
 	res, err := r.Land("flowdeck/s", "land")
 	if err != nil || !slices.Equal(res.Conflicts, []string{"a.txt"}) {
@@ -247,7 +247,7 @@ func TestLandConflictLeavesTreeAlone(t *testing.T) {
 func TestCommitAllNothingToCommit(t *testing.T) {
 	r := newRepo(t)
 	head := gitT(t, r.Dir, "rev-parse", "HEAD")
-	if got, err := CommitAll(r.Dir, "nothing"); err != nil || got != head {
+	if got, err := r.CommitAll("nothing"); err != nil || got != head {
 		t.Fatalf("CommitAll on a clean tree: %q %v", got, err)
 	}
 }
@@ -266,14 +266,14 @@ func TestConflictOnHostileFileName(t *testing.T) {
 	r := newRepo(t)
 	name := "we ird\nname.txt"
 	write(t, r.Dir, name, "base\n")
-	mustCommit(t, r.Dir, "add")
+	mustCommit(t, r, r.Dir, "add")
 	mustBranch(t, r, "flowdeck/s", "main")
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	p2 := mustAdd(t, r, ".flow/worktrees/f2", "flowdeck/s.f2", "flowdeck/s")
 	write(t, p1, name, "one\n")
-	mustCommit(t, p1, "f1")
+	mustCommit(t, r, p1, "f1")
 	write(t, p2, name, "two\n")
-	mustCommit(t, p2, "f2")
+	mustCommit(t, r, p2, "f2")
 	mustMerge(t, r, "flowdeck/s", "flowdeck/s.f1", "m1")
 	res, err := mergeBranch(t, r, "flowdeck/s", "flowdeck/s.f2", "m2")
 	if err != nil || !slices.Equal(res.Conflicts, []string{name}) {
@@ -310,9 +310,29 @@ func mustAdd(t *testing.T, r *Repo, path, branch, from string) string {
 	return p
 }
 
-func mustCommit(t *testing.T, dir, msg string) string {
+// linked opens the worktree at path on branch, failing the test when it
+// is not the one made.
+func linked(t *testing.T, r *Repo, path, branch string) *Repo {
 	t.Helper()
-	c, err := CommitAll(dir, msg)
+	w, err := r.Linked(path, branch)
+	if err != nil || w == nil {
+		t.Fatalf("Linked %s %s: %v %v", path, branch, w, err)
+	}
+	return w
+}
+
+// mustCommit commits all in dir: r's own work tree, or a worktree of r's.
+func mustCommit(t *testing.T, r *Repo, dir, msg string) string {
+	t.Helper()
+	in := r
+	if dir != r.Dir {
+		w, err := r.WorktreeAt(dir)
+		if err != nil || w == nil {
+			t.Fatalf("no worktree at %s: %v", dir, err)
+		}
+		in = linked(t, r, dir, w.Branch)
+	}
+	c, err := in.CommitAll(msg)
 	if err != nil {
 		t.Fatalf("CommitAll %s: %v", dir, err)
 	}
@@ -339,11 +359,11 @@ func TestEmptyDirRefused(t *testing.T) {
 	if !Available() {
 		t.Skip("git is not installed")
 	}
-	if _, err := CommitAll("", "x"); err == nil {
-		t.Fatal(`CommitAll("") worked on the current directory`)
+	if _, err := (&Repo{}).CommitAll("x"); err == nil {
+		t.Fatal(`CommitAll in "" worked on the current directory`)
 	}
-	if _, err := HeadOf(""); err == nil {
-		t.Fatal(`HeadOf("") answered`)
+	if _, err := (&Repo{}).Head(); err == nil {
+		t.Fatal(`Head in "" answered`)
 	}
 }
 
@@ -396,9 +416,9 @@ func TestMergeIntoTakesTheGivenTip(t *testing.T) {
 	base, _ := r.BranchHead("flowdeck/s")
 	p1 := mustAdd(t, r, ".flow/worktrees/f1", "flowdeck/s.f1", "flowdeck/s")
 	write(t, p1, "a.txt", "validated\n")
-	validated := mustCommit(t, p1, "validated")
+	validated := mustCommit(t, r, p1, "validated")
 	write(t, p1, "b.txt", "later\n")
-	mustCommit(t, p1, "later")
+	mustCommit(t, r, p1, "later")
 	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", validated, "m")
 	if err != nil || res.Commit != validated || res.Base != base {
 		t.Fatalf("merge: %+v %v (want commit %s base %s)", res, err, validated, base)
@@ -413,7 +433,7 @@ func TestResolvePrefersTheCommitID(t *testing.T) {
 	r := newRepo(t)
 	base := gitT(t, r.Dir, "rev-parse", "HEAD")
 	write(t, r.Dir, "b.txt", "b\n")
-	other := mustCommit(t, r.Dir, "other")
+	other := mustCommit(t, r, r.Dir, "other")
 	gitT(t, r.Dir, "branch", base, other)
 	mustBranch(t, r, "flowdeck/s", base)
 	if h, _ := r.BranchHead("flowdeck/s"); h != base {

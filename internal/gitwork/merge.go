@@ -1,7 +1,6 @@
 package gitwork
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -63,7 +62,7 @@ func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error)
 	if err != nil || len(conflicts) > 0 {
 		return &MergeResult{Commit: base, Base: base, Conflicts: conflicts}, err
 	}
-	commit, err := run(context.Background(), r.Dir, identity(r.Dir), "commit-tree", tree, "-p", base, "-p", tip, "-m", msg)
+	commit, err := r.run(r.identity(), "commit-tree", tree, "-p", base, "-p", tip, "-m", msg)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +82,7 @@ func (r *Repo) mustHead(branch string) (string, error) {
 
 // IsAncestor reports whether commit a is an ancestor of commit b (or b).
 func (r *Repo) IsAncestor(a, b string) (bool, error) {
-	_, code, err := runFull(context.Background(), r.Dir, nil, "merge-base", "--is-ancestor", a, b)
+	_, code, err := r.runFull(nil, "merge-base", "--is-ancestor", a, b)
 	if code == 1 {
 		return false, nil
 	}
@@ -93,8 +92,13 @@ func (r *Repo) IsAncestor(a, b string) (bool, error) {
 // mergeTree writes the merged tree of two commits; exit status 1 is a
 // conflict, with the conflicting paths after the tree id.
 func (r *Repo) mergeTree(a, b string) (string, []string, error) {
-	out, code, err := runFull(context.Background(), r.Dir, nil,
-		"merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
+	// merge-tree merges file contents: the repository's merge drivers
+	// are switched off for it (drivers).
+	off, err := r.drivers()
+	if err != nil {
+		return "", nil, err
+	}
+	out, code, err := r.runFull(off, "merge-tree", "--write-tree", "--name-only", "--no-messages", "-z", a, b)
 	if err != nil && code != 1 {
 		return "", nil, err
 	}
@@ -171,7 +175,7 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	if branch == "" {
 		return nil, fmt.Errorf("%w in %s", ErrDetached, r.Dir)
 	}
-	if clean, err := Clean(r.Dir, false); err != nil {
+	if clean, err := r.Clean(false); err != nil {
 		return nil, err
 	} else if !clean {
 		return nil, fmt.Errorf("%w: %s (commit or stash them first)", ErrDirty, r.Dir)
@@ -196,11 +200,11 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	// --ff overrides a merge.ff the person configured (no, only): git does
 	// what FastForward reports. tip, not the branch, is merged: it is what
 	// was checked for conflicts.
-	if _, err := runFiles(context.Background(), r.Dir, identity(r.Dir), "merge", "--ff", "--no-edit", "--no-verify", "-m", msg, "--", tip); err != nil {
-		runFiles(context.Background(), r.Dir, nil, "merge", "--abort") // leave the tree as it was
+	if _, err := r.runFiles(r.Dir, r.identity(), "merge", "--ff", "--no-edit", "--no-verify", "--no-stat", "-m", msg, "--", tip); err != nil {
+		r.runFiles(r.Dir, nil, "merge", "--abort") // leave the tree as it was
 		return nil, err
 	}
-	res.Commit, err = HeadOf(r.Dir)
+	res.Commit, err = r.Head()
 	res.FastForward = ff
 	return res, err
 }

@@ -1,7 +1,6 @@
 package gitwork
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,10 +44,10 @@ func (r *Repo) RevertOn(branch string, reverts []Revert) (head, old string, conf
 	head = old
 	for i, rv := range reverts {
 		index := []string{"GIT_INDEX_FILE=" + filepath.Join(scratch, fmt.Sprintf("index-%d", i))}
-		if _, err := run(context.Background(), r.Dir, index, "read-tree", "-m", "--aggressive", rv.After, head, rv.Before); err != nil {
+		if _, err := r.run(index, "read-tree", "-m", "--aggressive", rv.After, head, rv.Before); err != nil {
 			return "", "", nil, err
 		}
-		unmerged, err := run(context.Background(), r.Dir, index, "ls-files", "-u", "-z")
+		unmerged, err := r.run(index, "ls-files", "-u", "-z")
 		if err != nil {
 			return "", "", nil, err
 		}
@@ -63,11 +62,11 @@ func (r *Repo) RevertOn(branch string, reverts []Revert) (head, old string, conf
 		if len(conflicts) > 0 {
 			continue
 		}
-		tree, err := run(context.Background(), r.Dir, index, "write-tree")
+		tree, err := r.run(index, "write-tree")
 		if err != nil {
 			return "", "", nil, err
 		}
-		commit, err := run(context.Background(), r.Dir, identity(r.Dir), "commit-tree", strings.TrimSpace(tree), "-p", head, "-m", rv.Msg)
+		commit, err := r.run(r.identity(), "commit-tree", strings.TrimSpace(tree), "-p", head, "-m", rv.Msg)
 		if err != nil {
 			return "", "", nil, err
 		}
@@ -132,7 +131,7 @@ func (r *Repo) mergeFiles(index []string, scratch, unmerged string) ([]string, e
 			conflicts = append(conflicts, path)
 			continue
 		}
-		if _, err := run(context.Background(), r.Dir, index, "update-index", "--cacheinfo", st.mode+","+merged+","+path); err != nil {
+		if _, err := r.run(index, "update-index", "--cacheinfo", st.mode+","+merged+","+path); err != nil {
 			return nil, err
 		}
 	}
@@ -151,14 +150,14 @@ func (r *Repo) mergeBlobs(scratch, ours, base, theirs string) (blob string, clea
 	}
 	// Without -p, merge-file writes the result into the first file; its
 	// exit status is the number of conflicts (negative on an error).
-	_, code, err := runFull(context.Background(), r.Dir, nil, "merge-file", "-q", files[0], files[1], files[2])
+	_, code, err := r.runFull(nil, "merge-file", "-q", files[0], files[1], files[2])
 	if code > 0 {
 		return "", false, nil
 	}
 	if err != nil {
 		return "", false, err
 	}
-	out, err := run(context.Background(), r.Dir, nil, "hash-object", "-w", "--", files[0])
+	out, err := r.run(nil, "hash-object", "-w", "--no-filters", "--", files[0])
 	return out, true, err
 }
 
@@ -169,7 +168,7 @@ func (r *Repo) blobTo(path, b string) error {
 	if err != nil {
 		return err
 	}
-	_, err = runTo(context.Background(), r.Dir, nil, f, "cat-file", "blob", b)
+	_, err = r.runTo(f, "cat-file", "blob", b)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

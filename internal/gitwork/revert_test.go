@@ -1,7 +1,6 @@
 package gitwork
 
 import (
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -14,13 +13,13 @@ func integration(t *testing.T, r *Repo) (x, y Revert) {
 	t.Helper()
 	base := gitT(t, r.Dir, "rev-parse", "main")
 	mustBranch(t, r, "integ", base)
-	wx := mustAdd(t, r, filepath.Join(t.TempDir(), "x"), "fx", base)
+	wx := mustAdd(t, r, ".flow/worktrees/x", "fx", base)
 	write(t, wx, "x.txt", "x\n")
 	write(t, wx, "a.txt", "one\nTWO by x\nthree\n")
-	mustCommit(t, wx, "x")
-	wy := mustAdd(t, r, filepath.Join(t.TempDir(), "y"), "fy", base)
+	mustCommit(t, r, wx, "x")
+	wy := mustAdd(t, r, ".flow/worktrees/y", "fy", base)
 	write(t, wy, "y.txt", "y\n")
-	mustCommit(t, wy, "y")
+	mustCommit(t, r, wy, "y")
 	x = Revert{Before: base, After: mustMerge(t, r, "integ", "fx", "merge x").Commit, Msg: "revert x"}
 	y = Revert{Before: x.After, After: mustMerge(t, r, "integ", "fy", "merge y").Commit, Msg: "revert y"}
 	return x, y
@@ -30,9 +29,9 @@ func integration(t *testing.T, r *Repo) (x, y Revert) {
 // integ, and returns the merge.
 func laterChange(t *testing.T, r *Repo, from, aTxt string) string {
 	t.Helper()
-	wz := mustAdd(t, r, filepath.Join(t.TempDir(), "z"), "fz", from)
+	wz := mustAdd(t, r, ".flow/worktrees/z", "fz", from)
 	write(t, wz, "a.txt", aTxt)
-	mustCommit(t, wz, "z")
+	mustCommit(t, r, wz, "z")
 	return mustMerge(t, r, "integ", "fz", "merge z").Commit
 }
 

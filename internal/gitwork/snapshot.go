@@ -2,7 +2,6 @@ package gitwork
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // The code state as git trees: a snapshot of a work tree (what is on disk,
@@ -20,17 +20,17 @@ import (
 // named by the tree's id, so that keeping a tree twice is one ref.
 const treesRef = "refs/flowdeck/trees/"
 
-// Snapshot writes the tree of the work tree that dir is in, as a commit of
-// everything would see it: tracked and untracked files, .gitignore
-// respected, with the paths in exclude (relative to dir, such as ".flow")
-// left out. It works through a temporary copy of the index, so the
+// Snapshot writes the tree of r's work tree, as a commit of everything
+// would see it: tracked and untracked files, .gitignore respected, with the
+// paths in exclude (relative to dir, r.Dir or a directory below it, such as
+// ".flow") left out. It works through a temporary copy of the index, so the
 // person's index, HEAD and files are untouched (the way git stash create
-// leaves them). dir may be a linked worktree.
+// leaves them).
 //
 // The files are hashed as they are on disk: the clean filters of the
 // repository's config (which an agent can write) do not run.
-func Snapshot(dir string, exclude ...string) (string, error) {
-	return withTempIndex(dir, "", exclude, func(ix *tempIndex, excl []string) error {
+func (r *Repo) Snapshot(dir string, exclude ...string) (string, error) {
+	return r.withTempIndex(dir, "", exclude, func(ix *tempIndex, excl []string) error {
 		// ":/" is the whole work tree (":(top)." would be a file named ".").
 		args := []string{"add", "-A", "--", ":/"}
 		for _, x := range excl {
@@ -49,68 +49,85 @@ func Snapshot(dir string, exclude ...string) (string, error) {
 	})
 }
 
-// NoFilters is the environment that switches off every filter driver the
-// repository's config defines (filter.NAME.clean, smudge and process, and
-// required, which would make a filter that does not run an error): given
-// to a command that reads or writes files (add, status, commit, even
-// write-tree), it keeps repository-controlled programs from running
-// inside flowdeck's git. It is git's GIT_CONFIG_KEY_n/VALUE_n rather than
-// -c NAME=VALUE, which would split a driver named "a=b" (a name the
-// config, written by an agent, may hold) at its '='.
-func NoFilters(dir string) ([]string, error) {
-	out, code, err := runFull(context.Background(), dir, nil, "config", "-z", "--get-regexp", `^filter\.`)
+// drivers is the environment that switches off every filter and merge
+// driver the repository's config defines, by name (git has no switch for
+// all of them): a filter's clean, smudge and process commands are emptied
+// and it is no longer required (a required filter that does not run is an
+// error); a merge driver becomes "false", so that a path that asks for one
+// conflicts rather than merging by the driver's say. (Diff drivers need no
+// override: every diff flowdeck runs says --no-ext-diff --no-textconv, and
+// merges print no diffstat.) Given to a
+// command that reads, writes or merges files (add, status, commit, merge,
+// merge-tree, even write-tree, which runs a clean filter), it keeps
+// repository-controlled programs from running inside flowdeck's git. It is
+// git's GIT_CONFIG_KEY_n/VALUE_n rather than -c NAME=VALUE, which would
+// split a driver named "a=b" (a name the config, written by an agent, may
+// hold) at its '='.
+func (r *Repo) drivers() ([]string, error) {
+	out, code, err := r.runFull(nil, "config", "-z", "--get-regexp", `^(filter|merge)\.`)
 	if err != nil {
-		if code == 1 { // no filter configured
+		if code == 1 { // no driver configured
 			return nil, nil
 		}
 		return nil, err
 	}
-	var keys []string
+	return driverEnv(out), nil
+}
+
+// driverOff is what each key of a driver is set to, per kind.
+var driverOff = map[string][][2]string{
+	"filter": {{"clean", ""}, {"smudge", ""}, {"process", ""}, {"required", "false"}},
+	"merge":  {{"driver", "false"}},
+}
+
+// driverEnv reads git config -z --get-regexp output ("KEY\nVALUE\0" per
+// entry) and returns the environment that overrides every driver named.
+func driverEnv(out string) []string {
+	var keys, values []string
 	seen := map[string]bool{}
 	for _, entry := range strings.Split(out, "\x00") {
 		key, _, _ := strings.Cut(entry, "\n")
-		name, ok := strings.CutPrefix(key, "filter.")
-		i := strings.LastIndexByte(name, '.')
-		if !ok || i <= 0 || seen[name[:i]] {
-			continue
+		kind, rest, ok := strings.Cut(key, ".")
+		i := strings.LastIndexByte(rest, '.')
+		if !ok || i <= 0 || driverOff[kind] == nil || seen[kind+"."+rest[:i]] {
+			continue // a section-wide key (merge.ff, diff.renames) names no driver
 		}
-		seen[name[:i]] = true
-		for _, k := range []string{"clean", "smudge", "process", "required"} {
-			keys = append(keys, "filter."+name[:i]+"."+k)
+		seen[kind+"."+rest[:i]] = true
+		for _, kv := range driverOff[kind] {
+			keys = append(keys, kind+"."+rest[:i]+"."+kv[0])
+			values = append(values, kv[1])
 		}
+	}
+	if len(keys) == 0 {
+		return nil
 	}
 	env := []string{"GIT_CONFIG_COUNT=" + strconv.Itoa(len(keys))}
 	for n, k := range keys {
-		value := ""
-		if strings.HasSuffix(k, ".required") {
-			value = "false"
-		}
-		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, value))
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", n, k), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", n, values[n]))
 	}
-	return env, nil
+	return env
 }
 
 // TreeWithout is the tree of commit without the paths in exclude
 // (relative to dir, as for Snapshot): what a snapshot of a clean checkout
 // of commit would be.
-func TreeWithout(dir, commit string, exclude ...string) (string, error) {
+func (r *Repo) TreeWithout(dir, commit string, exclude ...string) (string, error) {
 	if !isHex(commit) {
 		return "", fmt.Errorf("gitwork: %q is not a commit id", commit)
 	}
-	return withTempIndex(dir, commit, exclude, nil)
+	return r.withTempIndex(dir, commit, exclude, nil)
 }
 
-// tempIndex is a temporary index of the work tree at top, and an
-// environment that names it and switches off the repository's filter
-// drivers for every command on it (git runs a clean filter even to write
-// a tree).
+// tempIndex is a temporary index of r's work tree, and an environment
+// that names it and switches off the repository's drivers for every
+// command on it (git runs a clean filter even to write a tree).
 type tempIndex struct {
-	top string
+	r   *Repo
 	env []string
 }
 
 func (ix *tempIndex) git(args ...string) (string, error) {
-	return run(context.Background(), ix.top, ix.env, args...)
+	return ix.r.run(ix.env, args...)
 }
 
 // removeCached drops the paths excl (relative to the top) from the index.
@@ -130,23 +147,14 @@ func (ix *tempIndex) removeCached(excl []string) error {
 // of the work tree's index (or, with from, that commit's tree read into a
 // new one), the excluded paths removed from it, then fill (may be nil),
 // then write-tree. The person's index is never written.
-func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, excl []string) error) (string, error) {
-	ctx := context.Background()
-	paths, err := run(ctx, dir, nil, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-path", "index")
-	if err != nil {
-		return "", err
-	}
-	top, index, ok := strings.Cut(paths, "\n")
-	if !ok {
-		return "", fmt.Errorf("gitwork: snapshot %s: unexpected rev-parse output %q", dir, paths)
-	}
+func (r *Repo) withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, excl []string) error) (string, error) {
 	// The exclusions are relative to dir; git is run at the top, so they are
 	// made relative to it.
-	rel, err := relTo(top, dir)
+	rel, err := relTo(r.Dir, dir)
 	if err != nil {
 		return "", err
 	}
-	noFilters, err := NoFilters(top)
+	off, err := r.drivers()
 	if err != nil {
 		return "", err
 	}
@@ -156,7 +164,7 @@ func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, 
 	}
 	defer os.RemoveAll(tmp)
 	tmpIndex := filepath.Join(tmp, "index")
-	ix := &tempIndex{top: top, env: append(noFilters, "GIT_INDEX_FILE="+tmpIndex)}
+	ix := &tempIndex{r: r, env: append(off, "GIT_INDEX_FILE="+tmpIndex)}
 	var excl []string
 	for _, x := range exclude {
 		excl = append(excl, filepath.ToSlash(filepath.Join(rel, x)))
@@ -169,7 +177,7 @@ func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, 
 	} else {
 		// The copy keeps git's stat cache: add then hashes only what
 		// changed, which keeps a snapshot near the cost of git status.
-		data, err := os.ReadFile(index)
+		data, err := readRegular(filepath.Join(r.gitDir, "index"))
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("gitwork: snapshot %s: read the index: %w", dir, err)
 		}
@@ -193,6 +201,24 @@ func withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, 
 		}
 	}
 	return ix.git("write-tree")
+}
+
+// readRegular reads the file at path, which must be a regular file: an
+// agent can put a FIFO (the read would never end), a device or a link in a
+// worktree's git directory.
+func readRegular(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("gitwork: %s is not a regular file", path)
+		}
+		return nil, err
+	}
+	return io.ReadAll(f)
 }
 
 func relTo(top, dir string) (string, error) {
@@ -232,16 +258,16 @@ func mayHold(index []byte, excl []string) []string {
 // (two features starting from one integration head): the ref is only
 // created, and a creation refused because the ref is there already finds
 // it naming the tree.
-func Keep(dir, tree string) error {
+func (r *Repo) Keep(tree string) error {
 	if !isHex(tree) {
 		return fmt.Errorf("gitwork: keep: %q is not a tree id", tree)
 	}
 	ref := treesRef + tree
-	_, err := run(context.Background(), dir, nil, "update-ref", "-m", "flowdeck: keep", ref, tree, "")
+	_, err := r.git("update-ref", "-m", "flowdeck: keep", ref, tree, "")
 	if err == nil {
 		return nil
 	}
-	if got, _, rerr := runFull(context.Background(), dir, nil, "rev-parse", "--verify", "--quiet", ref); rerr == nil && strings.TrimSpace(got) == tree {
+	if got, _, rerr := r.runFull(nil, "rev-parse", "--verify", "--quiet", ref); rerr == nil && strings.TrimSpace(got) == tree {
 		return nil
 	}
 	return err
@@ -250,12 +276,12 @@ func Keep(dir, tree string) error {
 // Diff writes the unified diff from tree (or commit) a to b into w, as git
 // diff prints it without colour, external diff drivers or textconv, with
 // renames found.
-func Diff(dir, a, b string, w io.Writer) error {
+func (r *Repo) Diff(a, b string, w io.Writer) error {
 	args, err := diffArgs(a, b, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--src-prefix=a/", "--dst-prefix=b/")
 	if err != nil {
 		return err
 	}
-	_, err = runTo(context.Background(), dir, nil, w, args...)
+	_, err = r.runTo(w, args...)
 	return err
 }
 
@@ -278,13 +304,13 @@ type FileStat struct {
 
 // Stat lists the files that differ between trees a and b with their line
 // counts, in git's order.
-func Stat(dir, a, b string) ([]FileStat, error) {
+func (r *Repo) Stat(a, b string) ([]FileStat, error) {
 	args, err := diffArgs(a, b, "--no-color", "--no-ext-diff", "--no-textconv", "-M", "--numstat", "-z")
 	if err != nil {
 		return nil, err
 	}
 	var out bytes.Buffer
-	if _, err := runTo(context.Background(), dir, nil, &out, args...); err != nil {
+	if _, err := r.runTo(&out, args...); err != nil {
 		return nil, err
 	}
 	return parseNumstat(out.String()), nil
@@ -317,8 +343,8 @@ func parseNumstat(out string) []FileStat {
 }
 
 // Changed lists the paths that differ between trees a and b.
-func Changed(dir, a, b string) ([]string, error) {
-	stats, err := Stat(dir, a, b)
+func (r *Repo) Changed(a, b string) ([]string, error) {
+	stats, err := r.Stat(a, b)
 	if err != nil {
 		return nil, err
 	}

@@ -43,7 +43,11 @@ func BenchmarkSnapshotVsStatus(b *testing.B) {
 	os.WriteFile(filepath.Join(dir, ".flow", "flowdeck.db"), make([]byte, 1<<20), 0o644)
 	// Warm both (the first status refreshes the index's stat cache).
 	git("status", "--porcelain")
-	if _, err := Snapshot(dir, ".flow"); err != nil {
+	r, err := Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := r.Snapshot(dir, ".flow"); err != nil {
 		b.Fatal(err)
 	}
 	var status, snap time.Duration
@@ -54,7 +58,7 @@ func BenchmarkSnapshotVsStatus(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		if _, err := Snapshot(dir, ".flow"); err != nil {
+		if _, err := r.Snapshot(dir, ".flow"); err != nil {
 			b.Fatal(err)
 		}
 		status += t1.Sub(t0)

@@ -31,7 +31,7 @@ func TestSnapshotLeavesThePersonsStateAlone(t *testing.T) {
 	statusBefore := gitT(t, r.Dir, "status", "--porcelain")
 	indexBefore, _ := os.ReadFile(filepath.Join(r.Dir, ".git", "index"))
 
-	tree, err := Snapshot(r.Dir, ".flow")
+	tree, err := r.Snapshot(r.Dir, ".flow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,19 +61,19 @@ func TestSnapshotLeavesThePersonsStateAlone(t *testing.T) {
 	}
 
 	// The same state is the same tree; a change is another.
-	if again, err := Snapshot(r.Dir, ".flow"); err != nil || again != tree {
+	if again, err := r.Snapshot(r.Dir, ".flow"); err != nil || again != tree {
 		t.Fatalf("second snapshot = %s %v, want %s", again, err, tree)
 	}
 	write(t, r.Dir, ".flow/other", "x") // .flow never counts
-	if again, _ := Snapshot(r.Dir, ".flow"); again != tree {
+	if again, _ := r.Snapshot(r.Dir, ".flow"); again != tree {
 		t.Error("a change under .flow changed the snapshot")
 	}
 	write(t, r.Dir, "new.go", "package y\n")
-	changed, err := Snapshot(r.Dir, ".flow")
+	changed, err := r.Snapshot(r.Dir, ".flow")
 	if err != nil || changed == tree {
 		t.Fatalf("a changed file left the snapshot at %s (%v)", changed, err)
 	}
-	if files, err := Changed(r.Dir, tree, changed); err != nil || !slices.Equal(files, []string{"new.go"}) {
+	if files, err := r.Changed(tree, changed); err != nil || !slices.Equal(files, []string{"new.go"}) {
 		t.Fatalf("Changed = %v %v", files, err)
 	}
 }
@@ -83,18 +83,18 @@ func TestSnapshotLeavesThePersonsStateAlone(t *testing.T) {
 func TestKeptTreesSurviveGC(t *testing.T) {
 	r := newRepo(t)
 	write(t, r.Dir, "kept.txt", "kept content\n")
-	kept, err := Snapshot(r.Dir)
+	kept, err := r.Snapshot(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Keep(r.Dir, kept); err != nil {
+	if err := r.Keep(kept); err != nil {
 		t.Fatal(err)
 	}
-	if err := Keep(r.Dir, kept); err != nil {
+	if err := r.Keep(kept); err != nil {
 		t.Fatalf("keeping twice: %v", err)
 	}
 	write(t, r.Dir, "kept.txt", "lost content\n")
-	lost, err := Snapshot(r.Dir)
+	lost, err := r.Snapshot(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSnapshotInSubdirectoryAndWorktree(t *testing.T) {
 	}
 	write(t, sub, ".flow/x", "x")
 	write(t, sub, "code.go", "package p\n")
-	tree, err := Snapshot(sub, ".flow")
+	tree, err := r.Snapshot(sub, ".flow")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,10 +127,14 @@ func TestSnapshotInSubdirectoryAndWorktree(t *testing.T) {
 		t.Fatalf("subdirectory snapshot: %s", files)
 	}
 
-	wt := filepath.Join(t.TempDir(), "wt")
+	wt := filepath.Join(r.Dir, ".flow", "worktrees", "wt")
 	gitT(t, r.Dir, "worktree", "add", "-q", "-b", "feature", wt)
 	write(t, wt, "only-here.txt", "wt\n")
-	wtTree, err := Snapshot(wt)
+	w, err := r.Linked(wt, "feature")
+	if err != nil || w == nil {
+		t.Fatalf("Linked: %v %v", w, err)
+	}
+	wtTree, err := w.Snapshot(wt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,13 +146,13 @@ func TestSnapshotInSubdirectoryAndWorktree(t *testing.T) {
 
 func TestStatAndDiff(t *testing.T) {
 	r := newRepo(t)
-	base, _ := Snapshot(r.Dir)
+	base, _ := r.Snapshot(r.Dir)
 	write(t, r.Dir, "a.txt", "one\n2\nthree\nfour\n")
 	gitT(t, r.Dir, "mv", "a.txt", "b.txt")
 	write(t, r.Dir, "bin.dat", "\x00\x01\x02")
 	write(t, r.Dir, "sp ace.txt", "x\n")
-	after, _ := Snapshot(r.Dir)
-	stats, err := Stat(r.Dir, base, after)
+	after, _ := r.Snapshot(r.Dir)
+	stats, err := r.Stat(base, after)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +170,7 @@ func TestStatAndDiff(t *testing.T) {
 		t.Errorf("spaced path stat = %+v", s)
 	}
 	var out bytes.Buffer
-	if err := Diff(r.Dir, base, after, &out); err != nil {
+	if err := r.Diff(base, after, &out); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"diff --git a/a.txt b/b.txt", "rename from a.txt", "+four", "-two"} {
@@ -174,7 +178,7 @@ func TestStatAndDiff(t *testing.T) {
 			t.Errorf("diff lacks %q:\n%s", want, out.String())
 		}
 	}
-	if err := Diff(r.Dir, "--output=/tmp/x", after, &out); err == nil {
+	if err := r.Diff("--output=/tmp/x", after, &out); err == nil {
 		t.Error("an option as a tree was accepted")
 	}
 }
@@ -204,14 +208,14 @@ func TestNoRepositoryHookOrFsmonitorRuns(t *testing.T) {
 	write(t, r.Dir, ".gitattributes", "*.txt filter=ev.il\n*.md filter=a=b\n")
 	write(t, r.Dir, "new.md", "y\n")
 	write(t, r.Dir, "new.txt", "x\n")
-	tree, err := Snapshot(r.Dir)
+	tree, err := r.Snapshot(r.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Keep(r.Dir, tree); err != nil {
+	if err := r.Keep(tree); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := CommitAll(r.Dir, "flowdeck commit"); err != nil {
+	if _, err := r.CommitAll("flowdeck commit"); err != nil {
 		t.Fatal(err)
 	}
 	if data, err := os.ReadFile(marker); err == nil {
@@ -237,7 +241,7 @@ func TestSnapshotLeavesOutTrackedFlowFiles(t *testing.T) {
 	gitT(t, r.Dir, "commit", "-q", "-m", "docs")
 	write(t, r.Dir, ".flow/staged.md", "staged\n")
 	gitT(t, r.Dir, "add", ".flow/staged.md")
-	tree, err := Snapshot(r.Dir, ".flow")
+	tree, err := r.Snapshot(r.Dir, ".flow")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,8 @@
 package gitwork
 
 import (
-	"context"
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -17,7 +18,7 @@ type Worktree struct {
 
 // Worktrees lists the repository's worktrees, the main one first.
 func (r *Repo) Worktrees() ([]Worktree, error) {
-	out, _, err := runFull(context.Background(), r.Dir, nil, "worktree", "list", "--porcelain", "-z")
+	out, _, err := r.runFull(nil, "worktree", "list", "--porcelain", "-z")
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +109,7 @@ func (r *Repo) AddWorktree(path, branch, from string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return "", err
 	}
-	if _, err := runFiles(context.Background(), r.Dir, nil, "worktree", "add", "--quiet", "--", abs, branch); err != nil {
+	if _, err := r.runFiles(r.Dir, nil, "worktree", "add", "--quiet", "--", abs, branch); err != nil {
 		return "", err
 	}
 	return abs, nil
@@ -124,6 +125,9 @@ func (r *Repo) RemoveWorktree(path, branch string, deleteBranch bool) error {
 		return err
 	}
 	if existing != nil {
+		if err := r.noLinkOn(existing.Path); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrForeignWorktree, existing.Path, err)
+		}
 		// Another branch's worktree at path (another session's feature of the
 		// same id) is not ours to force away; a detached one (a rebase
 		// stopped midway) is.
@@ -142,8 +146,88 @@ func (r *Repo) RemoveWorktree(path, branch string, deleteBranch bool) error {
 	return nil
 }
 
-// gitDir is the repository's common git directory (shared by worktrees).
-func (r *Repo) gitDir() (string, error) {
-	out, err := run(context.Background(), r.Dir, nil, "rev-parse", "--path-format=absolute", "--git-common-dir")
-	return out, err
+// ErrForeignWorktree means a directory where flowdeck made a worktree is
+// no longer that worktree: its .git file, its git directory or its HEAD
+// was changed (an agent can write all three from inside it), or a symlink
+// now stands on its path. Nothing is run in it.
+var ErrForeignWorktree = errors.New("gitwork: not the worktree flowdeck made")
+
+// Linked opens the linked worktree at path (absolute, below r's top) that
+// flowdeck made on branch, for commands run inside it. Its git directory
+// is never taken from its .git file alone: the file must name a directory
+// of r's own worktrees/, that directory must name path back, and its HEAD
+// must be branch; and no symlink may stand on path. Otherwise the error is
+// ErrForeignWorktree, saying what differs. A path that does not exist, or
+// holds no .git at all, is (nil, nil): the worktree is gone.
+func (r *Repo) Linked(path, branch string) (*Repo, error) {
+	if err := checkBranch(branch); err != nil {
+		return nil, err
+	}
+	foreign := func(format string, args ...any) error {
+		return fmt.Errorf("%w: %s: %s", ErrForeignWorktree, path, fmt.Sprintf(format, args...))
+	}
+	if _, err := os.Lstat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err := r.noLinkOn(path); err != nil {
+		return nil, foreign("%v", err)
+	}
+	dotgit, err := readRegular(filepath.Join(path, ".git"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil // a plain directory (the worktree removed by hand): no worktree to run in
+	}
+	if err != nil {
+		return nil, foreign("its .git file cannot be read (%v)", err)
+	}
+	admin, ok := strings.CutPrefix(strings.TrimSpace(string(dotgit)), "gitdir: ")
+	if !ok || !filepath.IsAbs(admin) {
+		return nil, foreign("its .git file does not name a git directory")
+	}
+	admin = filepath.Clean(admin)
+	if fi, err := os.Lstat(admin); err != nil || !fi.IsDir() {
+		return nil, foreign("its git directory %q is not a directory", admin)
+	}
+	if filepath.Dir(admin) != filepath.Join(r.common, "worktrees") {
+		return nil, foreign("its .git file names %q, outside %s", admin, filepath.Join(r.common, "worktrees"))
+	}
+	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+	if err != nil || canonical(strings.TrimSpace(string(back))) != canonical(filepath.Join(path, ".git")) {
+		return nil, foreign("the git directory %s does not name it back", admin)
+	}
+	head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+	if err != nil || !bytes.Equal(bytes.TrimSpace(head), []byte("ref: "+ref(branch))) {
+		return nil, foreign("its HEAD is not branch %s", branch)
+	}
+	return &Repo{Dir: path, gitDir: admin, common: r.common}, nil
+}
+
+// noLinkOn refuses a path below r's top with a symlink on it: every
+// directory from the top down must be one, so that a command run there is
+// run where its name says. The top itself may be spelled through a link
+// (a temporary directory, a home on another disk): r.Dir is its real path.
+func (r *Repo) noLinkOn(path string) error {
+	top := filepath.Clean(path)
+	for canonical(top) != r.Dir {
+		up := filepath.Dir(top)
+		if up == top {
+			return fmt.Errorf("it is not below %s", r.Dir)
+		}
+		top = up
+	}
+	rel, err := filepath.Rel(top, path)
+	if err != nil || rel == "." {
+		return fmt.Errorf("it is not below %s", r.Dir)
+	}
+	at := top
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		at = filepath.Join(at, part)
+		fi, err := os.Lstat(at)
+		if err != nil {
+			return err
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("%s is not a directory (a symlink stands there)", at)
+		}
+	}
+	return nil
 }
