@@ -100,7 +100,7 @@ func plantScript(t *testing.T) (script, marker string) {
 // the person's commands: run --feature, completion, land and reset
 // session. Plain git, run the same way, does run it: the plant is real.
 func TestPlantedRepositoryCodeNeverRunsInFlowdecksGit(t *testing.T) {
-	p := newGitProject(t, twoFeatures)
+	p := newGitProject(t, `{"summary":"p","max_parallel":3,"features":[{"id":"a","title":"A"},{"id":"b","title":"B"},{"id":"c","title":"C"}]}`)
 	wa := p.claim("a", "w1")
 	wb := p.claim("b", "w2")
 	script, marker := plantScript(t)
@@ -133,22 +133,35 @@ func TestPlantedRepositoryCodeNeverRunsInFlowdecksGit(t *testing.T) {
 		{"commit.gpgSign", "true"},
 		{"gpg.program", script},
 		{"merge.verifySignatures", "true"},
+		{"diff.external", script},
+		{"diff.x.textconv", script},
+		{"diff.x.command", script},
 		{"extensions.worktreeConfig", "true"},
 	} {
 		p.git(wa, "config", kv[0], kv[1])
 	}
+	p.git(wa, "config", "--worktree", "core.worktree", p.dir)
 	os.MkdirAll(filepath.Join(common, "info"), 0o755)
-	p.write(filepath.Join(common, "info"), "attributes", "* filter=x\n")
+	p.write(filepath.Join(common, "info"), "attributes", "* filter=x diff=x\n")
 	os.Remove(marker)
+
+	// A feature claimed now gets its worktree checked out: smudge
+	// filters, post-checkout hooks.
+	p.claim("c", "w3")
+	p.must("diff", "a")
+	p.must("diff", "--session")
 
 	// The person's ordinary commands.
 	p.must("run", "--feature", "a", "--", "true")
 	p.must("flow", "review", "a", "--decision", "approved")
 	p.action(0, "flow", "run", "complete", "a", "--outcome", "completed")
-	p.must("run", "--feature", "b", "--scope", "broad", "--", "true")
+	p.must("run", "--feature", "b", "--", "true")
 	p.must("flow", "review", "b", "--decision", "approved")
-	p.must("flow", "review", "--final", "--decision", "approved")
 	p.action(0, "flow", "run", "complete", "b", "--outcome", "completed")
+	p.must("run", "--feature", "c", "--scope", "broad", "--", "true")
+	p.must("flow", "review", "c", "--decision", "approved")
+	p.must("flow", "review", "--final", "--decision", "approved")
+	p.action(0, "flow", "run", "complete", "c", "--outcome", "completed")
 	// The person committed meanwhile: land is a real merge.
 	if err := os.WriteFile(filepath.Join(p.dir, "mine.txt"), []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
