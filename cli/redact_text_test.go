@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -57,5 +59,83 @@ func TestActionTextIsRedactedWhereStored(t *testing.T) {
 		value := s[strings.IndexAny(s, "= ")+1:] // an assignment's or option's value
 		mustHide(t, what+" in results, status, history and docs", shown.String(), value)
 		scanDatabase(t, dir, value)
+	}
+}
+
+// A line longer than the 1 MiB flowdeck holds of one line is stored in
+// pieces; a secret that straddles a piece boundary is still redacted. The
+// real binary prints three lines of 1.2 MiB made of nothing but tokens, so
+// that wherever the output's buffers put a boundary it cuts one; neither
+// show, recall nor the database file (output chunks decompressed) holds a
+// part of a token.
+func TestSecretAcrossPieceBoundaryIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	const token = "ghp_seam0abcdefghijklmnopqrstuvwxyz01234"
+	n := (1<<20 + 200<<10) / (len(token) + 1)
+	line := strings.Repeat(" "+token, n) + "\n"
+	file := filepath.Join(t.TempDir(), "long")
+	if err := os.WriteFile(file, []byte(line+line+line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := flowdeck(t, dir, "--json", "run", "--", "cat", file)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	var res struct {
+		RunID string `json:"run_id"`
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || res.RunID == "" {
+		t.Fatalf("run result %.200q: %v", out, err)
+	}
+	shown, _, _ := flowdeck(t, dir, "show", "--raw", res.RunID)
+	if got := strings.Count(shown, "[REDACTED]"); got != 3*n {
+		t.Errorf("show --raw has %d redacted tokens, want %d", got, 3*n)
+	}
+	for _, part := range []string{token[:20], token[20:]} {
+		if i := strings.Index(shown, part); i >= 0 {
+			t.Errorf("show --raw holds a part of the token: …%s…", shown[max(0, i-30):min(len(shown), i+50)])
+		}
+	}
+	if recalled, _, _ := flowdeck(t, dir, "recall", token[20:]); strings.Contains(recalled, token[20:]) {
+		t.Errorf("recall finds a part of the token")
+	}
+	if scanDatabase(t, dir, token[20:]) == 0 {
+		t.Fatal("no compressed output chunk found to scan")
+	}
+}
+
+// flows run shows its commands' output live, on a terminal or into a file
+// its stdout is sent to: the output is redacted as the stored output is,
+// a secret printed in two writes and coloured included.
+func TestFlowsRunLiveOutputIsRedacted(t *testing.T) {
+	dir := t.TempDir()
+	secrets := []string{"ghp_live0abcdefghijklmnopqrstuvwxyz0123", "hunter2live"}
+	os.WriteFile(filepath.Join(dir, "a"), []byte("token "+secrets[0][:12]), 0o644)
+	os.WriteFile(filepath.Join(dir, "b"), []byte(secrets[0][12:]+" end\nDB_PASSWORD=\x1b[31m"+secrets[1]+"\x1b[0m\n"), 0o644)
+	os.MkdirAll(filepath.Join(dir, ".flow", "flows"), 0o755)
+	os.WriteFile(filepath.Join(dir, ".flow", "flows", "leak.md"), []byte("---\nliterate: true\n---\n\n"+
+		"```sh {exec}\ncat a; sleep 0.05; cat b\n```\n"), 0o644)
+	term := string(ptyRun(t, dir, "flows", "run", "leak"))
+	if !strings.Contains(term, "token [REDACTED] end") {
+		t.Errorf("the terminal does not show the redacted line:\n%s", term)
+	}
+	file := filepath.Join(t.TempDir(), "out")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binary, "--dir", dir, "flows", "run", "leak")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("flows run into a file: %v", err)
+	}
+	f.Close()
+	logged, _ := os.ReadFile(file)
+	if !strings.Contains(string(logged), "token [REDACTED] end") {
+		t.Errorf("the file does not hold the redacted line:\n%s", logged)
+	}
+	for _, s := range secrets {
+		mustHide(t, "flows run on a terminal", term, s)
+		mustHide(t, "flows run into a file", string(logged), s)
 	}
 }
