@@ -65,8 +65,8 @@ func newSink(store *db.RunWriter, c *patterns.Classifier, r *patterns.Redactor, 
 	return s
 }
 
-// maxLine bounds a line held in memory; a longer one is stored in pieces
-// (a secret cut by the boundary may then escape redaction).
+// maxLine bounds a line held in memory; a longer one is stored in pieces,
+// each cut where patterns.Redactor.Piece finds no secret across the cut.
 const maxLine = 1 << 20
 
 func (s *sink) Write(p []byte) (int, error) {
@@ -162,9 +162,8 @@ func (s *sink) process(data []byte) {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			s.partial = append(s.partial, data...)
-			if len(s.partial) >= maxLine {
-				s.line(s.partial, false)
-				s.partial = s.partial[:0]
+			for len(s.partial) >= maxLine {
+				s.piece()
 			}
 			break
 		}
@@ -254,6 +253,19 @@ func (s *sink) line(raw []byte, newline bool) {
 		s.index(red)
 	}
 	s.continued = !newline
+}
+
+// piece stores the head of the over-long partial line and keeps its tail
+// (at least patterns.SeamBytes): the tail is redacted again with the bytes
+// that follow, so a secret the cut would split is seen whole.
+func (s *sink) piece() {
+	head, n := s.redact.Piece(s.partial)
+	s.raw = append(s.raw, head...)
+	if !s.continued {
+		s.index(head)
+	}
+	s.continued = true
+	s.partial = append(s.partial[:0], s.partial[n:]...)
 }
 
 // plainText is the line as recall shows it: escape sequences removed,

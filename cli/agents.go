@@ -248,7 +248,11 @@ func (e *env) agentEventCmd() *cobra.Command {
 				return usageErr("event %q: lowercase letters, digits, '_', '.', '-'; at most 32", args[0])
 			}
 			if agent == "" {
-				agent = e.actorName()
+				agent = e.actorName() // checked as an actor when the project opens
+			} else if err := model.CheckAgentName("--agent", agent); err != nil {
+				// The name is a row of flowdeck agents and the cockpit's agents
+				// pane: held to run start's rule, so it cannot forge or swallow one.
+				return usageErr("%v", err)
 			}
 			if err := e.readHookInput(); err != nil {
 				return err

@@ -204,6 +204,17 @@ func (e *env) project() (*project.Project, error) {
 // openProject opens the project acting as actor ("": the config's actor,
 // else human); the config's and the patterns' problems go to warn.
 func (e *env) openProject(actor string, warn io.Writer) (*project.Project, error) {
+	if actor != "" {
+		// --actor or $FLOWDECK_ACTOR names who acts on every event and run
+		// record, shown on one line: refused before it is stored anywhere.
+		field := "--actor"
+		if e.actor == "" {
+			field = "$FLOWDECK_ACTOR"
+		}
+		if err := model.CheckAgentName(field, actor); err != nil {
+			return nil, usageErr("%v", err)
+		}
+	}
 	dir, asRoot := e.startDir, false
 	if e.dir != "" {
 		dir, asRoot = e.dir, true

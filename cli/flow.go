@@ -11,6 +11,7 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/render"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 func (e *env) flowCommand() *cobra.Command {
@@ -319,7 +320,7 @@ func (e *env) historyCommand() *cobra.Command {
 					printSessions(e.stdout, res.Sessions)
 				case *ops.HistoryResult:
 					for _, ev := range res.Events {
-						fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), ev.Actor, describeEvent(ev))
+						fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), termtext.Line(ev.Actor), describeEvent(ev))
 					}
 				}
 			})

@@ -8,6 +8,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/internal/lean"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // Hooks that flowdeck's commands can run as (--hook).
@@ -109,7 +110,9 @@ func (e *env) agentsCmd() *cobra.Command {
 			}
 			now := e.now()
 			for _, ev := range evs {
-				fmt.Fprintf(e.stdout, "%-16s %-10s %s (%s ago)\n", ev.Agent, ev.Event,
+				// Each field on its own: an escape left open in one (a name
+				// stored before names were checked) must not swallow the rest.
+				fmt.Fprintf(e.stdout, "%-16s %-10s %s (%s ago)\n", termtext.Line(ev.Agent), termtext.Line(ev.Event),
 					ev.At.Local().Format("2006-01-02 15:04:05"), now.Sub(ev.At).Round(time.Second))
 			}
 			return nil

@@ -93,8 +93,11 @@ func printRefusal(w io.Writer, r *model.Error) {
 	}
 }
 
-// describeEvent is the one-line human text for an event.
-func describeEvent(ev model.Event) string {
+// describeEvent is the one-line human text for an event: the free text in
+// it (a command, a summary, a goal) stays on that line.
+func describeEvent(ev model.Event) string { return termtext.Line(eventText(ev)) }
+
+func eventText(ev model.Event) string {
 	switch ev.Type {
 	case model.EventSessionStarted:
 		if ev.Summary != "" {

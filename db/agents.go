@@ -22,6 +22,10 @@ func (s *Store) RecordAgentEvent(ev model.AgentEvent) error {
 	if ev.Agent == "" || ev.Event == "" {
 		return fmt.Errorf("an agent event needs an agent and an event")
 	}
+	// The name keys the row and shows on one line of every agents view.
+	if err := model.CheckAgentName("agent", ev.Agent); err != nil {
+		return err
+	}
 	raw, err := json.Marshal(ev)
 	if err != nil {
 		return err

@@ -87,10 +87,18 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, ar
 			}
 		}
 	}()
+	red := e.Redactor
+	if red == nil {
+		red, _ = patterns.NewRedactor(nil)
+	}
 	buf := &tail{max: 1 << 20}
 	var live io.Writer = buf
 	if e.Live != nil && show {
-		live = io.MultiWriter(buf, e.Live)
+		// What the person watches (a terminal, a crew's log file) is
+		// redacted as the stored output is, line by line.
+		shown := red.Writer(e.Live)
+		defer shown.Flush()
+		live = io.MultiWriter(buf, shown)
 	}
 	res, err := capture.Run(ctx, e.Store, capture.Options{
 		Argv: argv, Dir: dir, Env: env, Actor: actor, Timeout: timeout,
@@ -104,10 +112,6 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, ar
 	}
 	// The output becomes flow variables and events, stored: redact it as
 	// the run's stored output is.
-	red := e.Redactor
-	if red == nil {
-		red, _ = patterns.NewRedactor(nil)
-	}
 	return res, strings.TrimSpace(string(red.Text(patterns.StripANSI(buf.bytes())))), nil
 }
 
@@ -116,6 +120,7 @@ type tail struct {
 	mu  sync.Mutex
 	max int
 	b   []byte
+	cut bool // the first line lost its start
 }
 
 func (t *tail) Write(p []byte) (int, error) {
@@ -124,14 +129,21 @@ func (t *tail) Write(p []byte) (int, error) {
 	t.b = append(t.b, p...)
 	if len(t.b) > 2*t.max {
 		t.b = append([]byte(nil), t.b[len(t.b)-t.max:]...)
+		t.cut = true
 	}
 	return len(p), nil
 }
 
+// bytes is what the tail holds, without a first line that lost its start:
+// a secret cut there is no longer recognisable, and would be kept.
 func (t *tail) bytes() []byte {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return bytes.ReplaceAll(t.b, []byte("\r\n"), []byte("\n"))
+	b := t.b
+	if i := bytes.IndexByte(b, '\n'); t.cut && i >= 0 {
+		b = b[i+1:]
+	}
+	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
 }
 
 func clip(s string) string {

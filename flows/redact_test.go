@@ -5,8 +5,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -45,6 +47,40 @@ func TestExecOutputIsRedactedBeforeItIsStored(t *testing.T) {
 	for _, secret := range []string{"hunter2xyz", "IOSFODNN7EXAMPLE"} {
 		if strings.Contains(string(raw), secret) {
 			t.Errorf("the database file holds %q", secret)
+		}
+	}
+}
+
+// The crew's log file gets each agent's and command's live output through
+// its line prefix: both arrive there redacted, a secret an agent prints in
+// pieces included.
+func TestLiveOutputIsRedactedInTheCrewLog(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	os.WriteFile(script, []byte("printf 'agent token ghp_crew0abcdef'; sleep 0.05; printf 'ghijklmnopqrstuvwxyz0123 end\\n'\necho '{\"n\": 1}'\n"), 0o755)
+	e, _ := project(t, map[string]config.Agent{"worker": {Command: []string{"sh", script}}})
+	logPath := filepath.Join(dir, "crew.log")
+	f, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	e.Live = prefixed(&mu, f, "w1")
+	os.WriteFile(filepath.Join(e.Root, "c.txt"), []byte("exec SECRET_KEY=crewSecretValue9\n"), 0o644)
+	run := start(t, e, "---\nliterate: true\n---\n```yaml {config}\nstep: ask\nagent: worker\nparse:\n  n: number\nnext: show\n```\nHow many?\n\n---\n\n"+
+		"```yaml {config}\nstep: show\n```\n```sh {exec}\ncat c.txt\n```\n")
+	if run.Status != model.FlowCompleted {
+		t.Fatalf("%s: %s", run.Status, run.Error)
+	}
+	flushLog(e.Live)
+	logged, _ := os.ReadFile(logPath)
+	if !strings.Contains(string(logged), "[w1] agent token [REDACTED] end") || !strings.Contains(string(logged), "[w1] exec SECRET_KEY=[REDACTED]") {
+		t.Errorf("the log does not show the redacted lines:\n%s", logged)
+	}
+	for _, s := range []string{"ghp_crew0", "crewSecretValue9", "ghijklmnopqrstuvwxyz0123"} {
+		if strings.Contains(string(logged), s) {
+			t.Errorf("the crew log holds %q:\n%s", s, logged)
 		}
 	}
 }

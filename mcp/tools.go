@@ -235,6 +235,13 @@ func addTool[In any](s *server, name, desc string, readOnly bool, h func(ctx con
 		if bad := decodeArgs(req.Params.Arguments, schema, resolved, &in); bad != nil {
 			return toolResult(ops.Refused(bad), nil)
 		}
+		// agent_id is recorded as the actor of the call's events, runs and
+		// answers: held to the agent-name rule before anything is stored.
+		if a, ok := any(in).(interface{ agentID() string }); ok && a.agentID() != "" {
+			if err := model.CheckAgentName("agent_id", a.agentID()); err != nil {
+				return toolResult(nil, ops.FieldErrorf("agent_id", "%v", err))
+			}
+		}
 		return toolResult(h(ctx, req, in))
 	})
 }
@@ -288,11 +295,16 @@ func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 	if s.opts.Actor != "" {
 		return s.opts.Actor
 	}
-	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && p.ClientInfo.Name != "" {
+	// The client names itself: a name that is not a valid actor (a space,
+	// a newline, an escape) is not recorded; "mcp" stands in for it.
+	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && model.ValidAgentName(p.ClientInfo.Name) {
 		return p.ClientInfo.Name
 	}
 	return "mcp"
 }
+
+// agentID lets addTool check the agent_id every tool's arguments embed.
+func (a agent) agentID() string { return a.AgentID }
 
 // do executes an action as the call's actor, guarded by its expect_seq.
 // An action that stored events changed the docs: connected clients hear of

@@ -120,6 +120,14 @@ func Decide(s *Session, a Action, c Context) ([]Event, error) {
 	if err := checkActionText(a); err != nil {
 		return nil, sizeRecovery(s, a, err)
 	}
+	// Every event names its actor on one line of history, status and docs:
+	// a name that could forge or swallow that line is refused here, behind
+	// whichever front-end let it in.
+	if c.Actor != "" {
+		if err := CheckAgentName("actor", c.Actor); err != nil {
+			return nil, err
+		}
+	}
 	err := a.decide(s, b)
 	return b.events, err
 }

@@ -18,8 +18,10 @@ func (a RunStart) decide(s *Session, b *builder) error {
 	if err := checkTree("base", a.Base); err != nil {
 		return err
 	}
-	if a.Agent != "" && !ValidAgentName(a.Agent) {
-		return invalidArg("agent", "agent name %s is not letters, digits, '.', '_' and '-' (at most %d)", quoteID(a.Agent), MaxAgentNameLen)
+	if a.Agent != "" {
+		if err := CheckAgentName("agent", a.Agent); err != nil {
+			return err
+		}
 	}
 	var f *Feature
 	if a.Feature != "" {

@@ -12,6 +12,18 @@ const MaxParallelLimit = 64
 // MaxAgentNameLen bounds an agent's name, which shows on every status line.
 const MaxAgentNameLen = 64
 
+// CheckAgentName refuses a name that cannot name an agent or an actor
+// (ValidAgentName) as an invalid_argument naming field: what
+// `flow run start --agent`, `agent-event --agent`, `--actor` and an MCP
+// agent_id take. A name is one line on every row that shows it, so it is
+// kept to characters that cannot forge or swallow one.
+func CheckAgentName(field, name string) error {
+	if ValidAgentName(name) {
+		return nil
+	}
+	return invalidArg(field, "%s %.80q is not letters, digits, '.', '_' and '-' (at most %d)", field, name, MaxAgentNameLen)
+}
+
 // ValidAgentName reports whether name can name an agent: letters, digits,
 // '.', '_' and '-', starting with a letter or digit, at most 64 characters
 // (^[A-Za-z0-9][A-Za-z0-9._-]*$ as a loop: no regexp compiled at init).

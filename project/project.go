@@ -22,6 +22,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/rootdir"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/patterns"
 )
@@ -149,6 +150,13 @@ func (p *Project) Config() config.Config {
 			path = config.DefaultPath()
 		}
 		p.cfg, p.cfgErrs = config.Load(path)
+		if a := p.cfg.Actor; a != "" {
+			// The config's actor is recorded like --actor: held to the same rule.
+			if err := model.CheckAgentName("actor", a); err != nil {
+				p.cfgErrs = append(p.cfgErrs, fmt.Errorf("%s: %v; %q is used instead", path, err, "human"))
+				p.cfg.Actor = ""
+			}
+		}
 		for _, err := range p.cfgErrs {
 			p.warnf("flowdeck: config: %v\n", err)
 		}
