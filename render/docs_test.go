@@ -1,6 +1,7 @@
 package render_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -311,7 +312,7 @@ const hostile = "a | b \\| c\nsecond line\r\n\x1b[31mred\x1b[0m \x1b]8;;http://e
 
 func hostileSession(t *testing.T) *model.Session {
 	r := newDocsRig(t)
-	r.as(hostile).do(model.PlanStart{ID: "hostile", Goal: hostile},
+	r.do(model.PlanStart{ID: "hostile", Goal: hostile},
 		model.PlanApply{Plan: model.Plan{
 			Summary: hostile, Overview: hostile, Requirements: []string{hostile}, Decisions: []string{hostile},
 			Features: []model.Feature{
@@ -331,7 +332,28 @@ func hostileSession(t *testing.T) *model.Session {
 			Command: "go test ./... | grep -v 'a\\|b'", Summary: hostile},
 		model.ReviewFinal{Decision: model.ReviewNeedsFix, Findings: []string{hostile}},
 		model.AddNote{Text: hostile})
-	return r.s
+	return withActor(t, r.s, hostile)
+}
+
+// withActor is s with every recorded actor replaced by actor: an actor
+// flowdeck refuses today may be stored by an older one, and is still
+// shown.
+func withActor(t *testing.T, s *model.Session, actor string) *model.Session {
+	t.Helper()
+	data, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	quoted, _ := json.Marshal(actor)
+	if !bytes.Contains(data, []byte(`"actor":"ana"`)) {
+		t.Fatal("no recorded actor to replace: the session's JSON changed")
+	}
+	data = bytes.ReplaceAll(data, []byte(`"actor":"ana"`), append([]byte(`"actor":`), quoted...))
+	var out model.Session
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return &out
 }
 
 func TestDocsEscapeHostileText(t *testing.T) {
