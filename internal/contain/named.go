@@ -37,8 +37,8 @@ func NotRegular(path string, mode fs.FileMode) *model.Fault {
 		Hint:    "name a regular file instead (a pipe or device you did not make was put there by something else: look at it before you remove it)",
 	}
 	if mode&fs.ModeSymlink != 0 {
-		f.Message = path + " is a symbolic link: flowdeck writes nothing through a link"
-		f.Hint = "name another file, or remove the link and try again"
+		f.Message = path + " is a symbolic link: flowdeck does not follow a link here, nor write through one"
+		f.Hint = "name the file itself or another file, or remove the link and try again"
 	}
 	return f
 }
@@ -66,13 +66,13 @@ func kind(mode fs.FileMode) string {
 // only if it is a regular file; anything else is a not_regular_file fault
 // naming it, found without blocking: Lstat sees a FIFO or device, which is
 // then never opened, and one swapped in before the open is opened with
-// O_NONBLOCK|O_NOCTTY and closed unread. A symlink at name is refused, not
-// followed (path_escapes_project when it leads out of r), and the file
-// opened is checked to be the one Lstat saw, so a link swapped in between is
-// caught too; O_TRUNC truncates only after that check. With O_CREATE a
-// missing file is created with O_EXCL, which follows no link. Directories on
-// the way are resolved by r: a link among them that leaves r is
-// path_escapes_project.
+// O_NONBLOCK|O_NOCTTY and closed unread. A symlink at name is refused
+// (not_regular_file), not followed, and the file opened is checked to be
+// the one Lstat saw, so a link swapped in between is caught too; O_TRUNC
+// truncates only after that check. With O_CREATE a missing file is created
+// with O_EXCL, which follows no link. Directories on the way are resolved
+// by r: a link among them that leaves r is path_escapes_project. Other
+// errors name the file by its full path.
 //
 // It is also how to append to a file inside a directory without following
 // a link there, e.g. on a root opened on .git:
@@ -91,22 +91,17 @@ func OpenRegular(r *os.Root, name string, flag int, perm fs.FileMode) (*os.File,
 				continue // made meanwhile: look at it
 			}
 			if err != nil {
-				return nil, Fault(r.Name(), err)
+				return nil, fullPath(path, Fault(r.Name(), err))
 			}
 			return f, nil // new, made by this open: a regular file
 		case err != nil:
-			return nil, Fault(r.Name(), err)
-		case seen.Mode()&fs.ModeSymlink != 0:
-			if _, err := ResolveLinks(r, name); err != nil {
-				return nil, err
-			}
-			return nil, NotRegular(path, seen.Mode())
-		case !seen.Mode().IsRegular():
+			return nil, fullPath(path, Fault(r.Name(), err))
+		case !seen.Mode().IsRegular(): // a symlink included
 			return nil, NotRegular(path, seen.Mode())
 		}
 		f, err := r.OpenFile(name, flag|openFlags, perm)
 		if err != nil {
-			return nil, Fault(r.Name(), err)
+			return nil, fullPath(path, Fault(r.Name(), err))
 		}
 		got, err := f.Stat()
 		if err != nil {
@@ -130,6 +125,16 @@ func OpenRegular(r *os.Root, name string, flag int, perm fs.FileMode) (*os.File,
 		return f, nil
 	}
 	return nil, fmt.Errorf("open %s: it keeps changing while flowdeck opens it", path)
+}
+
+// fullPath makes an os.Root error, which names the file below the root,
+// name it by path; a fault names its path already.
+func fullPath(path string, err error) error {
+	var pe *fs.PathError
+	if _, ok := model.AsFault(err); ok || !errors.As(err, &pe) {
+		return err
+	}
+	return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
 }
 
 // locate finds where the file the person named lies: beneath the project
@@ -264,11 +269,11 @@ type Output struct {
 // regular file (not_regular_file); a new file is created with O_EXCL, which
 // follows no link. Directories on the way are resolved as OpenNamed does.
 func CreateNamed(root, name string, force bool, perm fs.FileMode) (*Output, error) {
-	r, rel, _, err := locate(root, name, false)
+	r, rel, inside, err := locate(root, name, false)
 	if err != nil {
 		return nil, named("create", name, err)
 	}
-	o, err := createIn(r, rel, force, perm)
+	o, err := createIn(r, rel, inside, force, perm)
 	if err != nil {
 		r.Close()
 		return nil, named("create", name, err)
@@ -276,7 +281,8 @@ func CreateNamed(root, name string, force bool, perm fs.FileMode) (*Output, erro
 	return o, nil
 }
 
-func createIn(r *os.Root, rel string, force bool, perm fs.FileMode) (*Output, error) {
+// createIn is CreateNamed below r; inside says r is the project's root.
+func createIn(r *os.Root, rel string, inside, force bool, perm fs.FileMode) (*Output, error) {
 	path := filepath.Join(r.Name(), rel)
 	for range 10 {
 		fi, err := r.Lstat(rel)
@@ -292,7 +298,9 @@ func createIn(r *os.Root, rel string, force bool, perm fs.FileMode) (*Output, er
 			return &Output{File: f, r: r, name: rel, path: path}, nil
 		case err != nil:
 			return nil, Fault(r.Name(), err)
-		case fi.Mode()&fs.ModeSymlink != 0:
+		case fi.Mode()&fs.ModeSymlink != 0 && inside:
+			// Refused either way; a link that leaves the project is the
+			// planted kind, and says so.
 			if _, err := ResolveLinks(r, rel); err != nil {
 				if f, ok := model.AsFault(err); ok {
 					f.Hint = "remove the link or name another file: flowdeck writes nothing through a link, inside the project or out"

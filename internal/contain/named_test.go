@@ -38,7 +38,7 @@ func TestOpenRegular(t *testing.T) {
 		{"fifo", os.O_WRONLY | os.O_APPEND | os.O_CREATE, model.CodeNotRegularFile},
 		{".", os.O_RDONLY, model.CodeNotRegularFile},
 		{"in", os.O_WRONLY | os.O_APPEND, model.CodeNotRegularFile}, // a link is not followed, even inside
-		{"out", os.O_RDONLY, model.CodePathEscapes},
+		{"out", os.O_RDONLY, model.CodeNotRegularFile},              // a link, even one that leads out
 		{"out/x", os.O_WRONLY | os.O_CREATE, model.CodePathEscapes},
 	} {
 		f, err := OpenRegular(r, c.name, c.flag, 0o644)
@@ -163,7 +163,9 @@ func TestCreateNamed(t *testing.T) {
 	os.Symlink("out.jsonl", filepath.Join(proj, "inside"))
 	os.Symlink(victim, filepath.Join(outside, "mine"))
 	os.Symlink(outside, filepath.Join(proj, "sub"))
+	os.Symlink(filepath.Join(t.TempDir(), "far"), filepath.Join(outside, "far"))
 	for name, code := range map[string]string{
+		filepath.Join(outside, "far"):      model.CodeNotRegularFile, // outside the project: not an escape from it
 		filepath.Join(proj, "planted"):     model.CodePathEscapes,
 		filepath.Join(proj, "inside"):      model.CodeNotRegularFile,
 		filepath.Join(outside, "mine"):     model.CodeNotRegularFile, // a link the person made is not written through either
@@ -182,5 +184,16 @@ func TestCreateNamed(t *testing.T) {
 	}
 	if err := write(filepath.Join(outside, "new"), false, "ok"); err != nil {
 		t.Fatalf("a new file outside the project, named: %v", err)
+	}
+}
+
+func TestOpenRegularNamesTheFullPath(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := os.OpenRoot(dir)
+	defer r.Close()
+	_, err := OpenRegular(r, "missing", os.O_RDONLY, 0)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != filepath.Join(dir, "missing") {
+		t.Fatalf("%v: want it named by its full path", err)
 	}
 }
