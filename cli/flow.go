@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -154,9 +153,9 @@ func (e *env) readPlan(name string) (*model.Plan, error) {
 	if name == "-" {
 		name = "standard input"
 	} else {
-		f, oerr := os.Open(name)
+		f, oerr := e.openNamed("read plan", name)
 		if oerr != nil {
-			return nil, usageErr("read plan: %v", oerr)
+			return nil, oerr
 		}
 		defer f.Close()
 		in = f

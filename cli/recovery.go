@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
 )
@@ -17,52 +18,79 @@ import (
 // import it into a new file, check the result.
 
 func (e *env) exportCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "export [FILE|-]",
+	var force bool
+	c := &cobra.Command{
+		Use:   "export [FILE|-] [--force]",
 		Short: "Write every session's event log as JSONL (to stdout by default)",
 		Long: `Write every session's event log, one JSON object per line after a header
 line, to FILE or stdout. Import rebuilds a database from it. Each session is
 read on its own, so damage in one session's pages loses only the rest of that
 session's log; what could not be read is reported and the exit code is 3.
-Run output, flow runs and decisions are not exported.`,
+Run output, flow runs and decisions are not exported.
+
+FILE must not exist (file_exists, exit 3) unless --force, which replaces it
+whole: the export is written beside it and renamed over it when complete.
+A symlink, FIFO, device or directory at FILE is refused with or without
+--force (not_regular_file, or path_escapes_project for a link in the project
+that leads out of it): nothing is ever written through a link.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			out, report := e.stdout, e.stdout
 			target := "-"
 			if len(args) == 1 {
 				target = args[0]
 			}
 			if target == "-" {
-				report = e.stderr // stdout holds the export
-			} else {
-				// The export is for a damaged database: truncating that very
-				// file (a slip of the argument) would lose what it holds.
-				if sameFile(target, p.DatabasePath()) {
-					return usageErr("export %s: that is the database itself; write the export to another file", target)
-				}
-				f, err := os.Create(target)
+				rep, err := p.Export(e.stdout)
 				if err != nil {
-					return internalErr(err)
+					return e.fail(err)
 				}
-				defer f.Close()
-				out = f
+				return e.reportExport(e.stderr, rep, target) // stdout holds the export
 			}
-			rep, err := p.Export(out)
+			// The export is for a damaged database: replacing that very
+			// file (a slip of the argument, with --force) would lose what
+			// it holds.
+			if sameFile(target, p.DatabasePath()) {
+				return usageErr("export %s: that is the database itself; write the export to another file", target)
+			}
+			out, err := contain.CreateNamed(p.Root(), target, force, 0o666)
 			if err != nil {
 				return e.fail(err)
 			}
-			if c, ok := out.(io.Closer); ok && target != "-" {
-				if err := c.Close(); err != nil {
-					return internalErr(fmt.Errorf("write %s: %w", target, err))
-				}
+			rep, err := p.Export(out)
+			if err != nil {
+				out.Abort()
+				return e.fail(err)
 			}
-			return e.reportExport(report, rep, target)
+			if err := out.Close(); err != nil {
+				return e.fail(err)
+			}
+			return e.reportExport(e.stdout, rep, target)
 		},
 	}
+	c.Flags().BoolVar(&force, "force", false, "replace an existing FILE (written beside it, then renamed over it)")
+	return c
+}
+
+// openNamed opens for reading a file the person named (contain.OpenNamed)
+// for the command what: a link out of the project or a FIFO, device or
+// directory is a fault (exit 3) naming it; a file that cannot be opened is a
+// usage error, as a missing argument is.
+func (e *env) openNamed(what, name string) (*os.File, error) {
+	root, err := e.projectDir()
+	if err != nil {
+		return nil, err
+	}
+	f, err := contain.OpenNamed(root, name)
+	if _, ok := model.AsFault(err); ok {
+		return nil, err
+	} else if err != nil {
+		return nil, usageErr("%s: %v", what, err)
+	}
+	return f, nil
 }
 
 // sameFile reports whether paths a and b both exist and are one file.
@@ -108,9 +136,9 @@ flowdeck.db.replaced-TIME (it is never deleted).`,
 			}
 			in := e.stdin
 			if args[0] != "-" {
-				f, err := os.Open(args[0])
+				f, err := e.openNamed("import", args[0])
 				if err != nil {
-					return usageErr("import: %v", err)
+					return err
 				}
 				defer f.Close()
 				in = f

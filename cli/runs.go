@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -311,13 +310,18 @@ func (e *env) patternsCmd() *cobra.Command {
 			if command == "" {
 				return usageErr("--command is required, e.g. --command \"go test ./...\"")
 			}
-			data, err := os.ReadFile(args[0])
-			if err != nil {
-				return usageErr("%v", err)
-			}
 			p, err := e.project()
 			if err != nil {
 				return err
+			}
+			f, err := e.openNamed("patterns test", args[0])
+			if err != nil {
+				return err
+			}
+			data, err := io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				return usageErr("patterns test: read %s: %v", args[0], err)
 			}
 			argv := strings.Fields(command)
 			c := p.Patterns().Classifier(argv, patterns.Options{})

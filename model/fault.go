@@ -13,6 +13,13 @@ const (
 	CodeDatabaseCorrupt = "database_corrupt"
 	// CodeDatabaseExists: import would overwrite an existing database.
 	CodeDatabaseExists = "database_exists"
+	// CodeNotRegularFile: a file the person named (export, import, plan
+	// apply, patterns test) is a FIFO, socket, device, directory or, for a
+	// file flowdeck would write, a symlink.
+	CodeNotRegularFile = "not_regular_file"
+	// CodeFileExists: export would overwrite an existing file (--force
+	// replaces it).
+	CodeFileExists = "file_exists"
 )
 
 // Fault is a refusal caused by the project's files. Path names the file or

@@ -2,12 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/cmdline"
 )
@@ -23,13 +24,22 @@ func (m *Model) applyPlanFile(name string) tea.Cmd {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.root(), name)
 	}
-	proj, seen := m.p, m.sessSeq()
+	proj, seen, root := m.p, m.sessSeq(), m.root()
 	label := "plan apply " + name
 	m.note = infoNote(label + "…")
 	return func() tea.Msg {
-		data, err := os.ReadFile(path)
+		// Opened as the command line opens a file the person names: a FIFO
+		// planted where the plan was expected cannot hang the command, and
+		// a link in the project that leads out of it is refused.
+		f, err := contain.OpenNamed(root, path)
 		if err != nil {
 			return actionMsg{label: label, err: fmt.Errorf("read plan: %w", err)}
+		}
+		// One byte past the limit is enough for ParsePlan to refuse it.
+		data, err := io.ReadAll(io.LimitReader(f, model.MaxPlanBytes+1))
+		f.Close()
+		if err != nil {
+			return actionMsg{label: label, err: fmt.Errorf("read plan %s: %w", path, err)}
 		}
 		p, err := model.ParsePlan(data)
 		if err != nil {

@@ -3,8 +3,11 @@ package ui
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
+
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -141,4 +144,38 @@ func TestReviewAskedOnce(t *testing.T) {
 	h := newHarness(t, st, 120, 40, zeroConfig())
 	h.mustSee("Your review of reset-api?", "1 waiting: decision d1")
 	h.mustNotSee("Review reset-api", "waiting: review")
+}
+
+// :/flow-apply on a FIFO planted in the project, or on a link out of it,
+// is refused naming it, at once: the command used to block in open(2)
+// until something wrote to the FIFO.
+func TestApplyPlanFileRefusesFIFOAndLinkOut(t *testing.T) {
+	st := newStore(t)
+	s := &seeder{tb: t, st: st, now: t0}
+	s.do(model.PlanStart{Goal: "Loop"})
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	root := h.m.root()
+	if err := syscall.Mkfifo(filepath.Join(root, "plan.json"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	outside := filepath.Join(t.TempDir(), "plan.json")
+	os.WriteFile(outside, []byte(`{"summary":"s","features":[{"id":"a","title":"A"}]}`), 0o644)
+	os.Symlink(outside, filepath.Join(root, "link.json"))
+	for name, code := range map[string]string{"plan.json": model.CodeNotRegularFile, "link.json": model.CodePathEscapes} {
+		cmd := h.m.applyPlanFile(name)
+		done := make(chan tea.Msg, 1)
+		go func() { done <- cmd() }()
+		select {
+		case msg := <-done:
+			am, ok := msg.(actionMsg)
+			if f, isFault := model.AsFault(am.err); !ok || !isFault || f.Code != code || f.Path != filepath.Join(root, name) {
+				t.Fatalf("%s: %#v, want %s naming it", name, msg, code)
+			}
+		case <-time.After(60 * time.Second):
+			t.Fatalf("/flow-apply %s hung for 60 s", name)
+		}
+	}
+	if s := active(t, st); s.Plan != nil && len(s.Plan.Features) != 0 {
+		t.Fatalf("a refused plan was applied: %v", s.Plan.Features)
+	}
 }

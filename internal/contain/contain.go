@@ -2,7 +2,9 @@
 // write, rename and delete goes through an os.Root opened on the project, so
 // the kernel resolves each path component beneath it (no check-then-use race
 // as with filepath tests); a path that would leave it, through a symlink or
-// "..", becomes a path_escapes_project fault naming the path.
+// "..", becomes a path_escapes_project fault naming the path. Files the
+// person names on the command line, inside the project or out, are opened
+// here too (named.go): regular files only, never blocking on a FIFO.
 package contain
 
 import (
