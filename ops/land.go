@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -14,11 +15,14 @@ import (
 
 // Refusal codes of flow land (the action codes are model's).
 const (
-	CodeNotLandable    = "session_not_completed"
-	CodeNoIntegration  = "no_integration_branch"
-	CodeWorktreeDirty  = "worktree_dirty"
-	CodeLandConflict   = "land_conflict"
-	CodeDetachedHEAD   = "detached_head"
+	CodeNotLandable   = "session_not_completed"
+	CodeNoIntegration = "no_integration_branch"
+	CodeWorktreeDirty = "worktree_dirty"
+	CodeLandConflict  = "land_conflict"
+	CodeDetachedHEAD  = "detached_head"
+	// CodeInTheWay: files the land would write over that git does not
+	// track (untracked or ignored).
+	CodeInTheWay       = "untracked_in_the_way"
 	landForceCommand   = "flowdeck flow land --force"
 	landStatusCommand  = "flowdeck flow status"
 	landDefaultMessage = "flowdeck: land session %s (%s)"
@@ -40,7 +44,8 @@ type LandResult struct {
 	// was recorded before), NextCommand the session's next step after it.
 	Events      []EventView `json:"events,omitempty"`
 	NextCommand string      `json:"next_command,omitempty"`
-	// Warning says that git landed but the landing was not recorded.
+	// Warning says that git landed but the landing was not recorded, or
+	// that a merge a crashed completion left was taken back first.
 	Warning string         `json:"warning,omitempty"`
 	State   *model.Session `json:"-"` // the session after the landing, for Go callers
 }
@@ -115,7 +120,7 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 	if e := LandGate(s, r.Force); e != nil {
 		return &LandResult{Error: e}, nil
 	}
-	unlock, err := worktrees.Lock(st)
+	unlock, settled, err := lockGit(st)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +152,8 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
 			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
 	}
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)))
+	root := worktrees.ProjectRoot(st)
+	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)), repo.FlowPath(root))
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",
@@ -157,6 +163,19 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 			"Check out the branch the session's work should land on, then land again.", "flowdeck flow land", "%v", err), nil
 	case err != nil:
 		return nil, err
+	}
+	if len(res.Protected) > 0 {
+		return landRefusal(model.CodeProtectedPaths, "a session that changes the project's code only",
+			"Nothing was changed. These files are flowdeck's own (.flow) or ones your checkout ignores: landing would put the agents' over yours. "+
+				"Take them out of "+s.Git.Integration+" (reset the feature that added them, or commit their removal onto the branch by hand), then land again.",
+			landStatusCommand, "landing %s into %s would change what is not the project's code: %s",
+			s.Git.Integration, res.Branch, model.NamedPaths(res.Protected)), nil
+	}
+	if len(res.InTheWay) > 0 {
+		return landRefusal(CodeInTheWay, "no untracked files where the session's files land",
+			"Nothing was changed. Move those files aside (or delete them if they are not yours to keep), then land again.",
+			"flowdeck flow land", "landing %s into %s would overwrite files git does not track: %s",
+			s.Git.Integration, res.Branch, model.NamedPaths(res.InTheWay)), nil
 	}
 	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: s.Git.Integration, Branch: res.Branch,
 		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: model.CapFiles(res.Conflicts)}
@@ -169,6 +188,9 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 		return out, nil
 	}
 	recordLanding(st, out, r)
+	if settled != "" {
+		out.Warning = strings.TrimPrefix(out.Warning+"; "+settled, "; ")
+	}
 	return out, nil
 }
 

@@ -53,12 +53,15 @@ func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor strin
 // session's), committing leftovers first and keeping the branches.
 func removeArchived(st *db.Store, git []*model.FeatureGit) *GitReport {
 	rep := &GitReport{}
-	unlock, err := worktrees.Lock(st)
+	unlock, settled, err := lockGit(st)
 	if err != nil {
 		rep.warn(err.Error())
 		return rep
 	}
 	defer unlock()
+	if settled != "" {
+		rep.warn(settled)
+	}
 	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {
