@@ -129,7 +129,10 @@ func protectedIn(root string, s *model.Session, id string, session bool) []strin
 	if err != nil {
 		return nil
 	}
-	flow := repo.FlowPath(root)
+	flow, err := repo.FlowPath(root)
+	if err != nil {
+		return nil
+	}
 	var paths []string
 	if session {
 		if head, err := repo.BranchHead(s.Git.Integration); err == nil && head != "" {

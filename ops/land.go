@@ -152,8 +152,11 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
 			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
 	}
-	root := worktrees.ProjectRoot(st)
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)), repo.FlowPath(root))
+	flow, err := repo.FlowPath(worktrees.ProjectRoot(st))
+	if err != nil {
+		return nil, err
+	}
+	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)), flow)
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",

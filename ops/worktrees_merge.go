@@ -208,7 +208,11 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		if err != nil {
 			return nil, nil, err
 		}
-		paths, err := repo.Protected(repo.FlowPath(worktrees.ProjectRoot(st)), res.Commit, changes)
+		flow, err := repo.FlowPath(worktrees.ProjectRoot(st))
+		if err != nil {
+			return nil, nil, err
+		}
+		paths, err := repo.Protected(flow, res.Commit, changes)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -3,6 +3,7 @@ package gitwork
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -185,18 +186,22 @@ func emptiedBy(gone map[string]bool, dir string) bool {
 }
 
 // FlowPath is where dir's .flow is relative to the top of repository r,
-// slash separated ("" when dir is not inside it).
-func (r *Repo) FlowPath(dir string) string {
-	top, err1 := filepath.EvalSymlinks(r.Dir)
-	real, err2 := filepath.EvalSymlinks(dir)
-	if err1 != nil || err2 != nil {
-		return ""
+// slash separated: ".flow", or "sub/.flow" for dir sub. A dir outside the
+// repository's work tree is an error: nothing there could be protected.
+func (r *Repo) FlowPath(dir string) (string, error) {
+	top, err := filepath.EvalSymlinks(r.Dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", err
 	}
 	rel, err := filepath.Rel(top, real)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return ""
+		return "", fmt.Errorf("gitwork: %s is not inside the work tree %s", dir, r.Dir)
 	}
-	return path.Join(filepath.ToSlash(rel), ".flow")
+	return path.Join(filepath.ToSlash(rel), ".flow"), nil
 }
 
 // ProtectedSince are the paths Protected names among what commit to changed

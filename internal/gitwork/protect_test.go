@@ -53,11 +53,14 @@ func TestProtected(t *testing.T) {
 		"keep.log": "changed", "build/o": "x", "sub/local.txt": "x", "ok.txt": "x",
 		".gitignore": "!.env\n", "a.txt": "",
 	})
-	if got := r.FlowPath(filepath.Join(r.Dir, "sub")); got != "sub/.flow" {
-		t.Fatalf("FlowPath of sub: %q", got)
+	if got, err := r.FlowPath(filepath.Join(r.Dir, "sub")); err != nil || got != "sub/.flow" {
+		t.Fatalf("FlowPath of sub: %q %v", got, err)
 	}
-	if got := r.FlowPath(r.Dir); got != ".flow" {
-		t.Fatalf("FlowPath of the top: %q", got)
+	if got, err := r.FlowPath(r.Dir); err != nil || got != ".flow" {
+		t.Fatalf("FlowPath of the top: %q %v", got, err)
+	}
+	if got, err := r.FlowPath(t.TempDir()); err == nil {
+		t.Fatalf("FlowPath outside the repository: %q", got)
 	}
 	changes, err := r.Changes(base, tip)
 	if err != nil {
