@@ -234,7 +234,20 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		a.MergeBase = res.Base // what a reset of the feature reverts to
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
-	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
+	_, refused := model.AsError(err)
+	if err != nil && !refused && moved {
+		// The store failed: whether the completion is stored is the
+		// database's to say, and settling asks it, as the next action
+		// would (which does it when the database does not answer now).
+		if note, serr := settleMerge(st); serr != nil {
+			rep.warn("the merge stays recorded until the next git action settles it: " + serr.Error())
+		} else if note != "" {
+			rep.warn(note)
+		}
+		rep.Merge = nil
+		return out, rep, err
+	}
+	if err != nil || refused || !completed(out, f.ID) {
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
 		if moved {
