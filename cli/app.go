@@ -219,7 +219,10 @@ func (e *env) openProject(actor string, warn io.Writer) (*project.Project, error
 	if e.dir != "" {
 		dir, asRoot = e.dir, true
 	}
-	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot, OneShot: true})
+	// Test-only: the worktree crash test kills a completion between its
+	// merge and its record (ops.Faults).
+	faults := ops.Faults{CrashAfterMerge: os.Getenv("FLOWDECK_TEST_CRASH_AFTER_MERGE") != ""}
+	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot, OneShot: true, Faults: faults})
 	var notDir *project.NotDirError
 	if errors.As(err, &notDir) {
 		return nil, usageErr("%v", err)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/flowdeck/flowdeck/internal/gitwork"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
 )
@@ -70,6 +71,10 @@ Exit codes: 0 printed, 1 refused (no session, no git, no base), 3 internal.`,
 				}
 				if res.Stale {
 					fmt.Fprintf(e.stderr, "flowdeck: the code changed since this evidence (now at tree %s)\n", res.Current)
+				}
+				if len(res.Protected) > 0 {
+					fmt.Fprintf(e.stderr, "flowdeck: warning: not the project's code (completion and land refuse it): %s\n",
+						termtext.Line(model.NamedPaths(res.Protected)))
 				}
 			})
 		},

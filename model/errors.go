@@ -48,6 +48,7 @@ const (
 	CodeFeatureNotInterrupted   = "feature_not_interrupted"
 	CodeSchedulerRunning        = "scheduler_running"
 	CodeResetConflict           = "reset_conflict"
+	CodeProtectedPaths          = "protected_paths"
 )
 
 // Error is a rejected action: what rule refused it and how to recover.

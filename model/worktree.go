@@ -241,6 +241,40 @@ func MergeConflictError(s *Session, f *Feature, files []string) *Error {
 	return e.withAction("flow", "run", "complete", f.ID, "--outcome", "completed")
 }
 
+// ProtectedPathsError is the protected_paths refusal of completing feature
+// f, whose merge into the integration branch would change paths that are
+// not the project's code: flowdeck's own .flow directory, or files the
+// person's checkout ignores (a database, a .env). Nothing was merged; the
+// worktree stays.
+func ProtectedPathsError(s *Session, f *Feature, paths []string) *Error {
+	wt, integ := WorktreePath(f.ID), IntegrationBranch(s.ID)
+	if f.Git != nil {
+		wt = f.Git.Worktree
+	}
+	if s.Git != nil {
+		integ = s.Git.Integration
+	}
+	hint := fmt.Sprintf("Nothing was merged and the worktree %s is kept. These files are flowdeck's own or ones your checkout ignores: "+
+		"a land would put them over yours. Take them out of the feature's branch (git -C %s rm -r -q --cached -- PATH..., then commit), "+
+		"validate, review and complete again; or drop the work: flowdeck flow reset feature %s.",
+		wt, ShellQuote(wt), f.ID)
+	e := refuse(CodeProtectedPaths, string(s.Status), "a change to the project's code only",
+		hint, "", "merging feature %s into %s would change what is not the project's code: %s", f.ID, integ, NamedPaths(paths))
+	return e.withAction("diff", f.ID)
+}
+
+// maxNamedPaths is how many paths a one-line message names.
+const maxNamedPaths = 10
+
+// NamedPaths names paths from git in a message: quoted as QuotedFiles does,
+// at most maxNamedPaths of them, the rest counted.
+func NamedPaths(paths []string) string {
+	if len(paths) <= maxNamedPaths {
+		return QuotedFiles(paths)
+	}
+	return fmt.Sprintf("%s and %d more", QuotedFiles(paths[:maxNamedPaths]), len(paths)-maxNamedPaths)
+}
+
 // QuotedFiles lists paths from git as a shell would need them: a file name
 // may hold anything, terminal controls included.
 func QuotedFiles(files []string) string {

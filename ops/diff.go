@@ -51,6 +51,11 @@ type DiffResult struct {
 	Dir string `json:"dir,omitempty"`
 	// Omitted are the files left out of Patch by MaxBytes.
 	Omitted []gitwork.FileStat `json:"omitted,omitempty"`
+	// Protected are the paths the change's commits touch that are not the
+	// project's code (.flow, files the person's checkout ignores): the
+	// completion and the land refuse them (protected_paths). The diff of
+	// trees leaves .flow out, so they are named here.
+	Protected []string `json:"protected,omitempty"`
 }
 
 func (r *DiffResult) Refusal() *model.Error { return r.Error }
@@ -109,7 +114,41 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 		return nil, err
 	}
 	out.Patch, out.Omitted = BoundPatch(patch.Bytes(), out.Files, r.MaxBytes)
+	out.Protected = protectedIn(worktrees.ProjectRoot(st), s, out.Feature, r.Session)
 	return out, nil
+}
+
+// protectedIn are the paths the commits of the change (feature id's
+// branch since it left the integration branch, or the integration branch
+// since the session's base) touch that the completion or the land would
+// refuse. The diff shows it as a warning: git failing to tell leaves it out.
+func protectedIn(root string, s *model.Session, id string, session bool) []string {
+	if !s.UsesWorktrees() {
+		return nil
+	}
+	repo, err := gitwork.Open(root)
+	if err != nil {
+		return nil
+	}
+	flow, err := repo.FlowPath(root)
+	if err != nil {
+		return nil
+	}
+	var paths []string
+	if session {
+		n, err := model.GitNamesOf(s, "")
+		if err != nil {
+			return nil
+		}
+		if head, err := repo.BranchHead(n.Integration); err == nil && head != "" {
+			paths, _ = repo.ProtectedSince(flow, n.BaseCommit, head)
+		}
+	} else if f := s.Plan.Feature(id); f != nil && f.Git != nil && f.Status == model.FeatureInProgress {
+		if n, err := model.GitNamesOf(s, id); err == nil {
+			paths, _ = repo.BranchProtected(flow, n.Integration, n.Branch)
+		}
+	}
+	return model.CapFiles(paths)
 }
 
 // featureTrees fills in the trees of feature id's change.

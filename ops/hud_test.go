@@ -180,7 +180,7 @@ func TestHUDStampAndAgents(t *testing.T) {
 	s := newSeed(t)
 	s.do(model.PlanStart{Goal: "stamped"})
 	for i := range 10 {
-		if err := s.st.RecordAgentEvent(model.AgentEvent{Agent: fmt.Sprintf("agent-%d-%s", i, strings.Repeat("x", 300)), Event: "idle", At: s.now.Add(time.Duration(i) * time.Second)}); err != nil {
+		if err := s.st.RecordAgentEvent(model.AgentEvent{Agent: fmt.Sprintf("agent-%d-%s", i, strings.Repeat("x", 50)), Event: "idle", At: s.now.Add(time.Duration(i) * time.Second)}); err != nil {
 			t.Fatal(err)
 		}
 	}

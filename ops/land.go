@@ -3,6 +3,7 @@ package ops
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -14,11 +15,14 @@ import (
 
 // Refusal codes of flow land (the action codes are model's).
 const (
-	CodeNotLandable    = "session_not_completed"
-	CodeNoIntegration  = "no_integration_branch"
-	CodeWorktreeDirty  = "worktree_dirty"
-	CodeLandConflict   = "land_conflict"
-	CodeDetachedHEAD   = "detached_head"
+	CodeNotLandable   = "session_not_completed"
+	CodeNoIntegration = "no_integration_branch"
+	CodeWorktreeDirty = "worktree_dirty"
+	CodeLandConflict  = "land_conflict"
+	CodeDetachedHEAD  = "detached_head"
+	// CodeInTheWay: files the land would write over that git does not
+	// track (untracked or ignored).
+	CodeInTheWay       = "untracked_in_the_way"
 	landForceCommand   = "flowdeck flow land --force"
 	landStatusCommand  = "flowdeck flow status"
 	landDefaultMessage = "flowdeck: land session %s (%s)"
@@ -40,7 +44,8 @@ type LandResult struct {
 	// was recorded before), NextCommand the session's next step after it.
 	Events      []EventView `json:"events,omitempty"`
 	NextCommand string      `json:"next_command,omitempty"`
-	// Warning says that git landed but the landing was not recorded.
+	// Warning says that git landed but the landing was not recorded, or
+	// that a merge a crashed completion left was taken back first.
 	Warning string         `json:"warning,omitempty"`
 	State   *model.Session `json:"-"` // the session after the landing, for Go callers
 }
@@ -115,7 +120,7 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 	if e := LandGate(s, r.Force); e != nil {
 		return &LandResult{Error: e}, nil
 	}
-	unlock, err := worktrees.Lock(st)
+	unlock, settled, err := lockGit(st)
 	if err != nil {
 		return nil, err
 	}
@@ -134,20 +139,31 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 		}
 		return &LandResult{Error: e}, nil
 	}
+	// The branch's name is derived from the session's id, not read from
+	// the database.
+	n, err := model.GitNamesOf(s, "")
+	if err != nil {
+		return nil, err
+	}
+	integ := n.Integration
 	repo, err := gitwork.Open(worktrees.ProjectRoot(st))
 	if err != nil {
 		return nil, err
 	}
 	// A missing branch is not made again here: made at the base commit it
 	// would land nothing, and say so, while the session's merges are lost.
-	if h, err := repo.BranchHead(s.Git.Integration); err != nil {
+	if h, err := repo.BranchHead(integ); err != nil {
 		return nil, err
 	} else if h == "" {
 		return landRefusal(CodeNoIntegration, "the session's integration branch",
 			"Nothing was merged into it yet, or it was deleted: restore a deleted one (git reflog), then land again.",
-			landStatusCommand, "the integration branch %s of session %s does not exist", s.Git.Integration, s.ID), nil
+			landStatusCommand, "the integration branch %s of session %s does not exist", integ, s.ID), nil
 	}
-	res, err := repo.Land(s.Git.Integration, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)))
+	flow, err := repo.FlowPath(worktrees.ProjectRoot(st))
+	if err != nil {
+		return nil, err
+	}
+	res, err := repo.Land(integ, fmt.Sprintf(landDefaultMessage, s.ID, termtext.Line(s.Goal)), flow)
 	switch {
 	case errors.Is(err, gitwork.ErrDirty):
 		return landRefusal(CodeWorktreeDirty, "no uncommitted changes to tracked files",
@@ -158,17 +174,33 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 	case err != nil:
 		return nil, err
 	}
-	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: s.Git.Integration, Branch: res.Branch,
+	if len(res.Protected) > 0 {
+		return landRefusal(model.CodeProtectedPaths, "a session that changes the project's code only",
+			"Nothing was changed. These files are flowdeck's own (.flow) or ones your checkout ignores: landing would put the agents' over yours. "+
+				"Take them out of "+integ+" (reset the feature that added them, or commit their removal onto the branch by hand), then land again.",
+			landStatusCommand, "landing %s into %s would change what is not the project's code: %s",
+			integ, res.Branch, model.NamedPaths(res.Protected)), nil
+	}
+	if len(res.InTheWay) > 0 {
+		return landRefusal(CodeInTheWay, "no untracked files where the session's files land",
+			"Nothing was changed. Move those files aside (or delete them if they are not yours to keep), then land again.",
+			"flowdeck flow land", "landing %s into %s would overwrite files git does not track: %s",
+			integ, res.Branch, model.NamedPaths(res.InTheWay)), nil
+	}
+	out := &LandResult{OK: len(res.Conflicts) == 0, Session: s.ID, Integration: integ, Branch: res.Branch,
 		Commit: res.Commit, FastForward: res.FastForward, UpToDate: res.UpToDate, Conflicts: model.CapFiles(res.Conflicts)}
 	if len(res.Conflicts) > 0 {
 		out.Error = &model.Error{Code: CodeLandConflict, // names from git: quoted, controls and all
-			Message: fmt.Sprintf("merging %s into %s conflicts on %s", s.Git.Integration, res.Branch, model.QuotedFiles(out.Conflicts)),
+			Message: fmt.Sprintf("merging %s into %s conflicts on %s", integ, res.Branch, model.QuotedFiles(out.Conflicts)),
 			Recovery: model.Recovery{Prerequisite: "a branch that merges cleanly",
-				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + s.Git.Integration,
-				NextCommand: "git merge " + s.Git.Integration}}
+				Hint:        "Nothing was changed. Merge it yourself and resolve the conflicts: git merge " + integ,
+				NextCommand: "git merge " + integ}}
 		return out, nil
 	}
 	recordLanding(st, out, r)
+	if settled != "" {
+		out.Warning = strings.TrimPrefix(out.Warning+"; "+settled, "; ")
+	}
 	return out, nil
 }
 

@@ -55,7 +55,13 @@ func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 // puts the whole session in the result instead of its summary. red removes
 // secrets from the action's text (nil: the built-in rules).
 func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor) (*ActionResult, error) {
-	out, git, err := doGit(st, redactAction(a, red), expectSeq, actor, now) // ops/worktrees.go
+	return DoSeenFaults(st, a, expectSeq, actor, now, full, red, Faults{})
+}
+
+// DoSeenFaults is DoSeen with the deliberate failures faults asks for
+// (tests of the real binary only).
+func DoSeenFaults(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor, faults Faults) (*ActionResult, error) {
+	out, git, err := doGit(st, redactAction(a, red), expectSeq, actor, now, faults) // ops/worktrees.go
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err

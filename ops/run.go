@@ -104,6 +104,13 @@ func Run(ctx context.Context, st *db.Store, opts capture.Options, inWorktree boo
 		}
 		return nil, err
 	}
+	if inWorktree && opts.Feature != "" && worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
+		// A worktree made again starts from the integration branch: as the
+		// stored state says it is (settleGit).
+		if _, err := settleGit(st); err != nil {
+			return nil, err
+		}
+	}
 	if err := worktrees.PlaceRun(st, &opts, inWorktree); err != nil {
 		return nil, err
 	}

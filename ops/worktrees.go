@@ -1,6 +1,7 @@
 package ops
 
 import (
+	"os"
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
@@ -45,9 +46,45 @@ func (g *GitReport) warn(msg string) {
 	g.Warning += msg
 }
 
+// Faults are deliberate failures for tests of the real binary, set by the
+// binary from its environment (never by a test in-process):
+// CrashAfterMerge ($FLOWDECK_TEST_CRASH_AFTER_MERGE) kills the process
+// right after a completion moved the integration branch, before the
+// completion is stored, as a power cut or a kill -9 would.
+type Faults struct {
+	CrashAfterMerge bool
+}
+
+// afterMerge is the crash CrashAfterMerge asks for: SIGKILL where there is
+// one (nothing deferred runs, no lock is released but by the kernel), else
+// exit status 137 as a shell reports a SIGKILL.
+func (f Faults) afterMerge() {
+	if !f.CrashAfterMerge {
+		return
+	}
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Kill()
+	}
+	os.Exit(137)
+}
+
 // doGit stores a, doing the git work an action needs in a session that uses
 // worktrees; other actions are stored as they are.
-func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
+	// What starts from the integration branch (a feature's start, the
+	// trees a plan approval or the final review pins) starts from it as
+	// the stored state says it is: a merge a crashed completion left on it
+	// goes first.
+	var settled string
+	switch a.(type) {
+	case model.PlanApprove, model.RunStart, model.ReviewFinal:
+		if worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
+			var err error
+			if settled, err = settleGit(st); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
 	a, err := pin(st, a) // ops/pin.go
 	if err != nil {
 		return nil, nil, err
@@ -56,10 +93,17 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 	case model.PlanApprove:
 		a = withGitSetup(st, act)
 	case model.RunStart:
-		return startWithWorktree(st, act, seen, actor, now)
+		out, rep, err := startWithWorktree(st, act, seen, actor, now)
+		if settled != "" {
+			if rep == nil {
+				rep = &GitReport{}
+			}
+			rep.warn(settled)
+		}
+		return out, rep, err
 	case model.RunComplete:
 		if act.Outcome == model.OutcomeCompleted {
-			return completeWithMerge(st, act, seen, actor, now)
+			return completeWithMerge(st, act, seen, actor, now, faults)
 		}
 	case model.ResetFeature:
 		return resetWithWorktrees(st, act, seen, actor, now)

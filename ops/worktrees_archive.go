@@ -66,12 +66,15 @@ func removeArchived(st *db.Store, s *model.Session, names []model.GitNames, rep 
 	if rep == nil {
 		rep = &GitReport{}
 	}
-	unlock, err := worktrees.Lock(st)
+	unlock, settled, err := lockGit(st)
 	if err != nil {
 		rep.warn(err.Error())
 		return rep
 	}
 	defer unlock()
+	if settled != "" {
+		rep.warn(settled)
+	}
 	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {

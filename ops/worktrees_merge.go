@@ -20,14 +20,14 @@ import (
 // integration branch and the completion stored with the merge commit. A
 // conflict is stored as such and refused with merge_conflict; the worktree
 // stays. Without worktrees it is the plain action.
-func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
 	plain := func() (*db.Outcome, *GitReport, error) {
 		out, err := st.DoSeen(a, seen, actor, now)
 		return out, nil, err
 	}
 	// Merges happen one at a time, each on the state as the previous one
 	// left it.
-	s, unlock, ok, err := underGitLock(st)
+	s, unlock, settled, ok, err := underGitLock(st)
 	if err != nil || !ok {
 		if err != nil {
 			return nil, nil, err
@@ -54,6 +54,9 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	}
 	wt := worktrees.Path(st, n.Worktree)
 	rep := &GitReport{Worktree: wt, Branch: n.Branch}
+	if settled != "" {
+		rep.warn(settled)
+	}
 	if err := saveLeftovers(repo, s, f.ID, wt, n.Branch); err != nil {
 		return nil, nil, err
 	}
@@ -67,35 +70,120 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	if _, derr := model.Decide(s, a, model.Context{Now: now, Actor: actor}); derr != nil {
 		return plain()
 	}
-	return mergeAndStore(st, repo, s, f, a, rep, seen, actor, now)
+	return mergeAndStore(st, repo, s, f, a, rep, seen, actor, now, faults)
 }
 
 // underGitLock takes the git lock for an action on a session that uses
-// worktrees, and reads the session again under it: a merge or a reset may
-// have moved it since. ok is false for a project or a session without
-// worktrees: the action is then the plain one, and nothing is locked.
-func underGitLock(st *db.Store) (s *model.Session, unlock func(), ok bool, err error) {
+// worktrees, settles a merge a crashed process left (settleMerge; settled
+// says what it did), and reads the session again under it: a merge or a
+// reset may have moved it since. ok is false for a project or a session
+// without worktrees: the action is then the plain one, and nothing is
+// locked.
+func underGitLock(st *db.Store) (s *model.Session, unlock func(), settled string, ok bool, err error) {
 	if !worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
-		return nil, nil, false, nil
+		return nil, nil, "", false, nil
 	}
 	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
-		return nil, nil, false, nil
+		return nil, nil, "", false, nil
 	}
-	if unlock, err = worktrees.Lock(st); err != nil {
-		return nil, nil, false, err
+	if unlock, settled, err = lockGit(st); err != nil {
+		return nil, nil, "", false, err
 	}
 	if s, err = st.Active(); err != nil || !s.UsesWorktrees() {
 		unlock()
-		return nil, nil, false, nil
+		return nil, nil, "", false, nil
 	}
-	return s, unlock, true, nil
+	return s, unlock, settled, true, nil
+}
+
+// lockGit takes the git lock and settles the merge a process that died
+// holding it left half made (settleMerge), so that whoever moves a branch
+// next starts from the branch as the stored state says it is.
+func lockGit(st *db.Store) (unlock func(), settled string, err error) {
+	if unlock, err = worktrees.Lock(st); err != nil {
+		return nil, "", err
+	}
+	if settled, err = settleMerge(st); err != nil {
+		unlock()
+		return nil, "", err
+	}
+	return unlock, settled, nil
+}
+
+// settleGit settles a merge left half made before git work that does not
+// otherwise take the git lock first (a feature's start, a run placed in its
+// worktree): a cheap read when there is none.
+func settleGit(st *db.Store) (string, error) {
+	if m, err := st.PendingMerge(); err != nil || m == nil {
+		return "", err
+	}
+	unlock, settled, err := lockGit(st)
+	if err != nil {
+		return "", err
+	}
+	unlock()
+	return settled, nil
+}
+
+// settleMerge, under the git lock, finishes with the merge recorded as
+// under way (db.MergeIntent): its process died between moving the
+// integration branch and clearing the record. When the completion was
+// stored the record just goes; when it was not, the merge goes too (the
+// branch moves back to where it was, only if it still points at the merge),
+// so that the branch holds only completed features and no later feature
+// starts from, and no land lands, work that never completed. It says what
+// it did ("": nothing to settle).
+func settleMerge(st *db.Store) (string, error) {
+	m, err := st.PendingMerge()
+	if err != nil || m == nil {
+		return "", err
+	}
+	s, err := st.Session(m.Session)
+	if err != nil {
+		return "", err
+	}
+	note := ""
+	if !mergeStored(s, m) {
+		repo, err := gitwork.Open(worktrees.ProjectRoot(st))
+		if err != nil {
+			return "", err
+		}
+		head, err := repo.BranchHead(m.Branch)
+		if err != nil {
+			return "", err
+		}
+		if head == m.New {
+			if err := repo.MoveBranch(m.Branch, m.Old, m.New, "flowdeck: take back the interrupted merge of "+m.Feature); err != nil {
+				return "", err
+			}
+			note = "the merge of " + m.Feature + " into " + m.Branch + ", interrupted before its completion was stored, was taken back"
+		} else {
+			note = "the merge of " + m.Feature + " into " + m.Branch + " was interrupted before its completion was stored; the branch has moved since (now at " +
+				model.ShortCommit(head) + "), so it was left as it is: the merge is " + model.ShortCommit(m.New)
+		}
+	}
+	return note, st.EndMerge(*m)
+}
+
+// mergeStored reports whether s stored the completion m merged for.
+func mergeStored(s *model.Session, m *db.MergeIntent) bool {
+	if s == nil || s.Plan == nil {
+		return false
+	}
+	f := s.Plan.Feature(m.Feature)
+	return f != nil && f.Status == model.FeatureCompleted && f.Git != nil && f.Git.MergeCommit == m.New
 }
 
 // mergeAndStore merges f's branch into the integration branch and stores
 // a, the completion, with the merge commit; a conflict is stored instead.
-// The caller holds the git lock and checked the gates.
+// The caller holds the git lock and checked the gates. A merge that would
+// change what is not the project's code (.flow, ignored files) is refused
+// with protected_paths, changing nothing. The merge is recorded as under
+// way (db.MergeIntent) before the branch moves and cleared once the
+// completion is stored: a process that dies in between leaves it for the
+// next one to settle (settleMerge).
 func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.Feature, a model.RunComplete,
-	rep *GitReport, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+	rep *GitReport, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
 	n, err := model.GitNamesOf(s, f.ID)
 	if err != nil {
 		return nil, nil, err
@@ -106,30 +194,83 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	msg := "flowdeck: merge feature " + f.ID + " (session " + s.ID + ")\n\n" + termtext.Line(f.Title)
 	// a.Head, the commit the gates passed, is merged; not the branch's
 	// head now, which the agent may have moved since.
-	res, err := repo.MergeInto(n.Integration, n.Branch, a.Head, msg)
+	res, err := repo.PrepareMerge(n.Integration, n.Branch, a.Head, msg)
 	if err != nil {
 		return nil, nil, err
 	}
-	rep.Merge = res
 	if len(res.Conflicts) > 0 {
+		rep.Merge = res
 		out, cerr := st.DoSeen(model.RecordConflict{Feature: f.ID, Files: res.Conflicts}, 0, actor, now)
 		return out, rep, cerr
 	}
+	moved := res.Commit != res.Base
+	intent := db.MergeIntent{Session: s.ID, Feature: f.ID, Branch: n.Integration, Old: res.Base, New: res.Commit}
+	// The record goes once the completion is stored or the merge undone;
+	// when that fails, the next action under the git lock settles it.
+	end := func() {
+		if eerr := st.EndMerge(intent); eerr != nil {
+			rep.warn("the record of the merge stays until the next git action settles it: " + eerr.Error())
+		}
+	}
+	if moved {
+		changes, err := repo.Changes(res.Base, res.Commit)
+		if err != nil {
+			return nil, nil, err
+		}
+		flow, err := repo.FlowPath(worktrees.ProjectRoot(st))
+		if err != nil {
+			return nil, nil, err
+		}
+		paths, err := repo.Protected(flow, res.Commit, changes)
+		if err != nil {
+			return nil, nil, err
+		}
+		if len(paths) > 0 {
+			return nil, rep, model.ProtectedPathsError(s, f, paths)
+		}
+		if err := st.IntendMerge(intent); err != nil {
+			return nil, nil, err
+		}
+		if err := repo.MoveBranch(n.Integration, res.Commit, res.Base, "flowdeck: merge "+f.ID); err != nil {
+			end()
+			return nil, nil, err
+		}
+		faults.afterMerge()
+	}
+	rep.Merge = res
 	a.MergeCommit = res.Commit
-	if res.Commit != res.Base {
+	if moved {
 		a.MergeBase = res.Base // what a reset of the feature reverts to
 	}
 	out, err := st.DoSeen(a, seen, actor, now)
-	if _, refused := model.AsError(err); err != nil || refused || !completed(out, f.ID) {
+	_, refused := model.AsError(err)
+	if err != nil && !refused && moved {
+		// The store failed: whether the completion is stored is the
+		// database's to say, and settling asks it, as the next action
+		// would (which does it when the database does not answer now).
+		if note, serr := settleMerge(st); serr != nil {
+			rep.warn("the merge stays recorded until the next git action settles it: " + serr.Error())
+		} else if note != "" {
+			rep.warn(note)
+		}
+		rep.Merge = nil
+		return out, rep, err
+	}
+	if err != nil || refused || !completed(out, f.ID) {
 		// Not stored as completed (the state moved since the check): the
 		// merge goes too, so the branch holds only completed features.
-		if res.Commit != res.Base {
+		if moved {
 			if uerr := repo.MoveBranch(n.Integration, res.Base, res.Commit, "flowdeck: undo merge"); uerr != nil {
 				rep.warn("the merge was not undone: " + uerr.Error())
+			} else {
+				end()
 			}
 		}
 		rep.Merge = nil
 		return out, rep, err
+	}
+	if moved {
+		end()
 	}
 	if rerr := repo.RemoveWorktree(rep.Worktree, n.Branch, true); rerr != nil {
 		rep.warn("the worktree was not removed: " + rerr.Error())
@@ -175,7 +316,7 @@ func completed(out *db.Outcome, id string) bool {
 // a revert that conflicts refuses the reset (reset_conflict) and changes
 // nothing.
 func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	s, unlock, ok, err := underGitLock(st)
+	s, unlock, settled, ok, err := underGitLock(st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,6 +327,9 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 	defer unlock()
 	root := worktrees.ProjectRoot(st)
 	rep := &GitReport{}
+	if settled != "" {
+		rep.warn(settled)
+	}
 	move, err := revertMerges(root, s, a.Feature, actor, rep)
 	if _, refused := model.AsError(err); refused {
 		return nil, nil, err // reset_conflict: nothing changes

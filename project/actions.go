@@ -15,7 +15,7 @@ func (p *Project) Do(a model.Action, expectSeq uint64, full bool) (*ops.ActionRe
 	if err != nil {
 		return nil, err
 	}
-	return ops.DoSeen(st, p.withConfigDefaults(a), expectSeq, p.Actor(), p.Now(), full, p.actionRedactor())
+	return ops.DoSeenFaults(st, p.withConfigDefaults(a), expectSeq, p.Actor(), p.Now(), full, p.actionRedactor(), p.opts.Faults)
 }
 
 // Status is the active session and its next command (no session when the

@@ -50,6 +50,9 @@ type Options struct {
 	// file instead of a second one (db.Options.DeferCheck). Create still
 	// checks before a long-lived front-end starts.
 	OneShot bool
+	// Faults are deliberate failures for tests of the real binary (the
+	// binary sets them from its environment; see ops.Faults).
+	Faults ops.Faults
 }
 
 // Project is an opened project. It is safe for concurrent use: what loads

@@ -152,6 +152,9 @@ func (c *changeView) lines(m *Model, w, h int) []string {
 		out = append(out, th.Warn.Render("⚠ the code changed after this evidence: approving is refused until it is validated again ("+
 			m.keyName(keys.Verify)+" on the feature)"))
 	}
+	if len(r.Protected) > 0 {
+		out = append(out, th.Warn.Render(termtext.Line("⚠ not the project's code (completion and land refuse it): "+model.NamedPaths(r.Protected))))
+	}
 	if len(r.Files) == 0 {
 		return append(out, th.Dim.Render("no change since the feature started"))
 	}

@@ -206,21 +206,21 @@ func TestLand(t *testing.T) {
 		t.Fatalf("worktrees show in git status: %q", st)
 	}
 	write(t, r.Dir, "a.txt", "dirty\n")
-	if _, err := r.Land("flowdeck/s", "land"); !errors.Is(err, ErrDirty) {
+	if _, err := r.Land("flowdeck/s", "land", ".flow"); !errors.Is(err, ErrDirty) {
 		t.Fatalf("dirty land: %v", err)
 	}
 	gitT(t, r.Dir, "checkout", "-q", "--", "a.txt")
 	// The person's merge.ff does not make a reported fast-forward a merge
 	// commit.
 	gitT(t, r.Dir, "config", "merge.ff", "false")
-	res, err := r.Land("flowdeck/s", "land")
+	res, err := r.Land("flowdeck/s", "land", ".flow")
 	if err != nil || res.Branch != "main" || !res.FastForward || res.Commit != gitT(t, r.Dir, "rev-parse", "flowdeck/s") {
 		t.Fatalf("land: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(r.Dir, "f1.txt")); err != nil {
 		t.Fatal("landed file missing from the checkout")
 	}
-	if again, err := r.Land("flowdeck/s", "land"); err != nil || !again.UpToDate {
+	if again, err := r.Land("flowdeck/s", "land", ".flow"); err != nil || !again.UpToDate {
 		t.Fatalf("land again: %+v %v", again, err)
 	}
 }
@@ -235,7 +235,7 @@ func TestLandConflictLeavesTreeAlone(t *testing.T) {
 	write(t, r.Dir, "a.txt", "one\nuser\nthree\n")
 	mustCommit(t, r, r.Dir, "user edit")
 	head := gitT(t, r.Dir, "rev-parse", "HEAD")
-	res, err := r.Land("flowdeck/s", "land")
+	res, err := r.Land("flowdeck/s", "land", ".flow")
 	if err != nil || !slices.Equal(res.Conflicts, []string{"a.txt"}) {
 		t.Fatalf("land conflict: %+v %v", res, err)
 	}

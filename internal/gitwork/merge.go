@@ -9,7 +9,8 @@ import (
 // MergeResult is what merging a branch into another did.
 type MergeResult struct {
 	// Commit is the target branch's head after the merge (unchanged on a
-	// conflict or when there was nothing to merge).
+	// conflict or when there was nothing to merge); of PrepareMerge, what
+	// the merge is to move it to.
 	Commit string `json:"commit,omitempty"`
 	// Base is the target's head the merge started from, read once under
 	// the update's guard: what undoing the merge moves the branch back to.
@@ -23,15 +24,18 @@ type MergeResult struct {
 // where moving it behind git's back would leave that worktree's index stale.
 var ErrCheckedOut = errors.New("gitwork: the branch is checked out in a worktree")
 
-// MergeInto merges commit tip of branch feature into branch target without
-// checking target out anywhere: a fast-forward when target is an ancestor
-// of tip, else a merge commit (message msg) of the tree git merge-tree
-// writes. It merges tip, not what feature points at now: the caller
-// validated tip, and an agent may have committed since. On a conflict
-// nothing changes and Conflicts names the paths. The update of target is
-// guarded by its old value (Base), so a concurrent move is an error, not a
-// lost merge.
-func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error) {
+// PrepareMerge works out the merge of commit tip of branch feature into
+// branch target without checking target out anywhere and without moving
+// it: Commit is what target is to point at, tip for a fast-forward (target
+// is an ancestor of tip), else a merge commit (message msg) of the tree git
+// merge-tree writes, made but on no branch; Base is target's head now.
+// MoveBranch(target, Commit, Base, ...) then makes the merge, guarded by
+// Base, so that a concurrent move is an error, not a lost merge; the
+// caller records what it is about to do in between. It merges tip, not what
+// feature points at now: the caller validated tip, and an agent may have
+// committed since. On a conflict Commit is Base and Conflicts names the
+// paths.
+func (r *Repo) PrepareMerge(target, feature, tip, msg string) (*MergeResult, error) {
 	for _, b := range []string{target, feature} {
 		if err := checkBranch(b); err != nil {
 			return nil, err
@@ -53,9 +57,6 @@ func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error)
 	if ok, err := r.IsAncestor(base, tip); err != nil {
 		return nil, err
 	} else if ok {
-		if err := r.moveBranch(target, tip, base, "flowdeck: fast-forward "+feature); err != nil {
-			return nil, err
-		}
 		return &MergeResult{Commit: tip, Base: base, FastForward: true}, nil
 	}
 	tree, conflicts, err := r.mergeTree(base, tip)
@@ -66,10 +67,20 @@ func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.moveBranch(target, commit, base, "flowdeck: merge "+feature); err != nil {
+	return &MergeResult{Commit: commit, Base: base}, nil
+}
+
+// MergeInto is PrepareMerge and the move of target, for a caller that has
+// nothing to record between them.
+func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error) {
+	res, err := r.PrepareMerge(target, feature, tip, msg)
+	if err != nil || res.Commit == res.Base {
+		return res, err
+	}
+	if err := r.moveBranch(target, res.Commit, res.Base, "flowdeck: merge "+feature); err != nil {
 		return nil, err
 	}
-	return &MergeResult{Commit: commit, Base: base}, nil
+	return res, nil
 }
 
 func (r *Repo) mustHead(branch string) (string, error) {
@@ -158,13 +169,23 @@ var ErrDetached = errors.New("gitwork: HEAD is detached")
 type LandResult struct {
 	Branch string `json:"branch"`
 	MergeResult
+	// Protected are the paths the land would change that are not the
+	// project's code (see Protected), InTheWay those it would overwrite
+	// untracked (see InTheWay): either refuses it, changing nothing.
+	Protected []string `json:"protected,omitempty"`
+	InTheWay  []string `json:"in_the_way,omitempty"`
 }
 
 // Land merges branch from into the branch checked out in the repository's
 // main worktree with git merge (a fast-forward when possible). It refuses a
 // dirty tree or a detached HEAD; a conflict is aborted, leaving the tree as
-// it was, and reported in Conflicts.
-func (r *Repo) Land(from, msg string) (*LandResult, error) {
+// it was, and reported in Conflicts. Before anything moves it refuses
+// (Protected, InTheWay) a land that would change a path at or below flow
+// (the project's .flow, see Protected) or one the checkout ignores, or
+// write over a file git does not track; git itself is told to refuse
+// rather than overwrite an ignored file, and an untracked file it finds in
+// the way is reported in InTheWay rather than as git's error.
+func (r *Repo) Land(from, msg, flow string) (*LandResult, error) {
 	if err := checkBranch(from); err != nil {
 		return nil, err
 	}
@@ -189,8 +210,20 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 		res.Commit, res.UpToDate = head, ok
 		return res, err
 	}
-	if _, conflicts, err := r.mergeTree(head, tip); err != nil || len(conflicts) > 0 {
+	tree, conflicts, err := r.mergeTree(head, tip)
+	if err != nil || len(conflicts) > 0 {
 		res.Commit, res.Conflicts = head, conflicts
+		return res, err
+	}
+	res.Commit = head
+	changes, err := r.Changes(head, tree)
+	if err != nil {
+		return nil, err
+	}
+	if res.Protected, err = r.Protected(flow, tree, changes); err != nil || len(res.Protected) > 0 {
+		return res, err
+	}
+	if res.InTheWay, err = r.InTheWay(changes); err != nil || len(res.InTheWay) > 0 {
 		return res, err
 	}
 	ff, err := r.IsAncestor(head, tip)
@@ -199,12 +232,42 @@ func (r *Repo) Land(from, msg string) (*LandResult, error) {
 	}
 	// --ff overrides a merge.ff the person configured (no, only): git does
 	// what FastForward reports. tip, not the branch, is merged: it is what
-	// was checked for conflicts.
-	if _, err := r.runFiles(r.Dir, r.identity(), "merge", "--ff", "--no-edit", "--no-verify", "--no-stat", "-m", msg, "--", tip); err != nil {
+	// was checked for conflicts. --no-overwrite-ignore: an ignored file in
+	// the way stops git instead of being replaced.
+	if _, err := r.runFiles(r.Dir, r.identity(), "merge", "--ff", "--no-edit", "--no-verify", "--no-stat",
+		"--no-overwrite-ignore", "-m", msg, "--", tip); err != nil {
 		r.runFiles(r.Dir, nil, "merge", "--abort") // leave the tree as it was
+		if paths := overwritten(err); len(paths) > 0 {
+			res.InTheWay = paths
+			return res, nil
+		}
 		return nil, err
 	}
 	res.Commit, err = r.Head()
 	res.FastForward = ff
 	return res, err
+}
+
+// overwritten reads the paths out of git's refusal to overwrite or remove
+// untracked or ignored files (each on its own line, indented by a tab,
+// after a line that says why); nil when err is another failure.
+func overwritten(err error) []string {
+	var gerr *Error
+	if !errors.As(err, &gerr) {
+		return nil
+	}
+	var paths []string
+	listing := false
+	for _, line := range strings.Split(gerr.Stderr, "\n") {
+		switch {
+		case strings.Contains(line, "would be overwritten by merge") || strings.Contains(line, "would be removed by merge") ||
+			strings.Contains(line, "would lose untracked files"):
+			listing = true
+		case listing && strings.HasPrefix(line, "\t"):
+			paths = append(paths, strings.TrimPrefix(line, "\t"))
+		default:
+			listing = false
+		}
+	}
+	return paths
 }
