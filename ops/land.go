@@ -120,7 +120,7 @@ func Land(st *db.Store, r LandRequest) (*LandResult, error) {
 	if e := LandGate(s, r.Force); e != nil {
 		return &LandResult{Error: e}, nil
 	}
-	unlock, settled, err := lockGit(st)
+	unlock, settled, err := worktrees.Lock(st)
 	if err != nil {
 		return nil, err
 	}

@@ -66,7 +66,7 @@ func removeArchived(st *db.Store, s *model.Session, names []model.GitNames, rep 
 	if rep == nil {
 		rep = &GitReport{}
 	}
-	unlock, settled, err := lockGit(st)
+	unlock, settled, err := worktrees.Lock(st)
 	if err != nil {
 		rep.warn(err.Error())
 		return rep

@@ -74,7 +74,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 }
 
 // underGitLock takes the git lock for an action on a session that uses
-// worktrees, settles a merge a crashed process left (settleMerge; settled
+// worktrees, settles a merge a crashed process left (worktrees.Settle; settled
 // says what it did), and reads the session again under it: a merge or a
 // reset may have moved it since. ok is false for a project or a session
 // without worktrees: the action is then the plain one, and nothing is
@@ -86,7 +86,7 @@ func underGitLock(st *db.Store) (s *model.Session, unlock func(), settled string
 	if s, err := st.Active(); err != nil || !s.UsesWorktrees() {
 		return nil, nil, "", false, nil
 	}
-	if unlock, settled, err = lockGit(st); err != nil {
+	if unlock, settled, err = worktrees.Lock(st); err != nil {
 		return nil, nil, "", false, err
 	}
 	if s, err = st.Active(); err != nil || !s.UsesWorktrees() {
@@ -96,20 +96,6 @@ func underGitLock(st *db.Store) (s *model.Session, unlock func(), settled string
 	return s, unlock, settled, true, nil
 }
 
-// lockGit takes the git lock and settles the merge a process that died
-// holding it left half made (settleMerge), so that whoever moves a branch
-// next starts from the branch as the stored state says it is.
-func lockGit(st *db.Store) (unlock func(), settled string, err error) {
-	if unlock, err = worktrees.Lock(st); err != nil {
-		return nil, "", err
-	}
-	if settled, err = settleMerge(st); err != nil {
-		unlock()
-		return nil, "", err
-	}
-	return unlock, settled, nil
-}
-
 // settleGit settles a merge left half made before git work that does not
 // otherwise take the git lock first (a feature's start, a run placed in its
 // worktree): a cheap read when there is none.
@@ -117,61 +103,12 @@ func settleGit(st *db.Store) (string, error) {
 	if m, err := st.PendingMerge(); err != nil || m == nil {
 		return "", err
 	}
-	unlock, settled, err := lockGit(st)
+	unlock, settled, err := worktrees.Lock(st)
 	if err != nil {
 		return "", err
 	}
 	unlock()
 	return settled, nil
-}
-
-// settleMerge, under the git lock, finishes with the merge recorded as
-// under way (db.MergeIntent): its process died between moving the
-// integration branch and clearing the record. When the completion was
-// stored the record just goes; when it was not, the merge goes too (the
-// branch moves back to where it was, only if it still points at the merge),
-// so that the branch holds only completed features and no later feature
-// starts from, and no land lands, work that never completed. It says what
-// it did ("": nothing to settle).
-func settleMerge(st *db.Store) (string, error) {
-	m, err := st.PendingMerge()
-	if err != nil || m == nil {
-		return "", err
-	}
-	s, err := st.Session(m.Session)
-	if err != nil {
-		return "", err
-	}
-	note := ""
-	if !mergeStored(s, m) {
-		repo, err := gitwork.Open(worktrees.ProjectRoot(st))
-		if err != nil {
-			return "", err
-		}
-		head, err := repo.BranchHead(m.Branch)
-		if err != nil {
-			return "", err
-		}
-		if head == m.New {
-			if err := repo.MoveBranch(m.Branch, m.Old, m.New, "flowdeck: take back the interrupted merge of "+m.Feature); err != nil {
-				return "", err
-			}
-			note = "the merge of " + m.Feature + " into " + m.Branch + ", interrupted before its completion was stored, was taken back"
-		} else {
-			note = "the merge of " + m.Feature + " into " + m.Branch + " was interrupted before its completion was stored; the branch has moved since (now at " +
-				model.ShortCommit(head) + "), so it was left as it is: the merge is " + model.ShortCommit(m.New)
-		}
-	}
-	return note, st.EndMerge(*m)
-}
-
-// mergeStored reports whether s stored the completion m merged for.
-func mergeStored(s *model.Session, m *db.MergeIntent) bool {
-	if s == nil || s.Plan == nil {
-		return false
-	}
-	f := s.Plan.Feature(m.Feature)
-	return f != nil && f.Status == model.FeatureCompleted && f.Git != nil && f.Git.MergeCommit == m.New
 }
 
 // mergeAndStore merges f's branch into the integration branch and stores
@@ -181,7 +118,7 @@ func mergeStored(s *model.Session, m *db.MergeIntent) bool {
 // with protected_paths, changing nothing. The merge is recorded as under
 // way (db.MergeIntent) before the branch moves and cleared once the
 // completion is stored: a process that dies in between leaves it for the
-// next one to settle (settleMerge).
+// next one to settle (worktrees.Settle).
 func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.Feature, a model.RunComplete,
 	rep *GitReport, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
 	n, err := model.GitNamesOf(s, f.ID)
@@ -248,7 +185,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		// The store failed: whether the completion is stored is the
 		// database's to say, and settling asks it, as the next action
 		// would (which does it when the database does not answer now).
-		if note, serr := settleMerge(st); serr != nil {
+		if note, serr := worktrees.Settle(st); serr != nil {
 			rep.warn("the merge stays recorded until the next git action settles it: " + serr.Error())
 		} else if note != "" {
 			rep.warn(note)

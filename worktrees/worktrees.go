@@ -33,7 +33,7 @@ func Path(st *db.Store, rel string) string {
 // completion, reset or archive that just removed the worktree and its
 // branch is seen, not undone.
 func Ensure(st *db.Store, id string) (string, error) {
-	unlock, err := Lock(st)
+	unlock, _, err := Lock(st)
 	if err != nil {
 		return "", err
 	}
@@ -127,9 +127,74 @@ func makeDir(root, rel string) error {
 }
 
 // Lock takes .flow/git.lock (an exclusive flock, waited for up to the
-// store's lock timeout) and returns its release.
-func Lock(st *db.Store) (func(), error) {
-	return st.LockFile("git.lock")
+// store's lock timeout) and returns its release. A merge a process that
+// died holding the lock left half made is settled first (Settle), so that
+// whoever moves a branch or starts a worktree next starts from the branch
+// as the stored state says it is; settled says what that did ("": nothing).
+func Lock(st *db.Store) (unlock func(), settled string, err error) {
+	if unlock, err = st.LockFile("git.lock"); err != nil {
+		return nil, "", err
+	}
+	if settled, err = Settle(st); err != nil {
+		unlock()
+		return nil, "", err
+	}
+	return unlock, settled, nil
+}
+
+// Settle, under the git lock, finishes with the merge recorded as under
+// way (db.MergeIntent): its process died between moving the integration
+// branch and clearing the record. When the completion was stored the
+// record just goes; when it was not, the merge goes too (the branch moves
+// back to where it was, only if it still points at the merge), so that the
+// branch holds only completed features and no later feature starts from,
+// and no land lands, work that never completed. It says what it did ("":
+// nothing to settle). The record is in the database, which can be edited
+// outside flowdeck: a branch other than its session's integration branch
+// is never moved.
+func Settle(st *db.Store) (string, error) {
+	m, err := st.PendingMerge()
+	if err != nil || m == nil {
+		return "", err
+	}
+	if !model.ValidSessionID(m.Session) || m.Branch != model.IntegrationBranch(m.Session) {
+		return "", fmt.Errorf("the merge recorded as under way names branch %q, not its session's integration branch: "+
+			"the database was changed outside flowdeck (flowdeck flow verify)", m.Branch)
+	}
+	s, err := st.Session(m.Session)
+	if err != nil {
+		return "", err
+	}
+	note := ""
+	if !mergeStored(s, m) {
+		repo, err := gitwork.Open(ProjectRoot(st))
+		if err != nil {
+			return "", err
+		}
+		head, err := repo.BranchHead(m.Branch)
+		if err != nil {
+			return "", err
+		}
+		if head == m.New {
+			if err := repo.MoveBranch(m.Branch, m.Old, m.New, "flowdeck: take back the interrupted merge of "+m.Feature); err != nil {
+				return "", err
+			}
+			note = "the merge of " + m.Feature + " into " + m.Branch + ", interrupted before its completion was stored, was taken back"
+		} else {
+			note = "the merge of " + m.Feature + " into " + m.Branch + " was interrupted before its completion was stored; the branch has moved since (now at " +
+				model.ShortCommit(head) + "), so it was left as it is: the merge is " + model.ShortCommit(m.New)
+		}
+	}
+	return note, st.EndMerge(*m)
+}
+
+// mergeStored reports whether s stored the completion m merged for.
+func mergeStored(s *model.Session, m *db.MergeIntent) bool {
+	if s == nil || s.Plan == nil {
+		return false
+	}
+	f := s.Plan.Feature(m.Feature)
+	return f != nil && f.Status == model.FeatureCompleted && f.Git != nil && f.Git.MergeCommit == m.New
 }
 
 // PlaceRun settles where a feature's run (o.Feature set) runs and the
@@ -180,7 +245,7 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 	if err != nil || activeWithWorktree(s, o.Feature) == nil {
 		return false, err // a cheap look first: most runs take no git lock
 	}
-	unlock, err := Lock(st)
+	unlock, _, err := Lock(st)
 	if err != nil {
 		return false, err
 	}

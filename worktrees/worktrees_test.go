@@ -171,7 +171,7 @@ func TestWorktreeEntrySymlinkRefused(t *testing.T) {
 // after the store's lock timeout instead of stalling it for ever.
 func TestLockTimesOut(t *testing.T) {
 	dir, st := repoWithProject(t, "")
-	unlock, err := worktrees.Lock(st)
+	unlock, _, err := worktrees.Lock(st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,11 +179,11 @@ func TestLockTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := worktrees.Lock(quick); !errors.As(err, new(db.ErrBusy)) {
+	if _, _, err := worktrees.Lock(quick); !errors.As(err, new(db.ErrBusy)) {
 		t.Fatalf("second lock: %v", err)
 	}
 	unlock()
-	again, err := worktrees.Lock(quick)
+	again, _, err := worktrees.Lock(quick)
 	if err != nil {
 		t.Fatalf("after the release: %v", err)
 	}
@@ -207,5 +207,29 @@ func TestEnsureAfterCompletionMakesNothing(t *testing.T) {
 	}
 	if out := git(t, dir, "branch", "--list", model.FeatureBranch("s1", "f1")); out != "" {
 		t.Fatalf("the completed feature's branch is back: %q", out)
+	}
+}
+
+// A merge recorded as under way is read from the database, which can be
+// edited outside flowdeck: one that names the person's branch is never
+// settled by moving it.
+func TestSettleNeverMovesAnotherBranch(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	git(t, dir, "add", "b.txt")
+	git(t, dir, "commit", "-q", "-m", "second")
+	head, parent := git(t, dir, "rev-parse", "HEAD"), git(t, dir, "rev-parse", "HEAD^")
+	s, err := st.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.IntendMerge(db.MergeIntent{Session: s.ID, Feature: "f1", Branch: "main", Old: parent, New: head}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := worktrees.Settle(st); err == nil {
+		t.Fatal("a merge record naming main was settled")
+	}
+	if got := git(t, dir, "rev-parse", "main"); got != head {
+		t.Fatalf("main moved from %s to %s", head, got)
 	}
 }
