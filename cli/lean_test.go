@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/digest"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -322,4 +325,114 @@ func TestLeanAfterImport(t *testing.T) {
 	if got := runBin(t, leanAlone(t), other, "", true, "--dir", other, "flow", "status"); got.code != 0 || !strings.Contains(got.stdout, "imported") {
 		t.Fatalf("after import: %+v", got)
 	}
+}
+
+// storedDigest returns the status digest as it is in dir's database and,
+// given put, writes that in its place, without moving the change counter:
+// what a flowdeck that does not know of the digest leaves after its write,
+// or what an agent with write access to the project plants.
+func storedDigest(t *testing.T, dir string, put ...[]byte) []byte {
+	t.Helper()
+	b, err := bolt.Open(filepath.Join(dir, db.DBFile), 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var raw []byte
+	err = b.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(digest.Bucket)
+		raw = bytes.Clone(meta.Get(digest.Key))
+		if len(put) > 0 {
+			return meta.Put(digest.Key, put[0])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestLeanShowsAnOlderFlowdecksWrite: a flowdeck that predates the digest
+// writes events and the session and leaves the digest as it was. flow
+// status then shows the new state (flowdeck-cli's), not the digest's.
+func TestLeanShowsAnOlderFlowdecksWrite(t *testing.T) {
+	dir := t.TempDir()
+	if _, errs, code := flowdeck(t, dir, "flow", "plan", "start", "older"); code != 0 {
+		t.Fatalf("plan start: %s", errs)
+	}
+	kept := storedDigest(t, dir)
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := model.Plan{Summary: "s", Features: []model.Feature{{ID: "written-by-an-older-flowdeck", Title: "Older"}}}
+	if _, err := st.Do(model.PlanApply{Plan: plan}, "older", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	storedDigest(t, dir, kept)
+	for _, args := range digestCommands {
+		args = append([]string{"--dir", dir}, args...)
+		got, want := runBin(t, binary, dir, "", false, args...), runBin(t, fullCLI(), dir, "", false, args...)
+		if got != want {
+			t.Errorf("flowdeck %q printed the digest of before the older flowdeck's write:\n%+v\nflowdeck-cli:\n%+v", args, got, want)
+		}
+	}
+	got := runBin(t, binary, dir, "", false, "--dir", dir, "flow", "status")
+	if !strings.Contains(got.stdout, "written-by-an-older-flowdeck") {
+		t.Fatalf("flow status does not show the older flowdeck's plan: %+v", got)
+	}
+}
+
+// TestPlantedDigestIsCaught: a digest in flowdeck's own format whose
+// content is not this database's state (here: another project's, copied
+// in) is not printed by flow status, and flow verify and doctor report it,
+// naming the file. One forged with the database's own change counter is
+// reported by both as well.
+func TestPlantedDigestIsCaught(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	for _, args := range [][]string{{"flow", "plan", "start", "the real goal"}} {
+		if _, errs, code := flowdeck(t, dir, args...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	for _, args := range [][]string{{"flow", "plan", "start", "all done, nothing to review"}, {"flow", "note", "n"}} {
+		if _, errs, code := flowdeck(t, other, args...); code != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	storedDigest(t, dir, storedDigest(t, other))
+	if got := runBin(t, binary, dir, "", false, "--dir", dir, "flow", "status"); got.code != 0 ||
+		strings.Contains(got.stdout, "all done") || !strings.Contains(got.stdout, "the real goal") {
+		t.Errorf("flow status printed the planted digest: %+v", got)
+	}
+	assertCaught := func(what string) {
+		t.Helper()
+		dbFile := filepath.Join(dir, db.DBFile)
+		if _, errs, code := flowdeck(t, dir, "flow", "verify"); code != ExitInternal ||
+			!strings.Contains(errs, dbFile) || !strings.Contains(errs, "status digest") {
+			t.Errorf("%s: flow verify exit %d: %s", what, code, errs)
+		}
+		if out, _, code := flowdeck(t, dir, "doctor"); code != ExitInternal ||
+			!strings.Contains(out, dbFile) || !strings.Contains(out, "status digest") {
+			t.Errorf("%s: doctor exit %d: %s", what, code, out)
+		}
+	}
+	assertCaught("another project's digest")
+
+	// Forged: this project's digest, counter and all, with a status that
+	// is not the state's.
+	if _, errs, code := flowdeck(t, dir, "flow", "note", "render it again"); code != 0 {
+		t.Fatalf("note: %s", errs)
+	}
+	if _, errs, code := flowdeck(t, dir, "flow", "verify"); code != 0 {
+		t.Fatalf("verify after a fresh render: %s", errs)
+	}
+	d, err := digest.Decode(storedDigest(t, dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.StatusText = []byte("Session s\n  goal:     all done, nothing to review\n")
+	storedDigest(t, dir, digest.Encode(d))
+	assertCaught("a forged digest")
 }

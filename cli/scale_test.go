@@ -12,10 +12,10 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// chainProject is a project whose approved plan is an n-feature chain with
-// its first feature active (and passing evidence on it, so a review is
-// accepted).
-func chainProject(b *testing.B, n int) string {
+// chainProject is a project whose approved plan is an n-feature chain;
+// started, with its first feature active (and passing evidence on it, so
+// a review is accepted), else with no feature started yet.
+func chainProject(b *testing.B, n int, started bool) string {
 	b.Helper()
 	dir := b.TempDir()
 	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
@@ -29,10 +29,12 @@ func chainProject(b *testing.B, n int) string {
 			plan.Features[i].DependsOn = []string{fmt.Sprintf("f%d", i-1)}
 		}
 	}
-	for _, a := range []model.Action{
-		model.PlanStart{Goal: "scale"}, model.PlanApply{Plan: plan}, model.PlanApprove{}, model.RunStart{},
-		model.Validate{Feature: "f0", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./..."},
-	} {
+	actions := []model.Action{model.PlanStart{Goal: "scale"}, model.PlanApply{Plan: plan}, model.PlanApprove{}}
+	if started {
+		actions = append(actions, model.RunStart{},
+			model.Validate{Feature: "f0", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./..."})
+	}
+	for _, a := range actions {
 		if _, err := st.Do(a, "bench", time.Now()); err != nil {
 			b.Fatal(err)
 		}
@@ -43,16 +45,20 @@ func chainProject(b *testing.B, n int) string {
 // BenchmarkCLIActionByPlanSize runs `flow note`, `flow validate` and `flow
 // review` as processes on a 1-feature and a 2,000-feature chain, alternating
 // the two projects so that both see the same machine load, and reports each
-// one's median and the ratio. Target: ratio ≤ 3.
+// one's median and the ratio. Target: ratio ≤ 3. note-idle is the note on a
+// plan with no feature started (no active feature), where a note used to
+// render and read every feature doc.
 func BenchmarkCLIActionByPlanSize(b *testing.B) {
 	actions := map[string][]string{
-		"note":     {"flow", "note", "bench"},
-		"validate": {"flow", "validate", "f0", "--status", "passed", "--scope", "targeted", "--command", "go test ./..."},
-		"review":   {"flow", "review", "f0", "--decision", "needs_fix", "--finding", "again"},
+		"note":      {"flow", "note", "bench"},
+		"note-idle": {"flow", "note", "bench"},
+		"validate":  {"flow", "validate", "f0", "--status", "passed", "--scope", "targeted", "--command", "go test ./..."},
+		"review":    {"flow", "review", "f0", "--decision", "needs_fix", "--finding", "again"},
 	}
-	small, large := chainProject(b, 1), chainProject(b, 2000)
-	for _, name := range []string{"note", "validate", "review"} {
+	for _, name := range []string{"note", "note-idle", "validate", "review"} {
 		b.Run(name, func(b *testing.B) {
+			started := name != "note-idle"
+			small, large := chainProject(b, 1, started), chainProject(b, 2000, started)
 			var ts, tl []time.Duration
 			for b.Loop() {
 				for _, p := range []struct {

@@ -150,27 +150,12 @@ func TestSessionsSymlinkOutRefusesANewSession(t *testing.T) {
 	}
 }
 
-// A feature doc replaced by a link out is replaced by a file again; the
-// file the link pointed at is untouched.
+// A feature doc replaced by a link out is replaced by a file again (by an
+// action that changes the doc); the file the link pointed at is untouched.
 func TestFeatureDocSymlinkIsReplacedNotFollowed(t *testing.T) {
 	st, out := newStore(t), newOutside(t)
 	sess := mustDo(t, st, model.PlanStart{Goal: "g"}).Session
 	mustDo(t, st, model.PlanApply{Plan: twoFeaturePlan()})
-	doc := filepath.Join(st.DocsDir(sess.ID), "features", "a.md")
-	symlink(t, filepath.Join(out.dir, "notes.md"), doc)
-	mustDo(t, st, model.AddNote{Text: "hi"})
-	out.check(t)
-	if fi, err := os.Lstat(doc); err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("a.md after refresh: %v, %v", fi, err)
-	}
-	// A manifest replaced by a link out is replaced by a file, unread.
-	manifest := filepath.Join(st.DocsDir(sess.ID), "features", manifestName)
-	symlink(t, filepath.Join(out.dir, "notes.md"), manifest)
-	mustDo(t, st, model.AddNote{Text: "again"})
-	out.check(t)
-	if fi, err := os.Lstat(manifest); err != nil || !fi.Mode().IsRegular() {
-		t.Fatalf("manifest after refresh: %v, %v", fi, err)
-	}
 	// Cleanup leaves a link alone (flowdeck never wrote one), and what it
 	// points at.
 	b := filepath.Join(st.DocsDir(sess.ID), "features", "b.md")
@@ -179,6 +164,23 @@ func TestFeatureDocSymlinkIsReplacedNotFollowed(t *testing.T) {
 	out.check(t)
 	if fi, err := os.Lstat(b); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("b.md link: %v, %v", fi, err)
+	}
+	mustDo(t, st, model.PlanApprove{})
+	doc := filepath.Join(st.DocsDir(sess.ID), "features", "a.md")
+	symlink(t, filepath.Join(out.dir, "notes.md"), doc)
+	mustDo(t, st, model.RunStart{Feature: "a"})
+	out.check(t)
+	if fi, err := os.Lstat(doc); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("a.md after refresh: %v, %v", fi, err)
+	}
+	// A manifest replaced by a link out is replaced by a file, unread,
+	// even by an action that changes no feature doc.
+	manifest := filepath.Join(st.DocsDir(sess.ID), "features", manifestName)
+	symlink(t, filepath.Join(out.dir, "notes.md"), manifest)
+	mustDo(t, st, model.AddNote{Text: "again"})
+	out.check(t)
+	if fi, err := os.Lstat(manifest); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("manifest after refresh: %v, %v", fi, err)
 	}
 }
 

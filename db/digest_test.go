@@ -1,8 +1,10 @@
 package db_test
 
 import (
+	"bytes"
 	"errors"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -58,5 +60,126 @@ func TestDigestNeverFailsAWrite(t *testing.T) {
 func TestDigestReadsThisSchema(t *testing.T) {
 	if digest.SchemaVersion != db.SchemaVersion {
 		t.Fatalf("digest reads schema %d, db writes %d", digest.SchemaVersion, db.SchemaVersion)
+	}
+}
+
+// rawDigest is the stored digest as it is in the file, and put writes one
+// there (nil deletes it) without moving the change counter: what a program
+// that does not know of the digest leaves, or an agent that plants one.
+func rawDigest(t *testing.T, path string, put ...[]byte) []byte {
+	t.Helper()
+	b, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var raw []byte
+	err = b.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(digest.Bucket)
+		raw = bytes.Clone(meta.Get(digest.Key))
+		if len(put) == 0 {
+			return nil
+		}
+		if put[0] == nil {
+			return meta.Delete(digest.Key)
+		}
+		return meta.Put(digest.Key, put[0])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestDigestFollowsTheCounter: a write that changes nothing the digest
+// shows (an agent's event) carries it to the new counter; a write that
+// changes the state without rendering it (an older flowdeck: the digest
+// left as it was) retires it, and verify says so, naming the file; the
+// next action through flowdeck renders it again.
+func TestDigestFollowsTheCounter(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, db.DBFile)
+	st, err := db.Open(path, db.Options{NoSync: true, Digest: ops.Digest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Do(model.PlanStart{Goal: "counter"}, "t", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	first, err := digest.Read(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "a", Event: "turn", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	carried, err := digest.Read(root)
+	if err != nil || carried.Changes != first.Changes+1 || !bytes.Equal(carried.StatusText, first.StatusText) {
+		t.Fatalf("an agent's event did not carry the digest: %+v %v", carried, err)
+	}
+
+	// An older flowdeck: the state moves on, the digest stays as it was.
+	kept := rawDigest(t, path)
+	older, err := db.Open(path, db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := older.Do(model.AddNote{Text: "by an older flowdeck"}, "t", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	rawDigest(t, path, kept)
+	if _, err := digest.Read(root); !errors.Is(err, digest.ErrUnavailable) {
+		t.Fatalf("a digest behind the counter was read: %v", err)
+	}
+	// Nor does a write that changes nothing it shows bring it back.
+	if err := st.RecordAgentEvent(model.AgentEvent{Agent: "a", Event: "turn", At: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := digest.Read(root); !errors.Is(err, digest.ErrUnavailable) {
+		t.Fatalf("a write carried a retired digest: %v", err)
+	}
+	rep, err := st.Verify()
+	if err != nil || len(rep.Problems) != 1 || rep.Problems[0].File == "" ||
+		!strings.Contains(rep.Problems[0].String(), path) || !strings.Contains(rep.Problems[0].String(), "status digest") {
+		t.Fatalf("verify did not name the stale digest: %+v %v", rep, err)
+	}
+	if _, err := st.Do(model.AddNote{Text: "again"}, "t", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := digest.Read(root); err != nil {
+		t.Fatalf("the next action did not render the digest: %v", err)
+	}
+	if rep, err := st.Verify(); err != nil || len(rep.Problems) != 0 {
+		t.Fatalf("verify after a fresh render: %+v %v", rep, err)
+	}
+}
+
+// TestVerifyCatchesAPlantedDigest: a digest in the format flowdeck
+// writes, with the database's counter, whose content is not what the state
+// renders is reported by verify and doctor, naming the file and the part.
+func TestVerifyCatchesAPlantedDigest(t *testing.T) {
+	root := t.TempDir()
+	path := filepath.Join(root, db.DBFile)
+	st, err := db.Open(path, db.Options{NoSync: true, Digest: ops.Digest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Do(model.PlanStart{Goal: "planted"}, "t", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	d, err := digest.Decode(rawDigest(t, path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.StatusText = []byte("Session s\n  goal:     all done, nothing to review\n")
+	rawDigest(t, path, digest.Encode(d))
+	rep, err := st.Verify()
+	if err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), path) ||
+		!strings.Contains(rep.Problems[0].Message, "flow status") {
+		t.Fatalf("verify: %+v %v", rep, err)
+	}
+	doc, err := db.Doctor(path, db.Options{Digest: ops.Digest})
+	if err != nil || doc.OK || len(doc.Verify.Problems) != 1 || doc.Verify.Problems[0].File == "" {
+		t.Fatalf("doctor: %+v %v", doc, err)
 	}
 }

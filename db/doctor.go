@@ -12,7 +12,8 @@ import (
 
 // Doctor checks the database at path without changing it: it opens only an
 // existing file, checks every page (bbolt's Tx.Check) and replays every
-// session's log against the stored state (Verify).
+// session's log against the stored state, and with opts.Digest the status
+// digest against a fresh render (Verify).
 func Doctor(path string, opts Options) (*model.DoctorReport, error) {
 	opts.Existing = true
 	abs, _ := filepath.Abs(path)

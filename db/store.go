@@ -37,7 +37,7 @@ var (
 
 	keySchema  = []byte("schema")
 	keyActive  = []byte("active")
-	keyChanges = []byte("changes")
+	keyChanges = digest.CounterKey // what the lean binary compares a digest with
 )
 
 // DefaultLockTimeout is how long a writer waits for another process.
@@ -257,7 +257,7 @@ func (s *Store) openBolt(r *os.Root, readOnly bool) (*bolt.DB, *fileLock, error)
 	return b, l, nil
 }
 
-// update runs fn in one write transaction and bumps the change counter.
+// update runs fn in one write transaction and moves the change counter.
 func (s *Store) update(fn func(tx *bolt.Tx) error) error {
 	return s.updateThen(fn, nil)
 }
@@ -290,13 +290,20 @@ func (s *Store) updateRoot(fn func(r *os.Root, tx *bolt.Tx) error, after func())
 					return err
 				}
 			}
+			meta := tx.Bucket(bucketMeta)
+			if meta == nil {
+				return fn(r, tx)
+			}
+			// The counter moves first, so that a digest rendered in fn
+			// carries the value this transaction commits.
+			before := getU64(meta.Get(keyChanges))
+			if err := meta.Put(keyChanges, u64(before+1)); err != nil {
+				return err
+			}
 			if err := fn(r, tx); err != nil {
 				return err
 			}
-			if meta := tx.Bucket(bucketMeta); meta != nil {
-				return meta.Put(keyChanges, u64(getU64(meta.Get(keyChanges))+1))
-			}
-			return nil
+			return carryDigest(meta, before, before+1)
 		})
 	})
 	err = s.stored(err)

@@ -7,15 +7,18 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/flowdeck/flowdeck/internal/digest"
 	"github.com/flowdeck/flowdeck/model"
 )
 
 // Verify replays every session's events through model.Apply, the same code
-// that executed them, and compares the result with the materialized session.
+// that executed them, and compares the result with the materialized session;
+// then, with a renderer (Options.Digest), renders the status digest from the
+// state and compares it with the stored one.
 func (s *Store) Verify() (*model.VerifyReport, error) {
 	rep := &model.VerifyReport{Checked: map[string]uint64{}, Problems: []model.VerifyProblem{}}
 	err := s.view(func(tx *bolt.Tx) error {
-		return tx.Bucket(bucketSessions).ForEach(func(k, stored []byte) error {
+		err := tx.Bucket(bucketSessions).ForEach(func(k, stored []byte) error {
 			rep.Sessions++
 			id := string(k)
 			n, problem := verifySession(tx, id, stored)
@@ -26,6 +29,10 @@ func (s *Store) Verify() (*model.VerifyReport, error) {
 			}
 			return nil
 		})
+		if p := s.verifyDigest(tx); p != nil {
+			rep.Problems = append(rep.Problems, *p)
+		}
+		return err
 	})
 	return rep, err
 }
@@ -111,4 +118,60 @@ func firstFieldDiff(a, b []byte) string {
 		}
 	}
 	return "field order or unknown fields"
+}
+
+// verifyDigest compares the stored status digest with one rendered from
+// the state in tx now. Any difference is reported, naming the file that
+// holds it: the lean binary prints a digest whose counter is the
+// database's without looking further, so one whose content is not what
+// the state renders (planted, or written by a faulty flowdeck) would be
+// shown as the truth, and one behind the counter says a write did not
+// render it. No digest is no problem: the lean binary then asks the full
+// code.
+func (s *Store) verifyDigest(tx *bolt.Tx) *model.VerifyProblem {
+	stored := tx.Bucket(bucketMeta).Get(digest.Key)
+	if stored == nil || s.digest == nil {
+		return nil
+	}
+	where := s.path + " (status digest, meta/digest)"
+	problem := func(format string, args ...any) *model.VerifyProblem {
+		return &model.VerifyProblem{File: where, Message: fmt.Sprintf(format, args...)}
+	}
+	now := getU64(tx.Bucket(bucketMeta).Get(keyChanges))
+	d, err := digest.Decode(stored)
+	switch {
+	case err != nil:
+		return problem("not a digest this flowdeck writes (%v): it is not printed, and the next flow action renders it again", err)
+	case d.Changes != now:
+		return problem("it shows change %d, the database is at change %d (a write did not render it): it is not printed, and the next flow action renders it again", d.Changes, now)
+	}
+	want, err := s.renderDigest(tx, nil)
+	if err != nil {
+		return problem("the state does not render (%v), yet a digest is stored: flow status and hud print it until the next flow action", err)
+	}
+	if bytes.Equal(want, stored) {
+		return nil
+	}
+	return problem("%s: flow status and hud print it until the next flow action renders it again", digestDiff(want, stored))
+}
+
+// digestDiff names the first part where two encoded digests differ.
+func digestDiff(want, got []byte) string {
+	w, _ := digest.Decode(want)
+	g, _ := digest.Decode(got)
+	for _, p := range []struct {
+		name      string
+		want, got []byte
+	}{
+		{"flow status", w.StatusText, g.StatusText},
+		{"flow status --json", w.StatusJSON, g.StatusJSON},
+		{"hud", w.HUDText.Out, g.HUDText.Out},
+		{"hud --format markdown", w.HUDMarkdown.Out, g.HUDMarkdown.Out},
+		{"hud --hook claude", w.HUDHook.Out, g.HUDHook.Out},
+	} {
+		if !bytes.Equal(p.want, p.got) {
+			return "its " + p.name + " is not what the state renders"
+		}
+	}
+	return "its HUD time stamps are not where the state's render has them"
 }

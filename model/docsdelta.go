@@ -21,6 +21,7 @@ func DocFeatureIDs(s *Session) []string {
 type DocsBefore struct {
 	known   bool
 	active  string
+	next    string // NextCommand, which the active feature's doc shows
 	history []HistoryItem
 }
 
@@ -31,7 +32,11 @@ func MarkDocs(s *Session) DocsBefore {
 	if s == nil {
 		return DocsBefore{}
 	}
-	return DocsBefore{known: true, active: s.Execution.ActiveFeature, history: s.Execution.History}
+	d := DocsBefore{known: true, active: s.Execution.ActiveFeature, history: s.Execution.History}
+	if d.active != "" {
+		d.next = NextCommand(s) // without an active feature, no doc shows it, and it costs a pass over the plan
+	}
+	return d
 }
 
 // DocsToRefresh returns the features whose docs the events of one action may
@@ -40,12 +45,15 @@ func MarkDocs(s *Session) DocsBefore {
 // or re-activated session, or a plan applied or narrowed.
 //
 // A feature doc shows the feature, its state, the states of its direct
-// dependencies and dependents, its history items and, when active, the next
-// command. A feature's state depends on its own record and its
-// dependencies' statuses. So the docs to render are the features the events
-// name, the active feature before and after, features whose history items
+// dependencies and dependents, its history items and, when active, that it
+// is and the next command. A feature's state depends on its own record and
+// its dependencies' statuses, not on which feature is active. So the docs
+// to render are the features the events name and those whose history items
 // were trimmed away, the dependents of all those (their state may change),
-// and the direct neighbours of that set (they show its states).
+// and the direct neighbours of that set (they show its states); and the
+// active feature before and after, alone, when the active feature or the
+// next command changed. An action that changes no feature (a note) renders
+// none.
 func DocsToRefresh(before DocsBefore, after *Session, events []Event) (ids []string, all bool) {
 	if after == nil || after.Plan == nil {
 		return nil, false
@@ -64,8 +72,6 @@ func DocsToRefresh(before DocsBefore, after *Session, events []Event) (ids []str
 			named[id] = true
 		}
 	}
-	named[before.active] = true
-	named[after.Execution.ActiveFeature] = true
 	if h := after.Execution.History; len(h) > 0 {
 		for _, item := range before.history {
 			if item.Seq < h[0].Seq {
@@ -94,6 +100,10 @@ func DocsToRefresh(before DocsBefore, after *Session, events []Event) (ids []str
 				render[d] = true
 			}
 		}
+	}
+	if before.active != after.Execution.ActiveFeature || before.active != "" && before.next != NextCommand(after) {
+		render[before.active] = true
+		render[after.Execution.ActiveFeature] = true
 	}
 	for _, f := range after.Plan.Features { // plan order, for stable output
 		if render[f.ID] && ValidFeatureID(f.ID) {

@@ -64,7 +64,8 @@ type ForgetQuery struct {
 // ErrNoFlowRun says a flow run id is unknown.
 type ErrNoFlowRun struct{ ID string }
 
-// VerifyReport is the outcome of replaying every session's log.
+// VerifyReport is the outcome of replaying every session's log and
+// rendering the status digest again.
 type VerifyReport struct {
 	Sessions int               `json:"sessions"`
 	Events   int               `json:"events"`
@@ -73,10 +74,12 @@ type VerifyReport struct {
 }
 
 // VerifyProblem names a session whose replayed state differs from the stored
-// one, and the first event where they part.
+// one, and the first event where they part; or, with File, a copy derived
+// from the state (the status digest) that differs from it.
 type VerifyProblem struct {
 	Session string `json:"session"`
 	Seq     uint64 `json:"seq"`
+	File    string `json:"file,omitempty"`
 	Message string `json:"message"`
 }
 
@@ -111,5 +114,8 @@ type DoctorReport struct {
 func (e ErrNoFlowRun) Error() string { return "no flow run " + e.ID }
 
 func (p VerifyProblem) String() string {
+	if p.File != "" {
+		return p.File + ": " + p.Message
+	}
 	return fmt.Sprintf("session %s, event %d: %s", p.Session, p.Seq, p.Message)
 }

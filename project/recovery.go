@@ -46,7 +46,7 @@ func (p *Project) Import(r io.Reader, force bool) (*model.ImportReport, *model.V
 	} else if err != nil {
 		return nil, nil, err
 	}
-	st, err := db.Open(p.dbPath(), db.Options{Existing: true})
+	st, err := db.Open(p.dbPath(), db.Options{Existing: true, Digest: ops.Digest})
 	if err != nil {
 		return rep, nil, err
 	}
@@ -55,11 +55,12 @@ func (p *Project) Import(r io.Reader, force bool) (*model.ImportReport, *model.V
 }
 
 // Doctor checks the database without changing it; nil when there is none.
+// With the renderer it also checks the status digest against the state.
 func (p *Project) Doctor() (*model.DoctorReport, error) {
 	if !p.HasDatabase() {
 		return nil, nil
 	}
-	return db.Doctor(p.dbPath(), db.Options{})
+	return db.Doctor(p.dbPath(), db.Options{Digest: ops.Digest})
 }
 
 // Contents counts the project's sessions and says whether it has a stored

@@ -16,15 +16,13 @@ func RenderFeature(s *model.Session, f *model.Feature) string {
 	return renderFeature(s, f, dependents)
 }
 
-// RenderFeatures renders the docs of the features ids of s (every feature
-// in the plan when ids is nil), sharing one dependency index, and hands
-// each to emit; the first error from emit stops it.
+// RenderFeatures renders the docs of the features ids of s, and only
+// those (none for none: an action that touched no feature must not cost a
+// render of the whole plan), sharing one dependency index, and hands each
+// to emit; the first error from emit stops it.
 func RenderFeatures(s *model.Session, ids []string, emit func(id, doc string) error) error {
-	if s == nil || s.Plan == nil {
+	if s == nil || s.Plan == nil || len(ids) == 0 {
 		return nil
-	}
-	if ids == nil {
-		ids = model.DocFeatureIDs(s)
 	}
 	dependents := model.DependentsIndex(s.Plan)
 	for _, id := range ids {

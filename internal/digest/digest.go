@@ -7,11 +7,16 @@
 // the session, linking the model or parsing flags with cobra; anything it
 // cannot answer exactly it hands to flowdeck-cli.
 //
-// Because the digest is written in the transaction that changes what it
-// shows, it is never stale: a store that writes without a renderer deletes
-// it in that transaction instead. The one thing that changes without a
-// write is the time on a HUD's first line; the lean binary writes it into
-// the place the digest marks.
+// A digest carries the database's change counter as of the state it shows,
+// and is printed only while the counter still has that value: a write that
+// does not render the digest (an older flowdeck, a tool of the user's)
+// moves the counter and so retires the digest, without having to know of
+// it. A write of this code that changes what the digest shows renders it
+// again (or deletes it, when it has no renderer); one that changes nothing
+// it shows (a run's output, an agent's event) carries it forward to the
+// new counter. The one thing that changes without a write is the time on
+// a HUD's first line; the lean binary writes it into the place the digest
+// marks.
 package digest
 
 import (
@@ -22,16 +27,19 @@ import (
 	"time"
 )
 
-// Bucket and Key name where the digest is stored.
+// Bucket and Key name where the digest is stored; CounterKey is the
+// database's change counter beside it (8 bytes, big-endian), which every
+// committed write moves.
 var (
-	Bucket = []byte("meta")
-	Key    = []byte("digest")
+	Bucket     = []byte("meta")
+	Key        = []byte("digest")
+	CounterKey = []byte("changes")
 )
 
 // header starts every encoded digest; its number changes whenever the
 // parts or their meaning change, so a binary never prints a digest it does
 // not know.
-const header = "flowdeck-digest 3\n"
+const header = "flowdeck-digest 4\n"
 
 // MaxPart bounds one part: a status is a few KiB even for a plan of
 // hundreds of features, and a length beyond this is damage.
@@ -40,6 +48,9 @@ const MaxPart = 64 << 20
 // Digest is the output of the commands the lean binary answers, exactly as
 // flowdeck-cli writes it to stdout.
 type Digest struct {
+	// Changes is the change counter of the database as of the state the
+	// digest shows: it is true only while the counter has this value.
+	Changes     uint64
 	StatusText  []byte // flow status: human text, already sanitised for a terminal
 	StatusJSON  []byte // flow status --json: the object, indented, with its newline
 	HUDText     Stamped
@@ -71,10 +82,12 @@ func (s Stamped) Stamp(now time.Time) (out []byte, ok bool) {
 	return out, true
 }
 
-// Encode lays d out as stored: the header, then each part as a uvarint
-// length and its bytes, a stamped part followed by its offset plus one.
+// Encode lays d out as stored: the header, the counter (8 bytes,
+// big-endian: fixed, so that Carry can rewrite it in place), then each
+// part as a uvarint length and its bytes, a stamped part followed by its
+// offset plus one.
 func Encode(d Digest) []byte {
-	b := []byte(header)
+	b := binary.BigEndian.AppendUint64([]byte(header), d.Changes)
 	for _, part := range [][]byte{d.StatusText, d.StatusJSON} {
 		b = binary.AppendUvarint(b, uint64(len(part)))
 		b = append(b, part...)
@@ -98,10 +111,11 @@ var ErrFormat = errors.New("digest: unknown or damaged format")
 // or an offset past the end, trailing bytes) is ErrFormat: the caller asks
 // the full code instead.
 func Decode(b []byte) (Digest, error) {
-	rest, ok := bytes.CutPrefix(b, []byte(header))
+	changes, ok := counterOf(b)
 	if !ok {
 		return Digest{}, ErrFormat
 	}
+	rest := b[len(header)+8:]
 	next := func(max uint64) (uint64, bool) {
 		n, w := binary.Uvarint(rest)
 		// Only Encode's own (shortest) form: a padded length is not one
@@ -121,7 +135,7 @@ func Decode(b []byte) (Digest, error) {
 		rest = rest[n:]
 		return p, true
 	}
-	var d Digest
+	d := Digest{Changes: changes}
 	var parts [2][]byte
 	for i := range parts {
 		if parts[i], ok = part(); !ok {
@@ -144,4 +158,26 @@ func Decode(b []byte) (Digest, error) {
 		return Digest{}, fmt.Errorf("%w: %d trailing bytes", ErrFormat, len(rest))
 	}
 	return d, nil
+}
+
+// counterOf is the change counter an encoded digest carries; ok is false
+// when b is not one this code wrote.
+func counterOf(b []byte) (uint64, bool) {
+	if len(b) < len(header)+8 || !bytes.HasPrefix(b, []byte(header)) {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(b[len(header):]), true
+}
+
+// Carry is the encoded digest b carried from counter from to counter to,
+// for a write that changed nothing the digest shows; nil when b is not
+// one this code wrote or was not true at from (it stays retired). It does
+// not decode the parts: the write that made b checked them.
+func Carry(b []byte, from, to uint64) []byte {
+	if n, ok := counterOf(b); !ok || n != from {
+		return nil
+	}
+	out := bytes.Clone(b)
+	binary.BigEndian.PutUint64(out[len(header):], to)
+	return out
 }

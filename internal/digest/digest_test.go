@@ -9,6 +9,7 @@ import (
 
 func sample() Digest {
 	return Digest{
+		Changes:     42,
 		StatusText:  []byte("Session s\n  goal:     g\n"),
 		StatusJSON:  []byte("{\n  \"ok\": true\n}\n"),
 		HUDText:     Stamped{Out: []byte("flowdeck (seq 1, 2000-01-01 00:00:00 UTC): g\n"), At: 17},
@@ -44,20 +45,36 @@ func TestDecodeRefusesWhatEncodeDidNotWrite(t *testing.T) {
 	bad := [][]byte{
 		nil,
 		[]byte("flowdeck-digest 1\n"),
-		bytes.Replace(b, []byte("digest 3"), []byte("digest 2"), 1), // the version before
-		bytes.Replace(b, []byte("digest 3"), []byte("digest 4"), 1),
+		bytes.Replace(b, []byte("digest 4"), []byte("digest 3"), 1), // the version before
+		bytes.Replace(b, []byte("digest 4"), []byte("digest 5"), 1),
 		append(bytes.Clone(b), 0),
 	}
-	for n := len(header); n < len(b); n++ {
+	for n := 0; n < len(b); n++ {
 		bad = append(bad, b[:n])
 	}
 	// status parts empty, a 5-byte HUD stamped at 2, the other two empty
-	stampPastEnd := []byte(header + "\x00\x00\x05short\x03\x00\x00\x00\x00")
+	stampPastEnd := []byte(header + "\x00\x00\x00\x00\x00\x00\x00\x01" + "\x00\x00\x05short\x03\x00\x00\x00\x00")
 	bad = append(bad, stampPastEnd)
 	for i, in := range bad {
 		if _, err := Decode(in); !errors.Is(err, ErrFormat) {
 			t.Errorf("case %d (%q): err %v, want ErrFormat", i, in, err)
 		}
+	}
+}
+
+// TestCarry: a digest true at one counter is carried to the next with its
+// parts as they were; one of another counter, or not one Encode wrote, is
+// not carried (nil).
+func TestCarry(t *testing.T) {
+	b := Encode(sample())
+	d, err := Decode(Carry(b, 42, 43))
+	want := sample()
+	want.Changes = 43
+	if err != nil || !bytes.Equal(Encode(d), Encode(want)) {
+		t.Fatalf("carried: %+v %v", d, err)
+	}
+	if Carry(b, 41, 42) != nil || Carry([]byte("flowdeck-digest 3\n"), 0, 1) != nil || Carry(nil, 0, 1) != nil {
+		t.Fatal("carried a digest that was not true at the counter given")
 	}
 }
 

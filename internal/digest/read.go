@@ -1,6 +1,7 @@
 package digest
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -28,8 +29,9 @@ const SchemaVersion = 1
 // what is wrong; Read never has to.
 var ErrUnavailable = errors.New("digest: not available")
 
-// Read returns the digest stored in the database of the project at root.
-// It takes the same shared lock as every reader (the side file that db
+// Read returns the digest stored in the database of the project at root,
+// when it shows the database's current state (its counter is the
+// database's). It takes the same shared lock as every reader (the side file that db
 // uses) without waiting, opens the file read-only through an os.Root on
 // the project (a symlink out of it is refused, as db refuses it), and
 // reads one key.
@@ -75,6 +77,7 @@ func Read(root string) (d Digest, err error) {
 	}
 	defer b.Close()
 	var raw []byte
+	var changes uint64
 	err = b.View(func(tx *bolt.Tx) error {
 		meta := tx.Bucket(Bucket)
 		if meta == nil {
@@ -82,6 +85,9 @@ func Read(root string) (d Digest, err error) {
 		}
 		if v, _ := strconv.Atoi(string(meta.Get([]byte("schema")))); v != SchemaVersion {
 			return fmt.Errorf("schema %d", v)
+		}
+		if c := meta.Get(CounterKey); len(c) == 8 {
+			changes = binary.BigEndian.Uint64(c)
 		}
 		raw = append([]byte(nil), meta.Get(Key)...) // valid only inside the transaction
 		return nil
@@ -92,6 +98,11 @@ func Read(root string) (d Digest, err error) {
 	d, err = Decode(raw)
 	if err != nil {
 		return Digest{}, unavailable(err)
+	}
+	// A write that did not render the digest moved the counter past it:
+	// the state it shows is gone.
+	if d.Changes != changes {
+		return Digest{}, unavailable(fmt.Errorf("digest of change %d, database at change %d", d.Changes, changes))
 	}
 	return d, nil
 }

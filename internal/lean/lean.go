@@ -140,7 +140,8 @@ func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 // answer writes the answer to req on stdout when the status digest of the
 // project holds it and returns the exit code; ok is false when it answered
 // nothing. It answers nothing it is not sure of: no project database, an
-// old one without a digest, a writer holding the lock, damage.
+// old one without a digest, a digest behind the database's change counter
+// (a write that did not render it), a writer holding the lock, damage.
 // flowdeck-cli handles those and says what is wrong.
 func answer(req request, start string, stdout io.Writer) (code int, ok bool) {
 	if !lockTimeoutValid() {

@@ -81,7 +81,7 @@ func FuzzParse(f *testing.F) {
 // plant writes a database whose digest is d, as an agent with write access
 // to the project could.
 func plant(t *testing.T, d digest.Digest) string {
-	return digesttest.Project(t, "1", digest.Encode(d))
+	return digesttest.Project(t, "1", d.Changes, digest.Encode(d))
 }
 
 // TestPlantedDigestIsNotPrinted: a digest written by someone other than

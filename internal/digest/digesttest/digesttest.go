@@ -4,6 +4,7 @@
 package digesttest
 
 import (
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,10 +15,10 @@ import (
 	"github.com/flowdeck/flowdeck/internal/rootdir"
 )
 
-// Project makes a project directory whose database has schema and, unless
-// raw is nil, raw as its digest, with the side lock file db makes, and
-// returns the directory.
-func Project(t testing.TB, schema string, raw []byte) string {
+// Project makes a project directory whose database has schema, the change
+// counter changes and, unless raw is nil, raw as its digest, with the side
+// lock file db makes, and returns the directory.
+func Project(t testing.TB, schema string, changes uint64, raw []byte) string {
 	t.Helper()
 	root := t.TempDir()
 	path := filepath.Join(root, rootdir.DBFile)
@@ -32,6 +33,9 @@ func Project(t testing.TB, schema string, raw []byte) string {
 		meta, err := tx.CreateBucket(digest.Bucket)
 		if err == nil {
 			err = meta.Put([]byte("schema"), []byte(schema))
+		}
+		if err == nil {
+			err = meta.Put(digest.CounterKey, binary.BigEndian.AppendUint64(nil, changes))
 		}
 		if err == nil && raw != nil {
 			err = meta.Put(digest.Key, raw)
