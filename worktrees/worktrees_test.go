@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -231,5 +232,49 @@ func TestSettleNeverMovesAnotherBranch(t *testing.T) {
 	}
 	if got := git(t, dir, "rev-parse", "main"); got != head {
 		t.Fatalf("main moved from %s to %s", head, got)
+	}
+}
+
+// info/exclude is where flowdeck keeps its worktrees out of git status; a
+// symlink planted there (the git directory is the agents' to write) does
+// not make flowdeck append to the file it points at, nor does a FIFO make
+// it hang.
+func TestExcludeFollowsNoLink(t *testing.T) {
+	for _, plant := range []string{"symlink", "fifo"} {
+		t.Run(plant, func(t *testing.T) {
+			dir, st := repoWithProject(t, "")
+			outside := filepath.Join(t.TempDir(), "bashrc")
+			os.WriteFile(outside, []byte("the person's file\n"), 0o644)
+			exclude := filepath.Join(dir, ".git", "info", "exclude")
+			os.MkdirAll(filepath.Dir(exclude), 0o755)
+			os.Remove(exclude)
+			var err error
+			if plant == "symlink" {
+				err = os.Symlink(outside, exclude)
+			} else {
+				err = syscall.Mkfifo(exclude, 0o644)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if plant == "fifo" {
+				// git itself reads info/exclude and waits on a FIFO for
+				// ever: flowdeck stops it and says why.
+				t.Setenv("FLOWDECK_GIT_TIMEOUT", "3s")
+			}
+			res := do(t, st, model.RunStart{Feature: "f1"})
+			if data, _ := os.ReadFile(outside); string(data) != "the person's file\n" {
+				t.Fatalf("the file the link points at became %q", data)
+			}
+			if plant == "fifo" {
+				if res.Git == nil || !strings.Contains(res.Git.Warning, "did not finish within 3s") {
+					t.Fatalf("the worktree over a FIFO: %+v", res.Git)
+				}
+				return
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".flow", "worktrees", "f1", ".git")); err != nil {
+				t.Fatalf("the worktree was not made: %v", err)
+			}
+		})
 	}
 }

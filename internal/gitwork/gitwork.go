@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ErrNoGit means the git program is not installed.
@@ -169,8 +170,17 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 	for _, kv := range safety {
 		full = append(full, "-c", kv)
 	}
+	limit := timeout()
+	ctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
 	cmd := exec.CommandContext(ctx, path, append(full, args...)...)
 	cmd.Env = env(extraEnv)
+	// git may start git (worktree add checks out, status looks into
+	// submodules): the whole group goes when the time is up, and a child
+	// left holding the output pipe does not keep Wait waiting.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = w, &stderr
 	if err := cmd.Run(); err != nil {
@@ -179,9 +189,30 @@ func runTo(ctx context.Context, dir string, extraEnv []string, w io.Writer, args
 		if errors.As(err, &ee) {
 			code = ee.ExitCode()
 		}
+		if ctx.Err() == context.DeadlineExceeded {
+			err = fmt.Errorf("%w: it did not finish within %s (a FIFO the repository's files or git directory hold "+
+				"makes git wait for ever; $%s sets the limit)", ErrTimeout, limit, timeoutVar)
+		}
 		return code, &Error{Args: args, Stderr: stderr.String(), Err: err}
 	}
 	return 0, nil
+}
+
+// ErrTimeout is a git command flowdeck stopped: it ran longer than the
+// limit. An agent can make git wait for ever (a FIFO where git reads a
+// file: info/exclude, a .gitignore), and flowdeck's git runs under the git
+// lock, which every other git action then waits for.
+var ErrTimeout = errors.New("gitwork: git was stopped")
+
+// timeoutVar names the limit on one git command (a Go duration); the
+// default is far above what git takes on any repository it is fast on.
+const timeoutVar = "FLOWDECK_GIT_TIMEOUT"
+
+func timeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(timeoutVar)); err == nil && d > 0 {
+		return d
+	}
+	return 2 * time.Minute
 }
 
 // vars name r's git directories and work tree for git, in place of
