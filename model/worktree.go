@@ -225,13 +225,8 @@ func CapFiles(files []string) []string {
 // conflicted on files: the worktree is kept, and the hint says the three
 // ways on.
 func MergeConflictError(s *Session, f *Feature, files []string) *Error {
+	// The names as derived from the ids (GitNamesOf): what git work uses.
 	wt, integ := WorktreePath(f.ID), IntegrationBranch(s.ID)
-	if f.Git != nil {
-		wt = f.Git.Worktree
-	}
-	if s.Git != nil {
-		integ = s.Git.Integration
-	}
 	hint := fmt.Sprintf("The worktree %s is kept. Either rebase the feature branch onto %s (git -C %s rebase %s) "+
 		"validate, and complete again; or resolve by hand in %s (merge %s into the branch, fix the files, commit), "+
 		"validate, and complete again; or drop the work: flowdeck flow reset feature %s.",
@@ -247,13 +242,8 @@ func MergeConflictError(s *Session, f *Feature, files []string) *Error {
 // person's checkout ignores (a database, a .env). Nothing was merged; the
 // worktree stays.
 func ProtectedPathsError(s *Session, f *Feature, paths []string) *Error {
+	// The names as derived from the ids (GitNamesOf): what git work uses.
 	wt, integ := WorktreePath(f.ID), IntegrationBranch(s.ID)
-	if f.Git != nil {
-		wt = f.Git.Worktree
-	}
-	if s.Git != nil {
-		integ = s.Git.Integration
-	}
 	hint := fmt.Sprintf("Nothing was merged and the worktree %s is kept. These files are flowdeck's own or ones your checkout ignores: "+
 		"a land would put them over yours. Take them out of the feature's branch (git -C %s rm -r -q --cached -- PATH..., then commit), "+
 		"validate, review and complete again; or drop the work: flowdeck flow reset feature %s.",
