@@ -8,10 +8,15 @@ import (
 	"github.com/tailscale/hujson"
 )
 
-// ignored are the files that must stay out of git: the database holds the
-// sessions and all run output (large, and machine-local); the docs beside
-// them are meant to be read and may be committed.
-var ignored = []string{"/.flow/flowdeck.db", "/.flow/flowdeck.db.lock"}
+// ignored are what of .flow/ stays out of git, being machine-local: the
+// database (the sessions and all run output, large), the lock files of
+// runs, flow runs and git actions, and the agents' worktrees. The rest is
+// meant to be committed: the sessions' docs (for reading) and the
+// project's flows and patterns.
+var ignored = []string{"/.flow/flowdeck.db", "/.flow/flowdeck.db.lock", "/.flow/git.lock", "/.flow/runs/", "/.flow/flowruns/", "/.flow/worktrees/"}
+
+// IgnoreComment heads the lines init adds to .gitignore.
+const IgnoreComment = "# flowdeck: its database, locks and agents' worktrees (flowdeck init); the rest of .flow/ is meant to be committed"
 
 func gitignore(old string, _ bool) (string, error) {
 	var missing []string
@@ -31,7 +36,7 @@ func gitignore(old string, _ bool) (string, error) {
 	if old != "" {
 		b.WriteByte('\n')
 	}
-	b.WriteString("# flowdeck: the database and its run output (flowdeck init)\n")
+	b.WriteString(IgnoreComment + "\n")
 	for _, m := range missing {
 		b.WriteString(m + "\n")
 	}
@@ -41,8 +46,9 @@ func gitignore(old string, _ bool) (string, error) {
 // ignoresFile reports whether a line of the .gitignore already covers path
 // (written as /dir/file): the path itself, or .flow as a whole.
 func ignoresFile(gitignore, path string) bool {
+	bare := strings.TrimSuffix(path, "/") // a directory's name covers it too
 	covers := map[string]bool{
-		path: true, strings.TrimPrefix(path, "/"): true,
+		path: true, strings.TrimPrefix(path, "/"): true, bare: true, strings.TrimPrefix(bare, "/"): true,
 		".flow": true, ".flow/": true, "/.flow": true, "/.flow/": true, ".flow/*": true, "/.flow/*": true,
 		"/.flow/flowdeck.db*": true, ".flow/flowdeck.db*": true,
 	}

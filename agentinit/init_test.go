@@ -114,7 +114,7 @@ func TestInitEmptyRepo(t *testing.T) {
 	if read(t, root, ".opencode/plugins/flowdeck.ts") != pluginSource {
 		t.Fatal("plugin differs from the template")
 	}
-	if got := read(t, root, ".gitignore"); got != "# flowdeck: the database and its run output (flowdeck init)\n/.flow/flowdeck.db\n/.flow/flowdeck.db.lock\n" {
+	if got := read(t, root, ".gitignore"); got != IgnoreComment+"\n/.flow/flowdeck.db\n/.flow/flowdeck.db.lock\n/.flow/git.lock\n/.flow/runs/\n/.flow/flowruns/\n/.flow/worktrees/\n" {
 		t.Fatalf(".gitignore:\n%s", got)
 	}
 	agents := read(t, root, "AGENTS.md")
@@ -188,7 +188,7 @@ func TestInitMergesExistingFiles(t *testing.T) {
 	if !strings.HasPrefix(agents, before["AGENTS.md"]+"\n"+beginMarker) {
 		t.Fatalf("AGENTS.md did not keep its text first:\n%s", agents)
 	}
-	if got := read(t, root, ".gitignore"); !strings.HasPrefix(got, "node_modules/\n*.log\n\n# flowdeck") || !strings.HasSuffix(got, "/.flow/flowdeck.db.lock\n") {
+	if got := read(t, root, ".gitignore"); !strings.HasPrefix(got, "node_modules/\n*.log\n\n# flowdeck") || !strings.HasSuffix(got, "/.flow/worktrees/\n") {
 		t.Fatalf(".gitignore:\n%s", got)
 	}
 	mustNoop(t, root)

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -113,12 +114,13 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 					return usageErr("--agent %q: claude, opencode or generic", a)
 				}
 			}
-			root, err := e.projectDir()
+			p, err := e.project()
 			if err != nil {
 				return err
 			}
 			// A config file init cannot read is the file's problem, not
 			// the command line's: exit 3 without the usage hint.
+			root := p.Root()
 			plan, err := agentinit.Prepare(root, agents)
 			if err != nil {
 				return e.fail(err)
@@ -128,7 +130,7 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 					return e.fail(err)
 				}
 			}
-			return e.printInit(plan, dryRun)
+			return e.printInit(plan, dryRun, initNext(p, dryRun))
 		},
 	}
 	c.Flags().StringArrayVar(&agents, "agent", nil, "claude, opencode or generic (repeatable)")
@@ -186,14 +188,44 @@ func pathNotes() []string {
 	return notes
 }
 
-func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
+// initNext is what to do after init: write the files (after --dry-run),
+// else what the project's session needs next (a plan, with none yet).
+func initNext(p *project.Project, dryRun bool) string {
+	if dryRun {
+		return "flowdeck init"
+	}
+	s, err := p.Active()
+	if err != nil {
+		s = nil // a database init cannot read: status reports it; init still hints
+	}
+	return model.NextCommand(s)
+}
+
+// initCommit says which of init's files and .flow/'s to commit: a
+// newcomer sees them untracked and cannot tell the docs from the database.
+func initCommit(plan *agentinit.Plan) string {
+	var files []string
+	for _, c := range plan.Changes {
+		if !c.Delete && c.Path != ".flow/" {
+			files = append(files, c.Path)
+		}
+	}
+	what := ""
+	if len(files) > 0 {
+		what = strings.Join(files, ", ") + "; later also "
+	}
+	return "commit: " + what + "each session's docs (.flow/sessions/*/docs/) and your flows (.flow/flows/). " +
+		"Not the database, locks or agents' worktrees in .flow/: machine-local, .gitignore keeps them out"
+}
+
+func (e *env) printInit(plan *agentinit.Plan, dryRun bool, next string) error {
 	if e.json {
 		files := []string{}
 		for _, c := range plan.Changes {
 			files = append(files, c.Path)
 		}
 		notes := initNotes(plan)
-		res := map[string]any{"ok": true, "agents": plan.Agents, "changed": files, "notes": notes, "dry_run": dryRun}
+		res := map[string]any{"ok": true, "agents": plan.Agents, "changed": files, "notes": notes, "dry_run": dryRun, "next_command": next}
 		if dryRun {
 			res["diff"] = agentinit.Diff(plan.Changes)
 		}
@@ -217,7 +249,17 @@ func (e *env) printInit(plan *agentinit.Plan, dryRun bool) error {
 		}
 	}
 	for _, n := range initNotes(plan) {
-		fmt.Fprintln(e.stderr, "note: "+n)
+		if !strings.HasPrefix(n, "warning: ") { // a warning says so itself
+			n = "note: " + n
+		}
+		fmt.Fprintln(e.stderr, n)
+	}
+	if !dryRun {
+		fmt.Fprintln(e.stdout, initCommit(plan))
+	}
+	fmt.Fprintf(e.stdout, "next: %s\n", next)
+	if !dryRun {
+		fmt.Fprintln(e.stdout, "then: flowdeck (no subcommand) opens the cockpit on this repository")
 	}
 	return nil
 }

@@ -163,7 +163,11 @@ func (e *env) rootCommand() *cobra.Command {
 		Use:   "flowdeck",
 		Short: "A terminal cockpit for supervising AI coding agents",
 		Long: `flowdeck keeps a planning session, its features and their evidence in
-.flow/flowdeck.db at the repository root, and lets people and agents drive it.`,
+.flow/flowdeck.db at the repository root, and lets people and agents drive it.
+
+Plain flowdeck, with no command, opens the cockpit (a terminal UI) on this
+repository; flowdeck demo opens it on a throwaway project with an agent at
+work. New here: flowdeck init, then flowdeck flow plan start GOAL.`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.NoArgs,

@@ -261,7 +261,7 @@ func TestCrewAgentKilledMidFeature(t *testing.T) {
 		rep, err := crew.Run(ctx)
 		done <- result{rep, err}
 	}()
-	pid := agentPid(t, ctx, pids, victim)
+	pid := hungAgent(t, ctx, pids, victim)
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill %d: %v", pid, err)
 	}
@@ -346,11 +346,16 @@ func wantInterruptResumed(t *testing.T, st *db.Store, id string) {
 }
 
 // crewWait polls cond until it holds or ctx ends.
-// agentPid waits for the scripted worker on feature to write its pid.
-func agentPid(t *testing.T, ctx context.Context, pids, feature string) int {
+// hungAgent waits for the scripted worker on feature to hang (it writes
+// its pid to FEATURE.hung then) and returns its pid. Its pid file alone is
+// written earlier, before it looks at HANG: on a loaded machine a test that
+// went on from there could remove HANG before the agent looked, and the
+// agent would work on instead of hanging.
+func hungAgent(t *testing.T, ctx context.Context, pids, feature string) int {
 	t.Helper()
 	return crewWait(t, ctx, func() (int, bool) {
-		n := readPid(pids, feature)
+		data, _ := os.ReadFile(filepath.Join(pids, feature+".hung"))
+		n := atoi(strings.TrimSpace(string(data)))
 		return n, n > 0
 	})
 }
@@ -457,7 +462,7 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := agentPid(t, ctx, pids, victim)
+	pid := hungAgent(t, ctx, pids, victim)
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	// The other agents lose their terminal with it; one cut off inside git
@@ -465,18 +470,12 @@ func TestCrewSchedulerKilledResumes(t *testing.T) {
 	// The hung one outlives its scheduler: the next scheduler must kill it
 	// before it adopts its run, or two agents would work in one worktree.
 	defer syscall.Kill(pid, syscall.SIGKILL)
+	// Gone means no process left working in the project (an agent, its git),
+	// not only those that wrote a pid file: on a loaded machine an agent may
+	// still be starting when its scheduler dies.
 	crewWait(t, ctx, func() (bool, bool) {
-		entries, _ := os.ReadDir(pids)
-		for _, e := range entries {
-			if e.Name() == victim+".pid" {
-				continue
-			}
-			data, _ := os.ReadFile(filepath.Join(pids, e.Name()))
-			if n := atoi(strings.TrimSpace(string(data))); n > 0 && syscall.Kill(n, 0) == nil {
-				return false, false
-			}
-		}
-		return true, true
+		rest := slices.DeleteFunc(projectProcs(dir), func(n int) bool { return n == pid })
+		return true, len(rest) == 0
 	})
 	os.Remove(filepath.Join(dir, ".git", "index.lock"))
 	s, _ := st.Active()
@@ -536,6 +535,26 @@ func hangingCrew(t *testing.T, victim string) (crew *flows.Crew, st *db.Store, d
 	return crew, st, dir, pids
 }
 
+// projectProcs lists the live processes whose working directory is dir or
+// beneath it (a zombie has none).
+func projectProcs(dir string) []int {
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		n := atoi(e.Name())
+		if n <= 0 || n == os.Getpid() {
+			continue
+		}
+		if cwd, err := os.Readlink(fmt.Sprintf("/proc/%d/cwd", n)); err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // running reports whether process pid exists and is not a zombie (an
 // orphan whose exit nobody collected: a container's init may never).
 func running(pid int) bool {
@@ -565,7 +584,7 @@ func TestCrewReassignAfterKilledAgent(t *testing.T) {
 		}
 		done <- err
 	}()
-	pid := agentPid(t, ctx, pids, victim)
+	pid := hungAgent(t, ctx, pids, victim)
 	os.Remove(filepath.Join(pids, "HANG"))
 	syscall.Kill(pid, syscall.SIGKILL)
 	d := agentFailed(t, ctx, st)
@@ -621,7 +640,7 @@ func TestCrewSecondSchedulerRefused(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { _, err := crew.Run(ctx); done <- err }()
-	pid := agentPid(t, ctx, pids, victim)
+	pid := hungAgent(t, ctx, pids, victim)
 	before, _ := st.Active()
 	out, _, code := flowdeck(t, dir, "--json", "flows", "run", "auto", "--parallel", "3")
 	if code != ExitRejected || !strings.Contains(out, `"code": "scheduler_running"`) {

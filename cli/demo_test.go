@@ -63,7 +63,7 @@ func TestDemoAgentWorksThroughTheRealCLI(t *testing.T) {
 	if _, errs, code := flowdeck(t, dir, "--actor", "person", "flow", "review", "callback-handler", "--decision", "approved"); code != 0 {
 		t.Fatal(errs)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a backstop: the agent is a real process
 	for {
 		s, _ = st.Active()
 		f := s.Plan.Feature("login-page")

@@ -244,7 +244,7 @@ func TestFlowsCrashMidAgentStep(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a backstop
 	for {
 		if _, err := os.Stat(filepath.Join(p.state, "started")); err == nil {
 			break

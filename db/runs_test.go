@@ -87,7 +87,7 @@ func TestRunningOutputIsVisibleToReaders(t *testing.T) {
 	indexLine(w, "first line")
 	// The 250 ms target is measured by BenchmarkLiveOutput; here only that
 	// it shows while the run is still going.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a backstop
 	for {
 		data, _, err := st.ReadOutput(w.ID(), 0, 100)
 		if err != nil {

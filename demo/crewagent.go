@@ -19,7 +19,8 @@ import (
 // there is one), commits it when that is a git repository, and answers the
 // flow's JSON; the reviewer approves. For tests: every worker writes its
 // pid to $DEMO_PIDS/FEATURE.pid, and the one on feature $DEMO_HANG hangs (to
-// be killed) while $DEMO_PIDS/HANG exists. It returns the exit status.
+// be killed) while $DEMO_PIDS/HANG exists, writing its pid to
+// $DEMO_PIDS/FEATURE.hung once it does. It returns the exit status.
 func CrewAgent(role string, stdin io.Reader, stdout io.Writer) int {
 	prompt, _ := io.ReadAll(stdin) // the script knows its part; it looks for a conflict
 	switch role {
@@ -63,6 +64,11 @@ func crewWorker(out io.Writer, prompt string) int {
 	}
 	if os.Getenv("DEMO_HANG") == feature && hangOn() {
 		fmt.Fprintf(out, "%s: working on %s for a long time\n", agent, feature)
+		// Only now is the hang certain: a test waiting on the pid file alone
+		// could remove HANG while a slow agent has yet to look at it.
+		if pids := os.Getenv("DEMO_PIDS"); pids != "" {
+			os.WriteFile(filepath.Join(pids, feature+".hung"), []byte(fmt.Sprint(os.Getpid())), 0o644)
+		}
 		time.Sleep(time.Hour)
 	}
 	work, err := time.ParseDuration(os.Getenv("DEMO_WORK"))

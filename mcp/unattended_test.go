@@ -61,7 +61,7 @@ func TestKilledServerLeavesInterruptedRun(t *testing.T) {
 		}
 		return res.Runs
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); ; time.Sleep(20 * time.Millisecond) {
 		if r := runs(); len(r) == 1 && r[0].Bytes > 0 {
 			break
 		}

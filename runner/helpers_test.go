@@ -40,7 +40,7 @@ func (l *netListen) accepted() int64 { return l.n.Load() }
 // (an established connection is counted only when Accept returns).
 func (l *netListen) waitAccepted(t *testing.T, n int64) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); l.accepted() < n; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); l.accepted() < n; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("listener accepted %d connection(s), want %d", l.accepted(), n)
 		}

@@ -67,7 +67,7 @@ func (s *syncBuffer) Bytes() []byte {
 
 func (s *syncBuffer) waitFor(t *testing.T, want string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a backstop for a loaded machine
 	for !bytes.Contains(s.Bytes(), []byte(want)) {
 		if time.Now().After(deadline) {
 			t.Fatalf("output never contained %q; got %q", want, s.Bytes())
@@ -529,7 +529,7 @@ func pidAfter(t *testing.T, out []byte, label string) int {
 // left in the run's session or process group.
 func assertGone(t *testing.T, res Result, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second) // the reaper (init) may lag on a loaded machine
+	deadline := time.Now().Add(2 * time.Minute) // the reaper (init) may lag on a loaded machine
 	for {
 		left := leftovers(res.Pid, pid)
 		if len(left) == 0 {

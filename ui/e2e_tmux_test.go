@@ -73,7 +73,7 @@ func (s *tmuxSession) keys(k ...string) { s.run(append([]string{"send-keys", "-t
 // waitGone waits until the screen no longer shows gone.
 func (s *tmuxSession) waitGone(gone string, d time.Duration) {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(max(d, 2*time.Minute)) // a backstop: a loaded machine draws late
 	for strings.Contains(s.screen(), gone) {
 		if time.Now().After(deadline) {
 			s.t.Fatalf("screen still shows %q:\n%s", gone, s.screen())
@@ -84,7 +84,7 @@ func (s *tmuxSession) waitGone(gone string, d time.Duration) {
 
 func (s *tmuxSession) waitFor(want string, d time.Duration) string {
 	s.t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.Now().Add(max(d, 2*time.Minute)) // a backstop: a loaded machine draws late
 	for {
 		scr := s.screen()
 		if strings.Contains(scr, want) {
@@ -258,7 +258,7 @@ func TestTmuxSIGTERMLeavesTerminalClean(t *testing.T) {
 	}
 	wait := func(want string) string {
 		t.Helper()
-		deadline := time.Now().Add(10 * time.Second)
+		deadline := time.Now().Add(2 * time.Minute) // a backstop
 		for {
 			if scr := capture(); strings.Contains(scr, want) {
 				return scr

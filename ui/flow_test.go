@@ -207,7 +207,7 @@ func interruptRun(t *testing.T, st *db.Store) string {
 	eng := &flows.Engine{Store: st, Root: filepath.Dir(st.Dir()), Actor: "agent", NoIsolation: true, Now: func() time.Time { return t0.Add(-time.Minute) }}
 	done := make(chan error, 1)
 	go func() { _, err := eng.Start(ctx, f, source, nil, nil); done <- err }()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(time.Minute) // a backstop
 	for {
 		if r, err := st.FlowRun("slow-1"); err == nil && r.InFlight != nil {
 			break
