@@ -59,6 +59,14 @@ func (s *Session) MaxParallel() int {
 	return s.Plan.MaxParallel
 }
 
+// SharedCheckout reports whether several features of s may be at work at
+// once in the project's one checkout (max_parallel without worktrees):
+// there, the code's tree says nothing about one feature, and evidence is
+// not pinned to it.
+func SharedCheckout(s *Session) bool {
+	return !s.UsesWorktrees() && s.MaxParallel() > 1
+}
+
 // ActiveClaims returns the active (in progress) features of s, oldest claim
 // first. The last one is Execution.ActiveFeature.
 func ActiveClaims(s *Session) []ActiveClaim {

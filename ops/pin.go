@@ -69,7 +69,7 @@ func pin(st *db.Store, a model.Action) (model.Action, error) {
 // finalOnly, the final review, only the broad).
 func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin, error) {
 	f := s.Plan.Feature(id)
-	if f == nil || sharedCheckout(s) {
+	if f == nil || model.SharedCheckout(s) {
 		return model.Pin{}, nil
 	}
 	tree, err := worktrees.CodeTree(st, s, id)
@@ -95,19 +95,11 @@ func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin
 	return p, nil
 }
 
-// sharedCheckout reports whether several features are at work in the
-// project's one checkout (max_parallel without worktrees): each agent's
-// writes change the code under the others' evidence, so the code's tree
-// says nothing about one feature and is not pinned. Worktrees pin each.
-func sharedCheckout(s *model.Session) bool {
-	return !s.UsesWorktrees() && len(model.ActiveClaims(s)) > 1
-}
-
 // CodeTrees are the trees the active features of s with pinned evidence
 // have their code at now (none outside git, or in one shared checkout):
 // what tells stale evidence from current (model.Checks).
 func CodeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
-	if !model.Pinned(s) || sharedCheckout(s) || !worktrees.InGit(st) {
+	if !model.Pinned(s) || model.SharedCheckout(s) || !worktrees.InGit(st) {
 		return nil, nil
 	}
 	trees := map[string]string{}

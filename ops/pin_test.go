@@ -189,3 +189,35 @@ func TestDiffOutsideGit(t *testing.T) {
 		t.Fatalf("diff outside git: %v %+v", err, res)
 	}
 }
+
+// TestSharedCheckoutIsNeverPinned: in one checkout that several features
+// may share (max_parallel 2, no worktrees), evidence taken while only one
+// feature is active does not go stale when the code changes: another
+// agent's write beside it says nothing about this feature's code.
+func TestSharedCheckoutIsNeverPinned(t *testing.T) {
+	dir := gittest.Repo(t, "pinning evidence to the code needs the git program on PATH", map[string]string{"a.txt": "a\n"})
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{LockTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	must := func(a model.Action) {
+		t.Helper()
+		now = now.Add(time.Second)
+		if res, err := DoSeen(st, a, 0, "tester", now, false, nil); err != nil || !res.OK {
+			t.Fatalf("%s: %v %+v", a.Name(), err, res)
+		}
+	}
+	off := false
+	must(model.PlanStart{Goal: "shared"})
+	must(model.PlanApply{Plan: model.Plan{Summary: "p", MaxParallel: 2, Worktrees: &off, Features: []model.Feature{
+		{ID: "f", Title: "F"}, {ID: "g", Title: "G"}}}})
+	must(model.PlanApprove{})
+	must(model.RunStart{Feature: "f"})
+	must(validate("f"))
+	// Another agent's work lands in the same checkout before f's review.
+	if err := os.WriteFile(filepath.Join(dir, "g.txt"), []byte("g\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(model.ReviewFeature{Feature: "f", Decision: model.ReviewApproved})
+}
