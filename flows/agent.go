@@ -37,6 +37,14 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		}
 	}
 	e.logf("▶ %s: step %s → agent %s", run.ID, s.Name, role)
+	wrap := func(argv []string) []string { return argv }
+	if a.Sandbox {
+		// Refused before it starts: an agent that was asked to run
+		// sandboxed never runs without one.
+		if wrap, err = e.sandboxed(ctx, run, a, e.env(run, name, nil)); err != nil {
+			return run, &agentFailure{role: role, msg: fmt.Sprintf("agent %s has sandbox = true: %v", role, err), exit: -1}
+		}
+	}
 	current := full
 	var problem error
 	last := &agentFailure{role: role} // the last attempt's exit and run, for $agent_error
@@ -45,7 +53,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		if err != nil {
 			return run, err
 		}
-		argv := agentArgv(a, current, file)
+		argv := wrap(agentArgv(a, current, file))
 		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true)
 		e.Store.Remove(file)
 		if err == nil {
