@@ -160,6 +160,39 @@ func TestSandboxedAgentWritesOnlyItsWorktree(t *testing.T) {
 	if !strings.Contains(log, "agent work 1") {
 		t.Errorf("the agent's commit is not on its branch:\n%s", log)
 	}
+	// The agent's runs are stored as what ran: bwrap around the agent.
+	var runs []struct {
+		Argv  []string `json:"argv"`
+		Actor string   `json:"actor"`
+	}
+	out := p.must("--json", "runs")
+	if err := json.Unmarshal([]byte(out), &runs); err != nil {
+		var wrapped struct {
+			Runs []struct {
+				Argv  []string `json:"argv"`
+				Actor string   `json:"actor"`
+			} `json:"runs"`
+		}
+		if err := json.Unmarshal([]byte(out), &wrapped); err != nil {
+			t.Fatalf("runs --json: %v\n%s", err, out)
+		}
+		runs = wrapped.Runs
+	}
+	sandboxed := 0
+	for _, r := range runs {
+		if r.Actor == "worker" {
+			if len(r.Argv) == 0 || filepath.Base(r.Argv[0]) != sandbox.Program {
+				t.Errorf("an agent run did not go through bwrap: %q", r.Argv)
+			}
+			sandboxed++
+			if sandboxed == 1 {
+				t.Logf("the worker's command: %q", r.Argv)
+			}
+		}
+	}
+	if sandboxed != 4 {
+		t.Errorf("%d sandboxed worker runs, want 4 (an answer and 3 retries)", sandboxed)
+	}
 	if p.must("flow", "verify") == "" {
 		t.Error("flow verify printed nothing")
 	}

@@ -72,8 +72,10 @@ func (s Spec) Argv(bwrap string, cmd []string) []string {
 		argv = append(argv, "--tmpfs", h)
 	}
 	bind := func(flag string, paths []string) {
+		seen := map[string]bool{}
 		for _, p := range paths {
-			if p = filepath.Clean(p); filepath.IsAbs(p) && exists(p) {
+			if p = filepath.Clean(p); filepath.IsAbs(p) && !seen[p] && exists(p) {
+				seen[p] = true
 				argv = append(argv, flag, p, p)
 			}
 		}
