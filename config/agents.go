@@ -16,12 +16,25 @@ import (
 //	env = { CLAUDE_MODEL = "sonnet" }
 //	timeout = "30m"
 //	limits = { memory = "4G", pids = 512, cpu = 2.0 }
+//	sandbox = true              # run under bubblewrap: only its worktree writable
+//	sandbox_paths = { read = ["~/tools"], write = ["~/.cache/pip"] }
 type Agent struct {
 	Command []string          `toml:"command"`
 	Prompt  string            `toml:"prompt"`
 	Env     map[string]string `toml:"env"`
 	Timeout string            `toml:"timeout"`
 	Limits  AgentLimits       `toml:"limits"`
+	// Sandbox runs the agent under bubblewrap (see internal/sandbox).
+	Sandbox      bool         `toml:"sandbox"`
+	SandboxPaths SandboxPaths `toml:"sandbox_paths"`
+}
+
+// SandboxPaths are paths a sandboxed agent gets besides its worktree and
+// its client's defaults: "~/…" in the person's home, absolute, or relative
+// to the project root.
+type SandboxPaths struct {
+	Read  []string `toml:"read"`
+	Write []string `toml:"write"`
 }
 
 // AgentLimits are the isolator limits of an agent's runs.
@@ -72,12 +85,27 @@ func checkAgents(c *Config, path string, data []byte) []error {
 				continue
 			}
 		}
+		if p := badSandboxPath(a.SandboxPaths); p != "" {
+			bad("sandbox_paths: %q: use ~/PATH, an absolute path, or one relative to the project", p)
+			continue
+		}
 		if a.Prompt == "" {
 			a.Prompt = PromptStdin
 			c.Agents[role] = a
 		}
 	}
 	return errs
+}
+
+// badSandboxPath is the first sandbox path that names nothing usable: an
+// empty one, or ~user/… (whose home is not the person's).
+func badSandboxPath(sp SandboxPaths) string {
+	for _, p := range append(append([]string(nil), sp.Read...), sp.Write...) {
+		if strings.TrimSpace(p) == "" || strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+			return p
+		}
+	}
+	return ""
 }
 
 // tableLine is the line of a [table] header, 0 when not found.

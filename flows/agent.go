@@ -37,6 +37,14 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		}
 	}
 	e.logf("▶ %s: step %s → agent %s", run.ID, s.Name, role)
+	wrap := func(argv []string) []string { return argv }
+	if a.Sandbox {
+		// Refused before it starts: an agent that was asked to run
+		// sandboxed never runs without one.
+		if wrap, err = e.sandboxed(ctx, run, a, e.env(run, name, nil)); err != nil {
+			return run, &agentFailure{role: role, msg: fmt.Sprintf("agent %s has sandbox = true: %v", role, err), exit: -1}
+		}
+	}
 	current := full
 	var problem error
 	last := &agentFailure{role: role} // the last attempt's exit and run, for $agent_error
@@ -45,7 +53,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		if err != nil {
 			return run, err
 		}
-		argv := agentArgv(a, current, file)
+		argv := wrap(agentArgv(a, current, file))
 		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true)
 		e.Store.Remove(file)
 		if err == nil {
@@ -64,6 +72,11 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		}
 		if exit != 0 {
 			problem = fmt.Errorf("the agent exited with status %d (%s)", exit, res.Headline)
+			if last := lastLine(out); last != "" {
+				// What it said last is usually why (a sandbox's refusal, a
+				// client's error); the headline is only the command.
+				problem = fmt.Errorf("%w: %s", problem, last)
+			}
 		} else if len(fields) > 0 {
 			vals, problem = answer.Extract(out, fields)
 		}
@@ -113,6 +126,18 @@ func (e *Engine) agentFailed(f *flowfile.Flow, s *flowfile.Step, run *model.Flow
 			RunID: fail.runID, Exit: &exit, Summary: fail.msg, Vars: vals},
 		model.FlowEvent{Type: model.FlowEvStepFinished, Step: s.Name, StepIndex: s.Index, Outcome: "agent_failed", Next: &next,
 			NextStep: target.Name, Note: fail.msg})
+}
+
+// lastLine is the last non-empty line of out, at most 200 characters.
+func lastLine(out string) string {
+	out = strings.TrimSpace(out)
+	if i := strings.LastIndexByte(out, '\n'); i >= 0 {
+		out = strings.TrimSpace(out[i+1:])
+	}
+	if r := []rune(out); len(r) > 200 {
+		out = string(r[:199]) + "…"
+	}
+	return out
 }
 
 func mergeEnv(base map[string]string, k, v string) map[string]string {

@@ -79,6 +79,13 @@ func Open(dir string) (*Repo, error) {
 	return &Repo{Dir: lines[0], gitDir: lines[1], common: lines[2]}, nil
 }
 
+// GitDir is the work tree's own git directory (a linked worktree's is
+// beneath CommonDir's worktrees/).
+func (r *Repo) GitDir() string { return r.gitDir }
+
+// CommonDir is the repository's git directory, shared by its worktrees.
+func (r *Repo) CommonDir() string { return r.common }
+
 // IsRepo reports whether dir is inside a git work tree.
 func IsRepo(dir string) bool {
 	if !Available() {
