@@ -46,7 +46,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 		argv := agentArgv(a, current, file)
-		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true)
+		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true, false)
 		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()

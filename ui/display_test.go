@@ -167,3 +167,35 @@ func TestLayoutGivesRoomWhereItIsUsed(t *testing.T) {
 		t.Fatal("an empty flow pane took the output's place")
 	}
 }
+
+// A flow's exec blocks, printing into its prompt or its variables alike,
+// are its plumbing: the runs pane lists them only after i, as the flow's
+// runs, not the person's who started it.
+func TestFlowExecBlocksArePlumbing(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	// Narrow: the runs pane is the one pane below the features, the flow
+	// pane (which shows the blocks' output) is not on screen.
+	h := newHarness(t, st, 110, 30, zeroConfig())
+	h.startFlow("/flow " + testFlow(t, "plumbing.md"))
+	h.pump(10*time.Second, "the flow to finish", func() bool { return len(h.m.flowJobs) == 0 })
+	h.pump(10*time.Second, "both exec runs, finished, in the cockpit", func() bool {
+		n := 0
+		for _, r := range h.m.allRuns {
+			if r.FlowRun != "" && r.Outcome == "exited" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	h.key("4")
+	h.mustSee("go test ./reset-api/...")
+	h.mustNotSee("plumbing-marker")
+	h.key("i")
+	h.mustSee("echo stdout-plumbing-marker", "store-plumbin", "internal runs shown")
+	for _, l := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(l, "plumbing-marker") && (!strings.Contains(l, "flow plumbing") || strings.Contains(l, "human")) {
+			t.Errorf("a plumbing run is not labelled as the flow's: %q", l)
+		}
+	}
+}
