@@ -121,7 +121,7 @@ prompt) is left out unless --all.`,
 				}
 				fmt.Fprintf(e.stdout, "%s  %-11s %4d  %8s  %-14s %-12s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
 					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(sanitize(cmp.Or(r.Actor, "-")), 12),
-					clip(model.ShellJoin(r.Argv), 40), sanitize(r.Summary))
+					clip(model.CommandLine(r.Argv), 40), sanitize(r.Summary))
 			}
 			return nil
 		},

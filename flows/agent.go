@@ -144,5 +144,5 @@ func agentArgv(a config.Agent, prompt, file string) []string {
 		}
 		return argv
 	}
-	return append([]string{"sh", "-c", `exec "$@" < "$FLOWDECK_PROMPT_FILE"`, "agent"}, a.Command...)
+	return append([]string{"sh", "-c", model.PromptStdin, "agent"}, a.Command...)
 }

@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"slices"
+	"time"
+)
 
 // Command runs as stored: the record of each run and what a recall search
 // finds in their output. db stores them; runner and capture make them.
@@ -67,4 +70,18 @@ type Hit struct {
 	Text    string   `json:"text"`
 	Matched []int    `json:"matched"` // byte offsets in Text of the matched characters
 	Score   int      `json:"score"`
+}
+
+// PromptStdin is the shell the flow engine wraps an agent in when the agent
+// reads its prompt on stdin: argv is {"sh", "-c", PromptStdin, "agent",
+// AGENT...}.
+const PromptStdin = `exec "$@" < "$FLOWDECK_PROMPT_FILE"`
+
+// CommandLine is a run's command for a person: the agent's own command
+// instead of the engine's stdin wrapper around it.
+func CommandLine(argv []string) string {
+	if len(argv) > 4 && slices.Equal(argv[:4], []string{"sh", "-c", PromptStdin, "agent"}) {
+		return ShellJoin(argv[4:]) + " < prompt"
+	}
+	return ShellJoin(argv)
 }

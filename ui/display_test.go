@@ -199,3 +199,24 @@ func TestFlowExecBlocksArePlumbing(t *testing.T) {
 		}
 	}
 }
+
+// An agent's run shows as the agent's command, not as the engine's stdin
+// wrapper around it, and as the agent's.
+func TestAgentRunShowsItsCommand(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	rec := model.RunRecord{Argv: []string{"sh", "-c", model.PromptStdin, "agent", "claude", "-p"}, Actor: "worker-1",
+		Cwd: "/project", Start: t0, FlowRun: "run-1"}
+	w, err := st.StartRun(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Outcome = "exited"
+	if _, err := w.Finish(rec, 0); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, st, 110, 30, zeroConfig())
+	h.key("4")
+	h.mustSee("claude -p < prompt", "worker-1")
+	h.mustNotSee("FLOWDECK_PROMPT_FILE")
+}

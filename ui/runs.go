@@ -129,7 +129,7 @@ func (m *Model) syncFeed(f *feed, rec *model.RunRecord, none string) tea.Cmd {
 		if rec.Bytes == 0 {
 			note = "no output yet"
 		}
-		f.reset(rec.ID, model.ShellJoin(rec.Argv), note)
+		f.reset(rec.ID, model.CommandLine(rec.Argv), note)
 		if rec.Forgotten {
 			f.view.SetNote("this run's output was forgotten")
 			return nil
