@@ -45,3 +45,70 @@ func TestBlockReasonShown(t *testing.T) {
 	h.key("1", "g", "j", "r")
 	h.mustSee("Reset api?", "Blocked: needs an SMTP sandbox")
 }
+
+// agentMovesOn completes reset-api and starts rate-limit behind the
+// cockpit's back, as an agent does, and lets the cockpit's poll see it.
+func agentMovesOn(h *harness) {
+	h.tb.Helper()
+	s := &seeder{tb: h.tb, st: h.st, now: t0}
+	s.pass("reset-api", model.ScopeTargeted)
+	s.do(model.ReviewFeature{Feature: "reset-api", Decision: model.ReviewApproved})
+	s.do(model.RunComplete{Feature: "reset-api", Outcome: model.OutcomeCompleted})
+	s.do(model.RunStart{Feature: "rate-limit"})
+	h.tick()
+	h.pump(10*time.Second, "the cockpit to load the agent's move", func() bool {
+		return h.m.sess != nil && h.m.sess.Execution.ActiveFeature == "rate-limit"
+	})
+}
+
+// selectedRow is the feature the features pane marks as selected.
+func (h *harness) selectedRow() string {
+	for _, l := range strings.Split(h.screen(), "\n") {
+		if i := strings.Index(l, "│›"); i >= 0 {
+			if f := strings.Fields(l[i+len("│›"):]); len(f) > 1 {
+				return f[1]
+			}
+		}
+	}
+	return ""
+}
+
+// The selection follows the agent, but not under the person's fingers:
+// keys pressed a moment after it moved act where it was (k k lands two
+// above the feature they saw), and a move that arrives a moment after a
+// key waits until the person has been still for a while.
+func TestSelectionStillAroundKeys(t *testing.T) {
+	t.Run("keys just after a move", func(t *testing.T) {
+		st := newStore(t)
+		scenario(t, st, "running")
+		h := newHarness(t, st, 80, 24, zeroConfig())
+		if got := h.selectedRow(); got != "reset-api" {
+			t.Fatalf("selected %q, want the active reset-api", got)
+		}
+		agentMovesOn(h)
+		if got := h.selectedRow(); got != "rate-limit" {
+			t.Fatalf("selected %q: the selection should follow the agent to rate-limit", got)
+		}
+		h.clk.Add(300 * time.Millisecond) // the person was already pressing k
+		h.key("k", "k")
+		if got := h.selectedRow(); got != "token-store" {
+			t.Fatalf("k k a moment after the agent moved on selected %q, want token-store (two above reset-api, which the person saw)", got)
+		}
+	})
+	t.Run("a move just after a key", func(t *testing.T) {
+		st := newStore(t)
+		scenario(t, st, "running")
+		h := newHarness(t, st, 80, 24, zeroConfig())
+		h.key("2") // the graph: not a move, the selection still follows
+		h.clk.Add(500 * time.Millisecond)
+		agentMovesOn(h)
+		if got := h.selectedRow(); got != "reset-api" {
+			t.Fatalf("selected %q a moment after a key press, want reset-api where it was", got)
+		}
+		h.clk.Add(followQuiet)
+		h.tick()
+		if got := h.selectedRow(); got != "rate-limit" {
+			t.Fatalf("selected %q once the person was still, want rate-limit (it follows again)", got)
+		}
+	})
+}
