@@ -112,3 +112,57 @@ func TestSelectionStillAroundKeys(t *testing.T) {
 		}
 	})
 }
+
+// The feature that completes the session: the next command offers broad
+// validation first (every verification command of the plan, not the
+// feature's own package), v runs it, and the path is v → review → final
+// review → C, with no refusal and no second review.
+func TestLastFeaturePath(t *testing.T) {
+	st := newStore(t)
+	plan := model.Plan{Summary: "two", Features: []model.Feature{
+		{ID: "store", Title: "Store", Verification: []string{"echo store-checked"}},
+		{ID: "cli", Title: "CLI", DependsOn: []string{"store"}, Verification: []string{"echo cli-checked"}},
+	}}
+	s := &seeder{tb: t, st: st, now: t0.Add(-time.Hour)}
+	s.do(model.PlanStart{Goal: "last feature"})
+	s.do(model.PlanApply{Plan: plan})
+	s.do(model.PlanApprove{})
+	s.do(model.RunStart{Feature: "store"})
+	s.do(model.Validate{Feature: "store", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "echo store-checked", Source: model.SourceReported})
+	s.do(model.ReviewFeature{Feature: "store", Decision: model.ReviewApproved})
+	s.do(model.RunComplete{Feature: "store", Outcome: model.OutcomeCompleted})
+	s.do(model.RunStart{Feature: "cli"})
+
+	h := newHarness(t, st, 160, 40, zeroConfig())
+	h.mustSee("next (v): flowdeck flows verify cli --scope broad")
+	h.key("1", "v")
+	h.mustSee("every verification command of the plan", "echo store-checked", "echo cli-checked", "broad evidence on cli")
+	h.keyAsync("y")
+	h.pump(20*time.Second, "the broad validation to finish", func() bool { return len(h.m.jobs) == 0 && !h.m.loading })
+	h.tick()
+	h.pump(10*time.Second, "the review to wait", func() bool {
+		return strings.Contains(h.screen(), "next (a): flowdeck flow review cli")
+	})
+	if s := active(t, st); model.LatestBroad(s.Plan.Feature("cli")) == nil {
+		t.Fatal("v recorded no broad evidence")
+	}
+	// The review, then the final review, each in its dialog.
+	for _, what := range []string{"flowdeck flow review --final", "next (C): flowdeck flow run complete cli"} {
+		h.clk.Add(time.Second)
+		h.tick()
+		if h.m.top() == nil {
+			h.key("a")
+		}
+		h.clk.Add(time.Second)
+		h.key("a")
+		h.tick()
+		h.pump(10*time.Second, what, func() bool { return strings.Contains(h.screen(), what) })
+	}
+	h.key("C")
+	h.key("y")
+	h.tick()
+	h.pump(10*time.Second, "the session to complete", func() bool {
+		s := active(t, st)
+		return s != nil && s.Status == model.StatusCompleted
+	})
+}

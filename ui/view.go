@@ -278,6 +278,7 @@ func (m *Model) nextHint(cmd string) string {
 		{"flowdeck flow run start", keys.Start},
 		{"flowdeck flow run complete ", keys.Complete1},
 		{"flowdeck run --feature ", keys.Verify},
+		{"flowdeck flows verify ", keys.Verify},
 		{"flowdeck flow reset feature ", keys.Reset},
 		{"flowdeck flow land", keys.Land},
 	} {
