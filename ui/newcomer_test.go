@@ -166,3 +166,15 @@ func TestLastFeaturePath(t *testing.T) {
 		return s != nil && s.Status == model.StatusCompleted
 	})
 }
+
+// A finished run that printed nothing says so, and how it ended, instead
+// of "no output yet".
+func TestOutputOfSilentRun(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "review")
+	addRun(t, st, t0, []string{"true"}, "reset-api", "", 0, false)
+	h := newHarness(t, st, 160, 48, zeroConfig())
+	h.key("esc", "4", "enter")
+	h.mustSee("the run printed nothing (exit 0)")
+	h.mustNotSee("no output yet")
+}
