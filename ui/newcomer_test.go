@@ -178,3 +178,20 @@ func TestOutputOfSilentRun(t *testing.T) {
 	h.mustSee("the run printed nothing (exit 0)")
 	h.mustNotSee("no output yet")
 }
+
+// An agent's live line is the newest line that says something: not the
+// closing fence of a markdown block nor a JSON answer's last bracket.
+func TestAgentLiveLineSkipsMarkup(t *testing.T) {
+	st := newStore(t)
+	c := seedCrew(t, st)
+	crewRun(t, st, "20260314-092000.000-aaaaa9", c.agents[0], c.flowRuns[0], "", t0.Add(-time.Minute),
+		"All done: the store is written.\n```json\n{\"outcome\": \"completed\",\n \"summary\": \"store\"\n}\n```\n", false)
+	h := newHarness(t, st, 120, 40, zeroConfig())
+	h.key("esc", "8")
+	h.mustSee("All done: the store is written.")
+	for _, l := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(l, c.agents[0]) && (strings.Contains(l, "```") || strings.HasSuffix(strings.TrimRight(l, "│ "), "}")) {
+			t.Errorf("the live line is markup: %q", l)
+		}
+	}
+}
