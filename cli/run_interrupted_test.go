@@ -37,7 +37,8 @@ func alive(pid int) bool {
 
 func listRuns(t *testing.T, dir string, env []string) []model.RunRecord {
 	t.Helper()
-	out, errs, code := flowdeckEnv(t, dir, env, "--json", "runs")
+	// --all: a flow's exec block is its plumbing, listed only when asked.
+	out, errs, code := flowdeckEnv(t, dir, env, "--json", "runs", "--all")
 	var res struct {
 		Runs []model.RunRecord `json:"runs"`
 	}

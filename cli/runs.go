@@ -93,16 +93,21 @@ func clip(s string, n int) string {
 
 func (e *env) runsCmd() *cobra.Command {
 	var limit int
+	var all bool
 	c := &cobra.Command{
-		Use:   "runs [--limit N]",
+		Use:   "runs [--limit N] [--all]",
 		Short: "List the runs flowdeck has recorded, newest first",
-		Args:  cobra.NoArgs,
+		Long: `List the runs flowdeck has recorded, newest first: outcome, exit code,
+duration, feature, who ran it, the command and its summary. The flows' own
+plumbing (their exec blocks: the commands that fetch status or build a
+prompt) is left out unless --all.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := e.project()
 			if err != nil {
 				return err
 			}
-			res, err := p.Runs(limit)
+			res, err := p.Runs(limit, all)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -114,13 +119,15 @@ func (e *env) runsCmd() *cobra.Command {
 				if feature == "" {
 					feature = "-"
 				}
-				fmt.Fprintf(e.stdout, "%s  %-11s %4d  %8s  %-14s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
-					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(model.ShellJoin(r.Argv), 40), sanitize(r.Summary))
+				fmt.Fprintf(e.stdout, "%s  %-11s %4d  %8s  %-14s %-12s %s  %s\n", r.ID, r.Outcome, r.ExitCode,
+					r.Duration.Round(time.Millisecond), clip(feature, 14), clip(sanitize(cmp.Or(r.Actor, "-")), 12),
+					clip(model.CommandLine(r.Argv), 40), sanitize(r.Summary))
 			}
 			return nil
 		},
 	}
 	c.Flags().IntVar(&limit, "limit", 50, "how many runs (0 = all)")
+	c.Flags().BoolVar(&all, "all", false, "include the flows' plumbing runs")
 	return c
 }
 

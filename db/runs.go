@@ -54,11 +54,16 @@ func getRun(tx *bolt.Tx, id string) (*model.RunRecord, error) {
 
 // Runs lists up to limit runs (0 = all), newest first. Runs whose
 // capturing process died are marked interrupted first.
-func (s *Store) Runs(limit int) ([]model.RunRecord, error) {
+func (s *Store) Runs(limit int) ([]model.RunRecord, error) { return s.RunsOf(limit, true) }
+
+// RunsOf is Runs without the flows' plumbing (model.RunRecord.Internal)
+// unless internal: limit counts the runs listed, so plumbing does not
+// crowd the person's runs out of the list.
+func (s *Store) RunsOf(limit int, internal bool) ([]model.RunRecord, error) {
 	var out []model.RunRecord
 	read := func() error {
 		return s.view(func(tx *bolt.Tx) (err error) {
-			out, err = runsTx(tx, limit)
+			out, err = runsTx(tx, limit, internal)
 			return err
 		})
 	}
@@ -72,7 +77,7 @@ func (s *Store) Runs(limit int) ([]model.RunRecord, error) {
 	return out, read()
 }
 
-func runsTx(tx *bolt.Tx, limit int) ([]model.RunRecord, error) {
+func runsTx(tx *bolt.Tx, limit int, internal bool) ([]model.RunRecord, error) {
 	var out []model.RunRecord
 	b := tx.Bucket(bucketRuns)
 	if b == nil {
@@ -83,6 +88,9 @@ func runsTx(tx *bolt.Tx, limit int) ([]model.RunRecord, error) {
 		var rec model.RunRecord
 		if err := json.Unmarshal(v, &rec); err != nil {
 			return nil, fmt.Errorf("run %s: decode: %w", k, err)
+		}
+		if rec.Internal && !internal {
+			continue
 		}
 		out = append(out, rec)
 		if limit > 0 && len(out) >= limit {

@@ -19,7 +19,7 @@ func (s *Store) Snapshot(runs int) (*model.Snapshot, error) {
 		if snap.Sessions, err = sessionsTx(tx); err != nil {
 			return err
 		}
-		if snap.Runs, err = runsTx(tx, runs); err != nil {
+		if snap.Runs, err = runsTx(tx, runs, true); err != nil {
 			return err
 		}
 		if snap.Agents, err = agentEventsTx(tx); err != nil {

@@ -86,27 +86,36 @@ func (a *Agent) step(ctx context.Context) (bool, error) {
 		a.call(ctx, nil, "flow", "run", "complete", id, "--outcome", "completed", "--summary", "implemented and verified")
 	case gate.Code == model.CodeMissingValidation:
 		a.call(ctx, nil, "flow", "note", "working on "+id)
-		a.verify(ctx, f, model.ScopeTargeted, failFirst[id] && !a.failed[id])
+		a.verify(ctx, s, f, scopeFor(s, f), failFirst[id] && !a.failed[id])
 		a.failed[id] = true
 	case gate.Code == model.CodeFailingValidation || gate.Code == model.CodeFailingFeatureReview:
 		a.call(ctx, nil, "flow", "note", "fixing "+id+": "+gate.Message)
 		sleep(ctx, 2*a.Tick)
-		a.verify(ctx, f, model.ScopeTargeted, false)
+		a.verify(ctx, s, f, scopeFor(s, f), false)
 	case gate.Code == model.CodeMissingBroadValidation || gate.Code == model.CodeFailingFinalReview:
-		a.verify(ctx, f, model.ScopeBroad, false)
+		a.verify(ctx, s, f, model.ScopeBroad, false)
 	}
 	// missing reviews: the person decides in the cockpit; the agent waits.
 	return false, nil
 }
 
-// verify runs the feature's verification commands through flowdeck run,
-// as the AGENTS.md of a flowdeck project asks agents to.
-func (a *Agent) verify(ctx context.Context, f *model.Feature, scope model.Scope, fail bool) {
+// scopeFor is the scope f's validation needs: broad for the feature that
+// completes the session (one broad run, one review), else targeted.
+func scopeFor(s *model.Session, f *model.Feature) model.Scope {
+	if model.CompletesSession(s, f) {
+		return model.ScopeBroad
+	}
+	return model.ScopeTargeted
+}
+
+// verify runs the feature's verification commands (broad: the plan's)
+// through flowdeck run, as the AGENTS.md of a flowdeck project asks agents to.
+func (a *Agent) verify(ctx context.Context, s *model.Session, f *model.Feature, scope model.Scope, fail bool) {
 	env := []string{fmt.Sprintf("DEMO_LINES=%d", a.Lines), fmt.Sprintf("DEMO_DELAY=%.3f", a.Delay.Seconds())}
 	if fail {
 		env = append(env, "DEMO_FAIL=1")
 	}
-	for _, v := range f.Verification {
+	for _, v := range model.VerifyCommands(s.Plan, f, scope) {
 		args := append([]string{"run", "--quiet", "--feature", f.ID, "--scope", string(scope), "--"}, strings.Fields(v)...)
 		a.call(ctx, env, args...)
 	}

@@ -54,7 +54,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 		argv := wrap(agentArgv(a, current, file))
-		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true)
+		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true, false)
 		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
@@ -169,5 +169,5 @@ func agentArgv(a config.Agent, prompt, file string) []string {
 		}
 		return argv
 	}
-	return append([]string{"sh", "-c", `exec "$@" < "$FLOWDECK_PROMPT_FILE"`, "agent"}, a.Command...)
+	return append([]string{"sh", "-c", model.PromptStdin, "agent"}, a.Command...)
 }

@@ -66,8 +66,9 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 // capture runs argv for the run and returns the result and its output as
 // text (escape sequences removed). A cancel of the run from elsewhere stops
 // the command.
-// show false marks the run internal: plumbing whose output a step stores.
-func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show bool) (*capture.Result, string, error) {
+// show streams the output to whoever watches (e.Live); internal marks the
+// run as the flow's plumbing (model.RunRecord.Internal).
+func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show, internal bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	done := make(chan struct{})
@@ -104,7 +105,7 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, ar
 		Argv: argv, Dir: dir, Env: env, Actor: actor, Timeout: timeout,
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
-		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: !show,
+		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: internal,
 		FlowRun: run.ID,
 	})
 	if err != nil {
@@ -187,8 +188,11 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 		return run, err
 	}
 	// Only stdout blocks stream live: store and none blocks print data
-	// for the flow, not for the person.
-	res, out, err := e.capture(ctx, run, e.Root, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, e.actor(), ex.Mode == "stdout")
+	// for the flow, not for the person. Every exec block is the flow's
+	// plumbing (its output goes into a prompt or variables; the flow pane
+	// shows it live), recorded as the flow's (or its agent's) run, not as
+	// whoever started the flow: the runs list hides it until asked.
+	res, out, err := e.capture(ctx, run, e.Root, ex.Argv(code, file), e.env(run, e.actor(), nil), s.Timeout, s.Limits, plumbingActor(run), ex.Mode == "stdout", true)
 	if err == nil {
 		err = ctx.Err() // cut short by ^C: the action stays in flight, to be decided on resume
 	}
@@ -218,6 +222,18 @@ func (e *Engine) execBlock(ctx context.Context, s *flowfile.Step, ex *flowfile.E
 	return e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionFinished, Step: s.Name,
 		StepIndex: s.Index, Action: ex.Index, Kind: "exec", RunID: res.Run.ID, Exit: &exit, Summary: res.Headline,
 		Output: &output, Vars: vars, Note: note})
+}
+
+// plumbingActor names who runs a flow's exec block: the agent the run works
+// for (a crew's worker), else the flow itself.
+func plumbingActor(run *model.FlowRun) string {
+	if a := RunString(run, VarAgent); model.ValidAgentName(a) {
+		return a
+	}
+	if run.Flow == "" {
+		return "flow"
+	}
+	return "flow " + run.Flow
 }
 
 func (e *Engine) tempFile(run *model.FlowRun, name, content string) (string, error) {

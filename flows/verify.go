@@ -62,7 +62,7 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	if f == nil {
 		return refuse(model.CodeUnknownFeature, fmt.Sprintf("no feature %q in the plan", feature))
 	}
-	cmds := verifyCommands(s.Plan, f, scope)
+	cmds := model.VerifyCommands(s.Plan, f, scope)
 	if len(cmds) == 0 {
 		return refuse(model.CodeMissingValidation, fmt.Sprintf("feature %s has no verification commands: record validation by hand (flowdeck run --feature %s -- CMD)", feature, feature))
 	}
@@ -108,25 +108,6 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 	}
 	v.Summary = strings.Join(lines, "\n")
 	return v, nil
-}
-
-// verifyCommands are the commands that verify f in scope: its own, or for
-// broad scope every feature's in plan order, once each.
-func verifyCommands(p *model.Plan, f *model.Feature, scope model.Scope) []string {
-	if scope != model.ScopeBroad {
-		return f.Verification
-	}
-	var cmds []string
-	seen := map[string]bool{}
-	for _, pf := range p.Features {
-		for _, c := range pf.Verification {
-			if !seen[c] {
-				seen[c] = true
-				cmds = append(cmds, c)
-			}
-		}
-	}
-	return cmds
 }
 
 func clipDetail(s string) string {

@@ -163,23 +163,46 @@ func CompletionGateAt(s *Session, f *Feature, p Pin) *Error {
 	// validate names the command that records evidence: the feature's own
 	// verification run through flowdeck (observed evidence, and executable
 	// right now), or a report when the plan gave no verification command.
-	validate := func(e *Error, scope Scope) *Error { return withValidate(f, e, scope) }
+	// The feature that completes the session validates broadly from the
+	// start: one broad run is its evidence and the session's, so the person
+	// reviews once (then the final review) instead of validating twice and
+	// reviewing again.
+	last := CompletesSession(s, f)
+	validate := func(e *Error, scope Scope) *Error {
+		if last {
+			return withBroadValidate(s, f, e)
+		}
+		return withValidate(f, e, scope)
+	}
 	if len(since) == 0 {
+		hint := verifyHint(f)
+		if last {
+			hint = broadHint(f)
+		}
 		return validate(refuse(CodeMissingValidation, st, "validation evidence recorded since the feature started",
-			verifyHint(f), "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
+			hint, "", "feature %s has no validation evidence since it started", f.ID), ScopeTargeted)
 	}
 	// Every verification command of the plan is the contract: each needs
 	// passing evidence of the code as it is.
 	for _, c := range Checks(f, p.Tree) {
 		switch c.State {
 		case CheckMissing:
-			return withValidateCommand(f, refuse(CodeMissingValidation, st, "passing evidence of every verification command of the plan",
-				verifyHint(f), "", "feature %s has no validation evidence of %s since it started", f.ID, FirstLine(c.Command, 120)), ScopeTargeted, c.Command)
+			e := refuse(CodeMissingValidation, st, "passing evidence of every verification command of the plan",
+				verifyHint(f), "", "feature %s has no validation evidence of %s since it started", f.ID, FirstLine(c.Command, 120))
+			if last {
+				e.Recovery.Hint = broadHint(f)
+				return withBroadValidate(s, f, e)
+			}
+			return withValidateCommand(f, e, ScopeTargeted, c.Command)
 		case CheckFailed, CheckPartial:
 			e := c.Evidence
-			return withValidateCommand(f, refuse(CodeFailingValidation, st, "passing validation evidence",
+			r := refuse(CodeFailingValidation, st, "passing validation evidence",
 				"Fix what failed, then validate again: "+e.Command, "",
-				"the latest validation of feature %s %s: %s", f.ID, e.Status, e.Command), e.Scope, c.Command)
+				"the latest validation of feature %s %s: %s", f.ID, e.Status, e.Command)
+			if last {
+				return withBroadValidate(s, f, r)
+			}
+			return withValidateCommand(f, r, e.Scope, c.Command)
 		case CheckStale:
 			return staleRefusal(s, f, c.Evidence, p, c.Evidence.Scope)
 		}
@@ -197,14 +220,13 @@ func CompletionGateAt(s *Session, f *Feature, p Pin) *Error {
 			"Address the findings, validate again and ask for a new review."+findingsText(review.Findings),
 			"", "the review of feature %s is %s", f.ID, review.Decision), latest.Scope)
 	}
-	if s.Plan.CompletedCount()+1 < s.Plan.Required() {
+	if !last {
 		return nil
 	}
 	broad := LatestBroad(f)
 	if broad == nil || broad.Status != ValidationPassed {
 		return validate(refuse(CodeMissingBroadValidation, st, "passing broad validation since the feature started",
-			"This is the last feature: run the whole test suite and record it with --scope broad.",
-			"", "feature %s completes the session but has no passing broad validation", f.ID), ScopeBroad)
+			broadHint(f), "", "feature %s completes the session but has no passing broad validation", f.ID), ScopeBroad)
 	}
 	if StaleOn(broad, p.Tree) {
 		return staleRefusal(s, f, broad, p, ScopeBroad)
@@ -245,6 +267,48 @@ func withValidate(f *Feature, e *Error, scope Scope) *Error {
 		return e.withAction(append(argv, words...)...)
 	}
 	return e.withAction(append(argv, "sh", "-c", f.Verification[0])...)
+}
+
+// CompletesSession reports whether completing f completes the session:
+// then its validation must be broad, and the final review follows it.
+func CompletesSession(s *Session, f *Feature) bool {
+	return s.Plan != nil && f.Status != FeatureCompleted && s.Plan.CompletedCount()+1 >= s.Plan.Required()
+}
+
+// VerifyCommands are the commands that verify f in scope: its own, or for
+// broad scope every feature's of the plan, in plan order, once each (the
+// whole suite as the plan knows it). flows verify, the cockpit's v and the
+// demo agent all run these.
+func VerifyCommands(p *Plan, f *Feature, scope Scope) []string {
+	if scope != ScopeBroad || p == nil {
+		return f.Verification
+	}
+	var cmds []string
+	seen := map[string]bool{}
+	for _, pf := range p.Features {
+		for _, c := range pf.Verification {
+			if !seen[c] {
+				seen[c] = true
+				cmds = append(cmds, c)
+			}
+		}
+	}
+	return cmds
+}
+
+// withBroadValidate gives e the command that validates f broadly: every
+// verification command of the plan, observed (flows verify --scope broad),
+// or a broad report when the plan has none.
+func withBroadValidate(s *Session, f *Feature, e *Error) *Error {
+	if len(VerifyCommands(s.Plan, f, ScopeBroad)) == 0 {
+		return withValidate(f, e, ScopeBroad)
+	}
+	return e.withAction("flows", "verify", f.ID, "--scope", string(ScopeBroad))
+}
+
+func broadHint(f *Feature) string {
+	return "This feature completes the session: validate broadly (every verification command of the plan), " +
+		"then review " + f.ID + ", then the session's final review, then complete it."
 }
 
 func verifyHint(f *Feature) string {

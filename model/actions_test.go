@@ -443,7 +443,8 @@ func TestNextActionRunsPlainVerificationAsWords(t *testing.T) {
 		"pytest -k 'not slow'":    `flowdeck run --feature a --scope targeted -- sh -c 'pytest -k '\''not slow'\'''`,
 		"make test && make lint":  "flowdeck run --feature a --scope targeted -- sh -c 'make test && make lint'",
 	} {
-		r := readyRig(t, model.Feature{ID: "a", Title: "A", Verification: []string{cmd}})
+		// b after a: a does not complete the session (that one validates broadly).
+		r := readyRig(t, model.Feature{ID: "a", Title: "A", Verification: []string{cmd}}, model.Feature{ID: "b", Title: "B", DependsOn: []string{"a"}})
 		r.do(model.RunStart{})
 		if got := model.NextCommand(r.s); got != want {
 			t.Errorf("%q: next %q, want %q", cmd, got, want)

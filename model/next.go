@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // NextCommand says what a person or an agent should do next in session s
 // (nil when there is no active session).
 func NextCommand(s *Session) string {
@@ -108,6 +110,23 @@ func StateOf(s *Session, f *Feature) FeatureState {
 		return StateAwaitingReview
 	}
 	return StateInProgress
+}
+
+// BlockReason is why f is blocked, on one line (at most max runes): what the
+// worker or reviewer said when it blocked, else its outcome; "" when f is
+// not blocked. The cockpit's row, session bar and reset prompt and the HUD
+// all say it.
+func BlockReason(f *Feature, max int) string {
+	if f.Status != FeatureBlocked {
+		return ""
+	}
+	if why := FirstLine(strings.TrimSpace(f.OutcomeNote), max); why != "" {
+		return why
+	}
+	if f.Outcome != "" {
+		return string(f.Outcome)
+	}
+	return "no reason given"
 }
 
 // LatestEvidence returns the newest evidence of f since it started (or ever,

@@ -30,6 +30,9 @@ func (h *hintWalk) parseHint(cmd string, argv []string) (acts []model.Action, ki
 	if argv[0] == "help" {
 		return nil, "help", true
 	}
+	if len(argv) > 2 && argv[0] == "flows" && argv[1] == "verify" {
+		return h.parseVerify(argv[2:])
+	}
 	if argv[0] != "flow" || len(argv) < 2 {
 		return nil, "", false
 	}
@@ -104,6 +107,24 @@ func (h *hintWalk) flowAction(pos []string, fl map[string]string) (model.Action,
 		return model.Land{Branch: "main", Commit: "89abcdef0123456789abcdef0123456789abcdef"}, cmd, true
 	}
 	return nil, "", false
+}
+
+// parseVerify maps "flowdeck flows verify F [--scope S]" to the observed,
+// passing evidence it records: one per command it runs.
+func (h *hintWalk) parseVerify(args []string) ([]model.Action, string, bool) {
+	pos, fl, ok := splitFlags(args)
+	if !ok || len(pos) != 1 || h.s == nil || h.s.Plan == nil || h.s.Plan.Feature(pos[0]) == nil {
+		return nil, "", false
+	}
+	scope := model.Scope(fl["scope"])
+	if scope == "" {
+		scope = model.ScopeTargeted
+	}
+	var acts []model.Action
+	for _, c := range model.VerifyCommands(h.s.Plan, h.s.Plan.Feature(pos[0]), scope) {
+		acts = append(acts, model.Validate{Feature: pos[0], Status: model.ValidationPassed, Scope: scope, Command: c, Source: model.SourceObserved})
+	}
+	return acts, "flows verify", len(acts) > 0
 }
 
 // parseRunArgv maps "flowdeck run --feature F [--scope S] -- CMD..." to the

@@ -1,6 +1,10 @@
 package model
 
-import "time"
+import (
+	"path/filepath"
+	"slices"
+	"time"
+)
 
 // Command runs as stored: the record of each run and what a recall search
 // finds in their output. db stores them; runner and capture make them.
@@ -67,4 +71,26 @@ type Hit struct {
 	Text    string   `json:"text"`
 	Matched []int    `json:"matched"` // byte offsets in Text of the matched characters
 	Score   int      `json:"score"`
+}
+
+// PromptStdin is the shell the flow engine wraps an agent in when the agent
+// reads its prompt on stdin: argv is {"sh", "-c", PromptStdin, "agent",
+// AGENT...}.
+const PromptStdin = `exec "$@" < "$FLOWDECK_PROMPT_FILE"`
+
+// CommandLine is a run's command for a person: the agent's own command
+// instead of the engine's stdin wrapper around it.
+// A sandboxed agent's bwrap arguments, up to its "--", are shown as
+// "[sandbox]".
+func CommandLine(argv []string) string {
+	prefix := ""
+	if len(argv) > 0 && filepath.Base(argv[0]) == "bwrap" {
+		if i := slices.Index(argv, "--"); i > 0 {
+			prefix, argv = "[sandbox] ", argv[i+1:]
+		}
+	}
+	if len(argv) > 4 && slices.Equal(argv[:4], []string{"sh", "-c", PromptStdin, "agent"}) {
+		return prefix + ShellJoin(argv[4:]) + " < prompt"
+	}
+	return prefix + ShellJoin(argv)
 }

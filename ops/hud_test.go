@@ -269,7 +269,9 @@ func TestHUDNeverCutsTheNextCommand(t *testing.T) {
 	s := newSeed(t)
 	s.do(model.PlanStart{Goal: "long verification"})
 	verify := "go test " + strings.Repeat("./pkg/very/long/path/", 60)
-	s.do(model.PlanApply{Plan: model.Plan{Summary: "s", Features: []model.Feature{{ID: "a", Title: "A", Verification: []string{verify}}}}})
+	// b after a: a does not complete the session (whose next command would be flows verify --scope broad).
+	s.do(model.PlanApply{Plan: model.Plan{Summary: "s", Features: []model.Feature{{ID: "a", Title: "A", Verification: []string{verify}},
+		{ID: "b", Title: "B", DependsOn: []string{"a"}}}}})
 	s.do(model.PlanApprove{})
 	s.do(model.RunStart{})
 	for _, format := range []string{"text", "markdown", "json"} {

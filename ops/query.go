@@ -126,13 +126,14 @@ type RunsResult struct {
 
 func (*RunsResult) Refusal() *model.Error { return nil }
 
-// Runs lists at most limit runs (0 = all), without their output detail.
-// A nil st is a project without a database: no runs.
-func Runs(st *db.Store, limit int) (*RunsResult, error) {
+// Runs lists at most limit runs (0 = all), without their output detail,
+// and without the flows' plumbing unless all. A nil st is a project
+// without a database: no runs.
+func Runs(st *db.Store, limit int, all bool) (*RunsResult, error) {
 	if st == nil {
 		return &RunsResult{OK: true, Runs: []model.RunRecord{}}, nil
 	}
-	runs, err := st.Runs(limit)
+	runs, err := st.RunsOf(limit, all)
 	if err != nil {
 		return nil, err
 	}

@@ -73,13 +73,13 @@ func (p *Project) Hits(q model.RecallQuery) ([]model.Hit, error) {
 	return st.Recall(q)
 }
 
-// Runs lists the newest runs.
-func (p *Project) Runs(limit int) (*ops.RunsResult, error) {
+// Runs lists the newest runs; the flows' plumbing only when all.
+func (p *Project) Runs(limit int, all bool) (*ops.RunsResult, error) {
 	st, err := p.reader()
 	if err != nil {
 		return nil, err
 	}
-	return ops.Runs(st, limit)
+	return ops.Runs(st, limit, all)
 }
 
 // HUD is what matters now, for an agent's context.

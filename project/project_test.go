@@ -73,7 +73,7 @@ func TestReadOnlyOpenCreatesNothing(t *testing.T) {
 	if _, err := p.Recall(model.RecallQuery{Query: "x"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.Runs(5); err != nil {
+	if _, err := p.Runs(5, true); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.HUD(); err != nil {

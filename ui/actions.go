@@ -232,6 +232,11 @@ func (m *Model) startReset() tea.Cmd {
 	}
 	down := model.Downstream(m.sess.Plan.Features, m.sel)
 	body := []string{"Resets " + m.sel + " to pending, dropping its evidence and reviews."}
+	if f := m.sess.Plan.Feature(m.sel); f != nil {
+		if why := model.BlockReason(f, reasonMax); why != "" {
+			body = append([]string{"Blocked: " + why}, body...)
+		}
+	}
 	if len(down) == 0 {
 		body = append(body, "Nothing depends on it.")
 	} else {

@@ -125,12 +125,32 @@ func (m *Model) agentTailCmd(id string, bytes int64) tea.Cmd {
 	p := m.p
 	return func() tea.Msg {
 		lines, _, err := readTail(p, id, bytes)
-		line := ""
-		if len(lines) > 0 {
-			line = layout.Cut(strings.TrimSpace(lines[len(lines)-1]), 400)
-		}
-		return agentTailMsg{run: id, bytes: bytes, line: line, err: err}
+		return agentTailMsg{run: id, bytes: bytes, line: layout.Cut(liveLine(lines), 400), err: err}
 	}
+}
+
+// liveLine is the newest line that says something, outside a fenced block
+// (an agent's JSON answer, a quoted file): fences, what they hold and lone
+// brackets are markup, not news. Only markup: its newest text line.
+func liveLine(lines []string) string {
+	fenced, fallback := false, ""
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if strings.HasPrefix(l, "```") && !strings.Contains(l[3:], "`") || strings.HasPrefix(l, "~~~") {
+			fenced = !fenced
+			continue
+		}
+		if l == "" || strings.Trim(l, "{}[],") == "" {
+			continue
+		}
+		if !fenced {
+			return l
+		}
+		if fallback == "" {
+			fallback = l
+		}
+	}
+	return fallback
 }
 
 // outputTail is how much of a run's end is read for its last lines.

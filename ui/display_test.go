@@ -167,3 +167,56 @@ func TestLayoutGivesRoomWhereItIsUsed(t *testing.T) {
 		t.Fatal("an empty flow pane took the output's place")
 	}
 }
+
+// A flow's exec blocks, printing into its prompt or its variables alike,
+// are its plumbing: the runs pane lists them only after i, as the flow's
+// runs, not the person's who started it.
+func TestFlowExecBlocksArePlumbing(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	// Narrow: the runs pane is the one pane below the features, the flow
+	// pane (which shows the blocks' output) is not on screen.
+	h := newHarness(t, st, 110, 30, zeroConfig())
+	h.startFlow("/flow " + testFlow(t, "plumbing.md"))
+	h.pump(10*time.Second, "the flow to finish", func() bool { return len(h.m.flowJobs) == 0 })
+	h.pump(10*time.Second, "both exec runs, finished, in the cockpit", func() bool {
+		n := 0
+		for _, r := range h.m.allRuns {
+			if r.FlowRun != "" && r.Outcome == "exited" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	h.key("4")
+	h.mustSee("go test ./reset-api/...")
+	h.mustNotSee("plumbing-marker")
+	h.key("i")
+	h.mustSee("echo stdout-plumbing-marker", "store-plumbin", "internal runs shown")
+	for _, l := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(l, "plumbing-marker") && (!strings.Contains(l, "flow plumbing") || strings.Contains(l, "human")) {
+			t.Errorf("a plumbing run is not labelled as the flow's: %q", l)
+		}
+	}
+}
+
+// An agent's run shows as the agent's command, not as the engine's stdin
+// wrapper around it, and as the agent's.
+func TestAgentRunShowsItsCommand(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	rec := model.RunRecord{Argv: []string{"sh", "-c", model.PromptStdin, "agent", "claude", "-p"}, Actor: "worker-1",
+		Cwd: "/project", Start: t0, FlowRun: "run-1"}
+	w, err := st.StartRun(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Outcome = "exited"
+	if _, err := w.Finish(rec, 0); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t, st, 110, 30, zeroConfig())
+	h.key("4")
+	h.mustSee("claude -p < prompt", "worker-1")
+	h.mustNotSee("FLOWDECK_PROMPT_FILE")
+}

@@ -210,7 +210,7 @@ func (m *Model) syncFlowPane() {
 	if v != nil {
 		d.Notice, d.NoticeKind = m.flowNotice(v)
 		if rec := m.flowOutRec; rec != nil {
-			d.OutLabel = model.ShellJoin(rec.Argv)
+			d.OutLabel = model.CommandLine(rec.Argv)
 			if rec.Outcome == model.RunRunning {
 				d.OutLabel = "⟳ " + d.OutLabel
 			} else if rec.Outcome == string(runner.Exited) {

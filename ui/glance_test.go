@@ -30,7 +30,8 @@ func TestSelectionFollowsActiveUntilMoved(t *testing.T) {
 	h.tick()
 	h.mustSee("3 Detail  rate-limit", "active rate-limit")
 
-	h.key("j") // the person looks at reset-ui
+	h.clk.Add(followGrace) // the person saw it move (a key sooner acts where it was)
+	h.key("j")             // the person looks at reset-ui
 	h.mustSee("3 Detail  reset-ui")
 	finishActive(t, agent, "rate-limit", "audit-log")
 	h.tick()

@@ -140,20 +140,26 @@ func (m *Model) startVerify() tea.Cmd {
 		m.note = errNote("already verifying " + f.ID + " · " + m.keyName(keys.Kill) + " stops it")
 		return nil
 	}
+	// The feature that completes the session validates broadly (every
+	// verification command of the plan) from the first v, as the model's
+	// next command says (flows verify --scope broad).
 	scope := model.ScopeTargeted
-	if f.ID == m.sess.Execution.ActiveFeature {
-		if g := model.CompletionGate(m.sess, f); g != nil && (g.Code == model.CodeMissingBroadValidation || g.Code == model.CodeFailingFinalReview) {
-			scope = model.ScopeBroad
-		}
+	if f.Status == model.FeatureInProgress && model.CompletesSession(m.sess, f) {
+		scope = model.ScopeBroad
 	}
-	argvs := make([][]string, 0, len(f.Verification))
-	for _, v := range f.Verification {
+	cmds := model.VerifyCommands(m.sess.Plan, f, scope)
+	argvs := make([][]string, 0, len(cmds))
+	for _, v := range cmds {
 		if a := argvOf(v); len(a) > 0 {
 			argvs = append(argvs, a)
 		}
 	}
 	body := []string{"Runs " + fmt.Sprintf("%d", len(argvs)) + " command(s) and records the result as " + string(scope) + " evidence on " + f.ID + ":"}
-	for _, v := range f.Verification {
+	if scope == model.ScopeBroad {
+		body[0] = "It completes the session: runs every verification command of the plan (" + fmt.Sprintf("%d", len(argvs)) +
+			") and records the result as broad evidence on " + f.ID + ":"
+	}
+	for _, v := range cmds {
 		body = append(body, "  "+v)
 	}
 	m.openConfirmFunc("Verify "+f.ID+"?", body, func() tea.Cmd {

@@ -106,7 +106,7 @@ func (m *Model) toggleInternal() {
 	m.showInternal = !m.showInternal
 	m.runList.SetRuns(m.shownRuns())
 	if m.showInternal {
-		m.note = infoNote("internal runs shown (the flows' own flowdeck calls)")
+		m.note = infoNote("internal runs shown (the flows' own exec blocks)")
 	} else {
 		m.note = infoNote("internal runs hidden")
 	}

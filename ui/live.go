@@ -90,7 +90,7 @@ func pendingIn(ds []model.Decision, id string) bool {
 }
 
 func (m *Model) onStamp(msg stampMsg) tea.Cmd {
-	cmds := []tea.Cmd{m.pollCmd()}
+	cmds := []tea.Cmd{m.pollCmd(), m.catchUp()}
 	m.ticks++
 	m.expireNote()
 	changed := msg.err == nil && msg.stamp != m.stamp
@@ -129,9 +129,7 @@ func (m *Model) setSession(s *model.Session) tea.Cmd {
 	m.sess = s
 	m.feats.SetSession(s)
 	m.graph.SetSession(s)
-	if m.autoSel || s == nil || s.Plan == nil || s.Plan.Feature(m.sel) == nil {
-		m.sel = defaultSelection(s)
-	}
+	m.autoSelect()
 	m.syncSelection()
 	return tea.Batch(m.refreshDetail(), m.updateWaits(first))
 }

@@ -96,6 +96,7 @@ type Model struct {
 	// autoSel: the selection follows what most likely needs looking at
 	// (the active feature, else one that waits) until the person moves it.
 	autoSel bool
+	follow  follow
 
 	// panes are the panes by id (what every pane answers to); the typed
 	// fields below are the same panes, for what only one of them does.

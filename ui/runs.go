@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"fmt"
+
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
@@ -31,6 +33,19 @@ type feed struct {
 	parser output.Parser
 	screen *output.Screen
 	busy   bool
+	empty  string // what the view says while the run has printed nothing
+}
+
+// emptyNote is what a run that printed nothing (so far) says: an honest
+// "nothing" once it ended, with how it ended.
+func emptyNote(rec *model.RunRecord) string {
+	switch {
+	case rec.Outcome == model.RunRunning || rec.Outcome == "":
+		return "no output yet"
+	case rec.Outcome == "exited":
+		return fmt.Sprintf("the run printed nothing (exit %d)", rec.ExitCode)
+	}
+	return "the run printed nothing (" + rec.Outcome + ")"
 }
 
 // outputMsg carries parsed output of a run.
@@ -127,13 +142,17 @@ func (m *Model) syncFeed(f *feed, rec *model.RunRecord, none string) tea.Cmd {
 	if rec.ID != f.view.Run() {
 		note := "reading…"
 		if rec.Bytes == 0 {
-			note = "no output yet"
+			note = emptyNote(rec)
 		}
-		f.reset(rec.ID, model.ShellJoin(rec.Argv), note)
+		f.reset(rec.ID, model.CommandLine(rec.Argv), note)
 		if rec.Forgotten {
 			f.view.SetNote("this run's output was forgotten")
 			return nil
 		}
+	}
+	f.empty = emptyNote(rec) // a run that ends printing nothing says so
+	if rec.Bytes == 0 && !rec.Forgotten {
+		f.view.SetNote(f.empty)
 	}
 	if f.busy || rec.Bytes <= f.next && !f.more {
 		return nil
@@ -213,7 +232,7 @@ func (m *Model) onOutput(msg outputMsg) tea.Cmd {
 		return m.emulateCmd(f, msg.run, nil, 0)
 	}
 	f.parser, f.next, f.more = msg.parser, msg.next, msg.more
-	f.view.SetNote("no output yet")
+	f.view.SetNote(f.empty)
 	f.view.Append(msg.lines, msg.partial)
 	if f == m.out {
 		m.gotoPending()

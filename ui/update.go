@@ -137,6 +137,10 @@ func (m *Model) setTheme(dark bool) {
 // focused dialog, the text being typed, or the focused pane's key map, in
 // that order.
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	return tea.Batch(m.keyPressed(), m.routeKey(k))
+}
+
+func (m *Model) routeKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.mode == modeHelp {
 		return m.helpKey(k)
 	}

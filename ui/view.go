@@ -278,6 +278,7 @@ func (m *Model) nextHint(cmd string) string {
 		{"flowdeck flow run start", keys.Start},
 		{"flowdeck flow run complete ", keys.Complete1},
 		{"flowdeck run --feature ", keys.Verify},
+		{"flowdeck flows verify ", keys.Verify},
 		{"flowdeck flow reset feature ", keys.Reset},
 		{"flowdeck flow land", keys.Land},
 	} {
@@ -313,12 +314,12 @@ func (m *Model) runningPart() string {
 		return ""
 	}
 	r := running[0]
-	text := "⟳ " + layout.Cut(model.ShellJoin(r.Argv), 32)
+	text := "⟳ " + layout.Cut(model.CommandLine(r.Argv), 32)
 	if r.Actor != "" {
 		text += " (" + r.Actor + ")"
 	}
 	if len(running) > 1 {
-		text = fmt.Sprintf("⟳ %d running: %s, …", len(running), layout.Cut(model.ShellJoin(r.Argv), 24))
+		text = fmt.Sprintf("⟳ %d running: %s, …", len(running), layout.Cut(model.CommandLine(r.Argv), 24))
 	}
 	return m.th.State(model.StateInProgress).Render(text)
 }

@@ -19,6 +19,9 @@ type wait struct {
 	kind    waitKind
 	feature string
 	reason  string // blocked: why
+	// feature1: one blocked feature in a session that runs on (else the
+	// session is blocked).
+	feature1 bool
 	// key names this occurrence: a new validation after needs_fix is a new
 	// review request, so the evidence sequence is part of it.
 	key      string
@@ -67,7 +70,9 @@ func (w wait) String() string {
 		return "decision " + d.FlowRun + " " + d.Step
 	}
 	what := "session blocked"
-	if w.feature != "" {
+	if w.feature1 {
+		what = "blocked " + w.feature
+	} else if w.feature != "" {
 		what += " (" + w.feature + ")"
 	}
 	if w.reason != "" {
@@ -104,18 +109,37 @@ func waitsOf(s *model.Session) []wait {
 	}
 	if s.Status == model.StatusBlocked {
 		var ids, reasons []string
-		for _, f := range s.Plan.Features {
-			if f.Status == model.FeatureBlocked {
+		for i := range s.Plan.Features {
+			if f := &s.Plan.Features[i]; f.Status == model.FeatureBlocked {
 				ids = append(ids, f.ID)
-				if f.OutcomeNote != "" {
-					reasons = append(reasons, model.FirstLine(strings.TrimSpace(f.OutcomeNote), reasonMax))
-				}
+				reasons = append(reasons, model.BlockReason(f, reasonMax))
 			}
 		}
 		out = append(out, wait{kind: waitBlocked, feature: strings.Join(ids, ", "), reason: strings.Join(reasons, "; "),
 			key: fmt.Sprintf("blocked:%s@%d", s.ID, blockedSince(s))})
+	} else if s.Status != model.StatusCompleted {
+		// A blocked feature in a session that runs on (other features are
+		// active) waits for the person as much: a reset or a replan.
+		for i := range s.Plan.Features {
+			if f := &s.Plan.Features[i]; f.Status == model.FeatureBlocked {
+				out = append(out, wait{kind: waitBlocked, feature: f.ID, reason: model.BlockReason(f, reasonMax), feature1: true,
+					key: fmt.Sprintf("blocked:%s:%s@%d", s.ID, f.ID, featureBlockedSince(s, f.ID))})
+			}
+		}
 	}
 	return out
+}
+
+// featureBlockedSince is the history item that blocked feature id, so that
+// a feature blocked again later rings again.
+func featureBlockedSince(s *model.Session, id string) uint64 {
+	h := s.Execution.History
+	for i := len(h) - 1; i >= 0; i-- {
+		if h[i].Feature == id && h[i].Type == model.EventFeatureBlocked {
+			return h[i].Seq
+		}
+	}
+	return 0
 }
 
 // planSince is the history item that put the current plan in place, so a

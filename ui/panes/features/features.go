@@ -22,10 +22,14 @@ type row struct {
 	id, title string
 	state     model.FeatureState
 	deps      string
+	why       string // blocked: why, said before the dependencies and title
 	badge     string
 	badgeP    styles.Style
 	haystack  string // what the filter matches: id and title
 }
+
+// whyMax bounds a blocked feature's reason in its row.
+const whyMax = 120
 
 // Model is the features pane.
 type Model struct {
@@ -62,7 +66,7 @@ func (m *Model) SetSession(s *model.Session) {
 	if s != nil && s.Plan != nil {
 		for i := range s.Plan.Features {
 			f := &s.Plan.Features[i]
-			r := row{id: f.ID, title: f.Title, state: model.StateOf(s, f), haystack: f.ID + " " + f.Title}
+			r := row{id: f.ID, title: f.Title, state: model.StateOf(s, f), haystack: f.ID + " " + f.Title, why: model.BlockReason(f, whyMax)}
 			var deps []string
 			deps = append(deps, f.DependsOn...)
 			for _, b := range f.BlockedBy {
@@ -77,6 +81,8 @@ func (m *Model) SetSession(s *model.Session) {
 			}
 			m.rows = append(m.rows, r)
 			m.idW = max(m.idW, layout.Width(f.ID))
+			// A blocked feature's reason takes from its title, not the
+			// column's width: the layout stays put when a feature blocks.
 			tail := layout.Width(r.deps) + 2 + layout.Width(f.Title)
 			m.tailW = max(m.tailW, tail)
 		}
@@ -234,6 +240,16 @@ func (m *Model) renderRow(ri int, selected, focused bool) string {
 			tail += "  "
 		}
 		tail += r.title
+	}
+	if r.why != "" && rest >= 4 {
+		// Why it is blocked comes first: it is what the person acts on.
+		why := layout.Cut(r.why, rest-1)
+		b.WriteByte(' ')
+		b.WriteString(sp.Render(why))
+		rest -= layout.Width(why) + 1
+		if tail != "" {
+			tail = " " + tail
+		}
 	}
 	if rest >= 4 && tail != "" {
 		b.WriteByte(' ')

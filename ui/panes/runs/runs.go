@@ -171,7 +171,7 @@ func (m *Model) View(focused bool) []string {
 	// two fifths of the row: the summary after it is what says how it went.
 	cmdW := 8
 	for i := from; i < to; i++ {
-		cmdW = max(cmdW, layout.Width(model.ShellJoin(m.recs[i].Argv)))
+		cmdW = max(cmdW, layout.Width(model.CommandLine(m.recs[i].Argv)))
 	}
 	cmdW = min(cmdW, max(12, (m.w-3)*2/5))
 	out := make([]string, 0, m.h)
@@ -191,7 +191,7 @@ func (m *Model) row(r *model.RunRecord, cmdW int, selected, focused bool) string
 	b.WriteString(marker + paint.Render(glyph) + " ")
 	rest := m.w - 3
 	cmdW = min(cmdW, max(1, rest))
-	b.WriteString(layout.Fit(model.ShellJoin(r.Argv), cmdW))
+	b.WriteString(layout.Fit(model.CommandLine(r.Argv), cmdW))
 	rest -= cmdW
 	const durW = 7
 	if rest > durW+1 {
