@@ -13,14 +13,14 @@ import (
 // The README's example config.toml loads without a complaint: every setting
 // exists, every value is valid, every [keys] action is known.
 func TestREADMEConfigExampleLoads(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+	raw, err := os.ReadFile("../docs/cockpit.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(raw)
 	i := strings.Index(text, "### Configuration")
 	if i < 0 {
-		t.Fatal("README.md has no ### Configuration section")
+		t.Fatal("docs/cockpit.md has no ### Configuration section")
 	}
 	text = text[i:]
 	start := strings.Index(text, "```toml\n")
@@ -34,7 +34,7 @@ func TestREADMEConfigExampleLoads(t *testing.T) {
 	}
 	cfg, errs := config.Load(path)
 	if len(errs) > 0 {
-		t.Fatalf("the README's config: %v", errs)
+		t.Fatalf("the documented config: %v", errs)
 	}
 	if _, errs := keys.Default().Rebind(cfg.Keys); len(errs) > 0 {
 		t.Fatalf("the README's [keys]: %v", errs)

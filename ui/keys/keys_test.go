@@ -45,14 +45,14 @@ func TestRebind(t *testing.T) {
 // The README's key table is the key map: every row names an action and its
 // default keys exactly, and every action has a row.
 func TestREADMEKeyTable(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
+	raw, err := os.ReadFile("../../docs/cockpit.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(raw)
 	start := strings.Index(text, "### Keys")
 	if start < 0 {
-		t.Fatal("README.md has no ### Keys section")
+		t.Fatal("docs/cockpit.md has no ### Keys section")
 	}
 	text = text[start:]
 	if end := strings.Index(text[1:], "\n#"); end >= 0 {
