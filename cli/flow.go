@@ -113,7 +113,7 @@ func (e *env) planCommand() *cobra.Command {
 		},
 		&cobra.Command{
 			Use:   "apply FILE|-",
-			Short: "Apply a plan (JSON, comments allowed; '-' reads standard input); see the README for the schema",
+			Short: "Apply a plan (JSON, comments allowed; '-' reads standard input); see docs/plans.md for the schema",
 			Args:  exactArgs(1, "a plan file or -"),
 			RunE: func(cmd *cobra.Command, args []string) error {
 				p, err := e.readPlan(args[0])
