@@ -181,6 +181,8 @@ type Model struct {
 	jobs     []*job
 	flowJobs []*flowJob
 	quitting bool
+	// exiting: tea.Quit is on its way; View draws a blank last frame.
+	exiting bool
 	// patternsWarned: the project's broken pattern files were reported.
 	patternsWarned bool
 }

@@ -79,6 +79,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onAgentTail(msg)
 	case flowNamesMsg:
 		m.flowNames = msg.names
+	case exitMsg:
+		cmd = m.exit()
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	case tea.PasteMsg:

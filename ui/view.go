@@ -101,6 +101,9 @@ func (m *Model) View() tea.View {
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
+	if m.exiting {
+		return v // blank: see exit
+	}
 	if m.w <= 0 || m.h <= 0 {
 		v.SetContent("flowdeck: starting…")
 		return v
