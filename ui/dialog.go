@@ -169,7 +169,7 @@ func (m *Model) dialogKey(d Dialog, k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch a {
 	case keys.Help:
-		m.mode, m.helpOff = modeHelp, 0
+		m.openHelp(modeNormal)
 		return nil
 	case keys.Quit:
 		return m.quit()

@@ -102,13 +102,13 @@ func TestHelpScrollsAfterBottom(t *testing.T) {
 	scenario(t, st, "running")
 	h := newHarness(t, st, 80, 24, zeroConfig())
 	h.key("?", "G")
-	last := h.m.helpOff
+	last := h.m.hlp.off
 	if last == 0 {
 		t.Fatal("G did not scroll the help")
 	}
 	h.key("k")
-	if h.m.helpOff != last-1 {
-		t.Fatalf("k after G: offset %d, want %d", h.m.helpOff, last-1)
+	if h.m.hlp.off != last-1 {
+		t.Fatalf("k after G: offset %d, want %d", h.m.hlp.off, last-1)
 	}
 }
 

@@ -76,15 +76,12 @@ func (m *Model) commandKeyMap() keyMap {
 	return k
 }
 
-func (m *Model) helpKeyMap() keyMap {
-	return m.keyMapOf([]keys.Action{keys.Up, keys.Down, keys.Back},
-		[]keys.Action{keys.Up, keys.Down, keys.PageDown, keys.PageUp, keys.Top, keys.Bottom, keys.Back, keys.Help, keys.Quit})
-}
-
 // contextKeyMap is the key map of whatever has the keys now, and the words
 // the hint bar starts with.
 func (m *Model) contextKeyMap() (keyMap, string) {
 	switch {
+	case m.mode == modeHelp && m.hlp.typing:
+		return m.helpFilterKeyMap(), "type to filter"
 	case m.mode == modeHelp:
 		return m.helpKeyMap(), ""
 	case m.top() != nil && !m.docked:

@@ -156,11 +156,10 @@ type Model struct {
 	// on screen while the keys go to the panes.
 	dialogs []Dialog
 	docked  bool
-	helpOff int
 	// help draws the hint bar and the full help (bubbles/help) in m.th.
 	help help.Model
-	// helpFrom is the mode the help was opened from (a text field).
-	helpFrom mode
+	// hlp is the full help's scroll, filter and origin (help.go).
+	hlp helpState
 	// showInternal lists the runs flows make for their own plumbing.
 	showInternal bool
 
