@@ -178,9 +178,10 @@ func (m *Model) dialogKey(d Dialog, k tea.KeyPressMsg) tea.Cmd {
 	return m.normalKey(k)
 }
 
-// dialogView draws the top dialog as a box of full width: its body, then
-// its key hints. A docked dialog is drawn unfocused.
-func (m *Model) dialogView(d Dialog) []string {
+// dialogView draws the top dialog as a box of full width, at most maxH
+// rows: its body (cut from the bottom when it does not fit), then its key
+// hints, which always show. A docked dialog is drawn unfocused.
+func (m *Model) dialogView(d Dialog, maxH int) []string {
 	th := m.th
 	var body []string
 	for _, l := range d.Body(m) {
@@ -191,6 +192,9 @@ func (m *Model) dialogView(d Dialog) []string {
 		hint = m.hintsIn(m.w-4, keys.FocusDialog) + th.Dim.Render(" · it waits while you look around")
 	} else if m.now().Before(d.base().until) {
 		hint += "  " + th.Dim.Render("(just appeared: keys wait a moment)")
+	}
+	if room := max(1, maxH-3); len(body) > room {
+		body = body[:room]
 	}
 	body = append(body, " "+hint)
 	return layout.Box(th, th.DialogTitle.Render(" "+d.Title(m)+" "), "", body, m.w, len(body)+2, !m.docked)

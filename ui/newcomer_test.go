@@ -9,6 +9,7 @@ import (
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/layout"
 )
 
 // Issue 23, "a newcomer's first hour": the cockpit's papercuts, each driven
@@ -177,4 +178,81 @@ func TestPlanApprovalCountedOnce(t *testing.T) {
 	h := newHarness(t, st, 160, 48, zeroConfig())
 	h.mustSee("⚑ 1 waiting: plan approval")
 	h.mustNotSee("2 waiting")
+}
+
+// reviewWithTail seeds reset-api waiting for its review, its evidence a
+// run whose last lines the review dialog shows.
+func reviewWithTail(t *testing.T, st *db.Store) {
+	t.Helper()
+	s := &seeder{tb: t, st: st, now: t0.Add(-time.Hour)}
+	s.do(model.PlanStart{Goal: "Password reset"})
+	s.do(model.PlanApply{Plan: demoPlan()})
+	s.do(model.PlanApprove{})
+	s.complete("token-store")
+	s.complete("mailer")
+	s.do(model.RunStart{Feature: "reset-api"})
+	run := addRun(t, st, t0.Add(-10*time.Minute), []string{"go", "test", "./reset-api/..."}, "reset-api",
+		"=== RUN   TestReset\n--- PASS: TestReset (0.02s)\n=== RUN   TestExpiry\n--- PASS: TestExpiry (0.01s)\nok  \tpw/reset-api\t0.05s\n", 0, false)
+	s.do(model.Validate{Feature: "reset-api", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./reset-api/...",
+		Summary: "2 passed", Source: model.SourceObserved, RunID: run})
+}
+
+// At the documented minimum, 40x12, a review dialog with a note above it
+// keeps its top edge, its title and its keys on screen, under the whole
+// session bar.
+func TestReviewDialogFitsAt40x12(t *testing.T) {
+	st := newStore(t)
+	reviewWithTail(t, st)
+	h := newHarness(t, st, 40, 12, zeroConfig())
+	h.mustSee("Review reset-api")
+	h.key("esc", "a") // later, then open it again: the note stays above it
+	lines := strings.Split(strings.TrimSuffix(h.screen(), "\n"), "\n")
+	if len(lines) != 12 {
+		t.Fatalf("%d lines at 40x12:\n%s", len(lines), h.screen())
+	}
+	if !strings.HasPrefix(lines[0], " Password reset") {
+		t.Fatalf("the session bar is overdrawn:\n%s", h.screen())
+	}
+	top := -1
+	for i, l := range lines {
+		if layout.Width(l) > 40 {
+			t.Fatalf("line %d runs past 40 columns (boxes drawn over each other):\n%s", i, h.screen())
+		}
+		if strings.HasPrefix(l, "╭─ Review reset-api") {
+			top = i
+		}
+	}
+	if top < 2 {
+		t.Fatalf("the review dialog's top edge is not on screen below the session bar:\n%s", h.screen())
+	}
+	h.mustSee("a approve", "still waits")
+}
+
+// Below the minimum size the cockpit says so in words that fit whole, at
+// any size: no line is wider than the terminal or cut mid-word, and there
+// are no more lines than rows.
+func TestTooSmallMessageFitsAnySize(t *testing.T) {
+	st := newStore(t)
+	h := newHarness(t, st, 80, 24, zeroConfig())
+	for w := 1; w <= 60; w++ {
+		for ht := 1; ht <= 14; ht++ {
+			if w >= 40 && ht >= 12 {
+				continue
+			}
+			h.send(windowSize(w, ht))
+			v := h.m.View().Content
+			lines := strings.Split(v, "\n")
+			if len(lines) > ht {
+				t.Fatalf("%dx%d: %d lines: %q", w, ht, len(lines), v)
+			}
+			for _, l := range lines {
+				if layout.Width(l) > w || strings.HasSuffix(l, "…") {
+					t.Fatalf("%dx%d: line %q does not fit whole", w, ht, l)
+				}
+			}
+			if w >= 5 && !strings.Contains(v, "40x12") {
+				t.Fatalf("%dx%d: %q does not name the minimum", w, ht, v)
+			}
+		}
+	}
 }

@@ -19,6 +19,25 @@ import (
 // sessionBarH is the session bar's height.
 const sessionBarH = 2
 
+// minW×minH is the smallest terminal the cockpit draws in (README).
+const minW, minH = 40, 12
+
+// dialogMinH is a dialog's least height: its title, a line, its keys and
+// its bottom edge; paneMinH a pane's (one row in its frame). Below that
+// the panes give their rows to the dialog.
+const dialogMinH, paneMinH = 4, 3
+
+// tooSmall says so in a w×h terminal, however small: the longest message
+// that fits whole.
+func tooSmall(w, h int) []string {
+	return layout.FitMessage(w, h,
+		fmt.Sprintf("flowdeck needs a terminal of at least %dx%d; this one is %dx%d. Make it larger, or q quits.", minW, minH, w, h),
+		fmt.Sprintf("flowdeck needs at least %dx%d (this is %dx%d)", minW, minH, w, h),
+		fmt.Sprintf("needs %dx%d, is %dx%d", minW, minH, w, h),
+		fmt.Sprintf("needs %dx%d", minW, minH),
+		fmt.Sprintf("%dx%d", minW, minH), "40+", "!")
+}
+
 // footerLines is what goes under the panes: the prompt, the command line or
 // the status line, then the key hint bar.
 func (m *Model) footerLines() []string {
@@ -26,11 +45,15 @@ func (m *Model) footerLines() []string {
 	switch {
 	case m.top() != nil:
 		// The note stays visible above the dialog: an error may be why the
-		// dialog is back, a notice may say who closed the one before.
+		// dialog is back, a notice may say who closed the one before. Both
+		// fit between the session bar and the key bar, the dialog first, so
+		// that its top edge stays on screen (40x12 included).
+		room := m.h - sessionBarH - 1
 		if len(m.note.lines) > 0 {
 			out = m.noteLines()
+			out = out[:min(len(out), max(0, room-dialogMinH))]
 		}
-		out = append(out, m.dialogView(m.top())...)
+		out = append(out, m.dialogView(m.top(), room-len(out))...)
 	case m.mode == modeCommand:
 		out = []string{m.cmdline.View(m.w), m.cmdline.Notes(m.th, m.w)}
 	case m.mode == modeFilter:
@@ -79,7 +102,10 @@ func (m *Model) relayout() tea.Cmd {
 		slot == layout.Agents && len(m.crew.pane.Rows()) == 0 && m.focus != layout.Agents {
 		slot = layout.Output // an empty flow or agents pane gives its room back
 	}
-	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
+	m.lay = layout.Layout{}
+	if bodyH >= paneMinH {
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
+	}
 	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
 		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
@@ -87,7 +113,7 @@ func (m *Model) relayout() tea.Cmd {
 	m.cmdline.SetWidth(m.w)
 	m.filter.SetWidth(max(1, m.w-2))
 	m.refreshHelp()
-	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
+	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() && bodyH >= paneMinH {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
 		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2, m.crewOn())
 	}
@@ -109,8 +135,8 @@ func (m *Model) View() tea.View {
 		v.SetContent("flowdeck: starting…")
 		return v
 	}
-	if m.w < 40 || m.h < 12 {
-		v.SetContent(layout.Fit(fmt.Sprintf("flowdeck needs at least 40x12 (this is %dx%d)", m.w, m.h), m.w))
+	if m.w < minW || m.h < minH {
+		v.SetContent(strings.Join(tooSmall(m.w, m.h), "\n"))
 		return v
 	}
 	c := layout.NewCanvas(m.h)
