@@ -62,6 +62,9 @@ type keyMap struct {
 	// (enter "send" in a form rather than "open"); label, which of its
 	// keys do ("1–2" of 1–9).
 	desc, label map[keys.Action]string
+	// rank, when set, is the order in which the hint bar keeps short's
+	// keys when not all fit (hintRank); else it drops from the end.
+	rank []keys.Action
 }
 
 func (k keyMap) ShortHelp() []key.Binding { return k.bindings(k.short) }

@@ -25,8 +25,12 @@ var (
 func (m *Model) paneKeyMap(p layout.Pane) keyMap {
 	switch p {
 	case layout.Features, layout.DAG:
-		return m.keyMapOf([]keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command},
+		k := m.keyMapOf([]keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command},
 			append(moveKeys, keys.Filter), featureKeys)
+		// At 80 columns not all fit: approve and reset (what the demo asks
+		// for) stay, then moving around; filter and command line go first.
+		k.rank = []keys.Action{keys.Approve, keys.Reset, keys.NextPane, keys.Verify, keys.Start, keys.NeedsFix, keys.Block, keys.Filter, keys.Command}
+		return k
 	case layout.Detail:
 		return m.keyMapOf([]keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Approve, keys.Command}, moveKeys, featureKeys)
 	case layout.Runs:

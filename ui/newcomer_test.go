@@ -256,3 +256,46 @@ func TestTooSmallMessageFitsAnySize(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns the hint bar keeps the keys that matter (approve, and reset,
+// which the README's demo asks for) and drops the less important ones
+// first; the key of the session's next step is always kept.
+func TestHintBarKeepsWhatMattersAt80(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	h := newHarness(t, st, 80, 24, zeroConfig())
+	lines := strings.Split(strings.TrimSuffix(h.screen(), "\n"), "\n")
+	bar := lines[len(lines)-1]
+	for _, k := range []string{"a approve", "r reset", "tab next pane", "v verify", "? help", "q quit"} {
+		if !strings.Contains(bar, k) {
+			t.Errorf("the hint bar at 80 columns lacks %q: %q", k, bar)
+		}
+	}
+	if strings.Contains(bar, "…") {
+		t.Errorf("the hint bar is cut: %q", bar)
+	}
+}
+
+// The next command in the session bar is whole, or cut after a whole word
+// (" …"), or only its key: never cut inside a word ("f…"), at any width.
+func TestNextCommandNeverCutMidWord(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "review")
+	h := newHarness(t, st, 80, 24, zeroConfig())
+	full := "next (a): " + model.NextCommand(active(t, st))
+	for w := 40; w <= 200; w++ {
+		h.send(windowSize(w, 24))
+		l2 := strings.Split(h.screen(), "\n")[1]
+		i := strings.Index(l2, "next")
+		if i < 0 {
+			continue // no room: left out
+		}
+		next := l2[i:]
+		if next != full && next != "next: a" && !(strings.HasSuffix(next, " …") && strings.HasPrefix(full, strings.TrimSuffix(next, " …"))) {
+			t.Fatalf("%d columns: the next command is cut mid-word: %q", w, next)
+		}
+		if w == 80 && next != "next: a" {
+			t.Fatalf("80 columns: %q, want the key alone", next)
+		}
+	}
+}

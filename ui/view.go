@@ -2,16 +2,13 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/termtext"
-	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
@@ -291,34 +288,12 @@ func (m *Model) sessionBar() []string {
 	if a := m.idlePart(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, m.nextHint(model.NextCommand(s)))
-	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
+	sep := th.Dim.Render(" · ")
+	l2 := " " + strings.Join(parts, sep)
+	if next := m.nextHintIn(model.NextCommand(s), m.w-layout.Width(l2)-layout.Width(sep)); next != "" {
+		l2 += sep + next
+	}
 	return []string{l1, layout.Fit(l2, m.w)}
-}
-
-// nextHint is the next command with the cockpit's way to do it: the key, or
-// the command line's command.
-func (m *Model) nextHint(cmd string) string {
-	for _, n := range []struct {
-		prefix string
-		a      keys.Action
-	}{
-		{"flowdeck flow plan approve", keys.ApprovePlan},
-		{"flowdeck flow review ", keys.Approve},
-		{"flowdeck flow run start", keys.Start},
-		{"flowdeck flow run complete ", keys.Complete1},
-		{"flowdeck run --feature ", keys.Verify},
-		{"flowdeck flow reset feature ", keys.Reset},
-		{"flowdeck flow land", keys.Land},
-	} {
-		if strings.HasPrefix(cmd, n.prefix) && m.keys.Get(n.a).Enabled() {
-			return m.th.Dim.Render("next (") + m.th.KeyHint.Render(m.keyName(n.a)) + m.th.Dim.Render("): ") + cmd
-		}
-	}
-	if strings.HasPrefix(cmd, "flowdeck flow plan apply") {
-		return m.th.Dim.Render("next (") + m.th.KeyHint.Render(":/flow-apply FILE") + m.th.Dim.Render("): ") + cmd
-	}
-	return m.th.Dim.Render("next: ") + cmd
 }
 
 // waitingPart lists what waits for the person (reviews, a blocked session,
@@ -382,104 +357,6 @@ func (m *Model) progressBar(done, total, w int) string {
 	}
 	full := done * w / total
 	return m.th.BarFull.Render(strings.Repeat("█", full)) + m.th.BarEmpty.Render(strings.Repeat("░", w-full))
-}
-
-// hintBar is the one-line key help of whatever has the keys (a pane, a text
-// field, a dialog), from its key map: the same bindings that dispatch. Help
-// and quit are always shown; in a text field by the keys that type nothing.
-func (m *Model) hintBar() string {
-	km, lead := m.contextKeyMap()
-	bs := km.ShortHelp()
-	if d := m.top(); d != nil && !m.docked && m.mode != modeHelp {
-		// The dialog's own keys are in its box; the bar says how to look
-		// around while it waits.
-		bs = nil
-		if !d.Typing() && !slices.Contains(d.KeyMap(m).actions(), keys.NextField) {
-			bs = m.keys.Bindings(keys.NextPane)
-			bs[0].SetHelp(bs[0].Help().Key, "look around (it waits)")
-		}
-	}
-	typing := m.typing() || (m.top() != nil && !m.docked && m.top().Typing())
-	if !typing {
-		var first []keys.Action
-		if m.top() != nil && m.docked {
-			first = append(first, keys.FocusDialog)
-		}
-		if len(m.jobs) > 0 {
-			// Something the cockpit started runs: how to stop it comes first.
-			first = append(first, keys.Kill)
-		}
-		bs = append(m.keys.Bindings(first...), bs...)
-	}
-	tailBs := m.keys.Bindings(keys.Help, keys.Quit)
-	if typing {
-		tailBs = textKeys(tailBs)
-	}
-	tail := m.bindingHints(m.w, tailBs...)
-	text := " "
-	if lead != "" {
-		text += m.th.Dim.Render(lead) + m.th.Dim.Render(" · ")
-	}
-	room := m.w - layout.Width(text) - layout.Width(tail) - 3
-	if typing {
-		bs = textKeys(bs)
-	}
-	if hints := m.bindingHints(room, bs...); hints != "" {
-		text += hints + m.th.Dim.Render(" · ")
-	}
-	return layout.Fit(text+tail, m.w)
-}
-
-// textKeys keeps, of each binding, the keys that type nothing: what works
-// in a text field.
-func textKeys(bs []key.Binding) []key.Binding {
-	out := make([]key.Binding, 0, len(bs))
-	for _, b := range bs {
-		var ks []string
-		for _, k := range b.Keys() {
-			if len([]rune(k)) > 1 {
-				ks = append(ks, k)
-			}
-		}
-		if len(ks) == 0 {
-			continue
-		}
-		c := key.NewBinding(key.WithKeys(ks...), key.WithHelp(keys.Label(ks), b.Help().Desc))
-		out = append(out, c)
-	}
-	return out
-}
-
-// hintsIn renders as many "key desc" pairs as fit in w cells.
-func (m *Model) hintsIn(w int, acts ...keys.Action) string {
-	return m.bindingHints(w, m.keys.Bindings(acts...)...)
-}
-
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
-// through bubbles/help; each shows its first key only: the bar is for
-// glancing, ? lists them all.
-func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	if w <= 0 || len(bs) == 0 {
-		return ""
-	}
-	short := make([]key.Binding, len(bs))
-	for i, bd := range bs {
-		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
-			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
-		}
-		short[i] = bd
-	}
-	hm := m.help
-	hm.SetWidth(w)
-	// help.Model adds the item after which its ellipsis would not fit (and
-	// all after it); drop from the end until the list fits.
-	for n := len(short); n > 0; n-- {
-		// A cut list ends in the (empty) ellipsis after a space.
-		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
-			return s
-		}
-	}
-	return ""
 }
 
 // wrapNote wraps long note lines at the width (paths and hints run long),
