@@ -22,7 +22,7 @@ func TestRunsPaneCountsNewRuns(t *testing.T) {
 	addRun(t, st, t0.Add(time.Minute), []string{"go", "vet", "./..."}, "", "ok\n", 0, false)
 	addRun(t, st, t0.Add(2*time.Minute), []string{"go", "build", "./..."}, "", "ok\n", 0, false)
 	h.tick()
-	h.mustSee("↑ 2 new · 4/5")
+	h.mustSee("↑ 2 new · run 4 of 5")
 	h.key("g")
 	h.mustNotSee("new ·")
 }

@@ -299,3 +299,17 @@ func TestNextCommandNeverCutMidWord(t *testing.T) {
 		}
 	}
 }
+
+// A list's position in its frame reads as a position ("feature 3 of 8"),
+// not as a second progress count under the session bar's "2/8 done".
+func TestPositionsDoNotReadAsProgress(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "running")
+	addRun(t, st, t0.Add(-5*time.Minute), []string{"make"}, "", "ok\n", 0, false)
+	h := newHarness(t, st, 160, 48, zeroConfig())
+	h.mustSee("2/8 done", "feature 3 of 8 ─", "run 1 of 4 ─")
+	h.mustNotSee(" 3/8 ", " 1/4 ")
+	if title := h.m.View().WindowTitle; !strings.Contains(title, "2/8 done") {
+		t.Fatalf("title %q", title)
+	}
+}

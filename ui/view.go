@@ -262,7 +262,7 @@ func (m *Model) sessionBar() []string {
 	right := ""
 	if s.Plan != nil {
 		done, req := s.Plan.CompletedCount(), s.Plan.Required()
-		right = m.progressBar(done, req, 16) + fmt.Sprintf(" %d/%d ", done, req)
+		right = m.progressBar(done, req, 16) + fmt.Sprintf(" %d/%d done ", done, req)
 	}
 	gap := m.w - layout.Width(right)
 	l1 = layout.Fit(layout.Cut(l1, max(0, gap-1)), max(0, gap)) + right

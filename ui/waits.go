@@ -466,7 +466,7 @@ func (m *Model) title() string {
 	}
 	t := "flowdeck: " + string(s.Status)
 	if s.Plan != nil {
-		t += fmt.Sprintf(" %d/%d", s.Plan.CompletedCount(), s.Plan.Required())
+		t += fmt.Sprintf(" %d/%d done", s.Plan.CompletedCount(), s.Plan.Required())
 	}
 	if a := activeText(s); a != "" {
 		t += " · " + a

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -136,4 +137,10 @@ func FitMessage(w, h int, variants ...string) []string {
 		}
 	}
 	return []string{ansi.Truncate(variants[len(variants)-1], w, "")}
+}
+
+// Position is a list's cursor for its frame, "feature 3 of 8": words, so
+// that it does not read as progress next to the session bar's "2/8 done".
+func Position(noun string, i, n int) string {
+	return fmt.Sprintf(" %s %d of %d ", noun, i, n)
 }
