@@ -86,7 +86,7 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
-	"no":  closedUnanswered,
+	"no": closedUnanswered,
 	"quit": func(h *harness, _ *db.Store, _, _ string) string {
 		if !h.quit {
 			return "the cockpit did not quit"
