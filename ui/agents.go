@@ -101,7 +101,7 @@ func (m *Model) tieWaits(r *agentspane.Agent) {
 	for _, w := range m.waits {
 		switch {
 		case w.kind == waitDecision && w.decision.ID == r.Decision && r.State == agentspane.WaitingReview:
-			m.crew.ofWait[w.key] = "review " + r.Feature + " (" + r.Name + ")"
+			m.crew.ofWait[w.key] = m.reviewName(r.Feature) + " (" + r.Name + ")"
 		case w.kind == waitDecision && w.decision.ID == r.Decision:
 			m.crew.ofWait[w.key] = "decision " + r.Feature + " (" + r.Name + ")"
 		case w.kind == waitReview && r.Feature != "" && w.feature == r.Feature && r.State == agentspane.WaitingReview:
@@ -116,7 +116,7 @@ func (m *Model) waitName(w wait) string {
 	if s := m.crew.ofWait[w.key]; s != "" {
 		return s
 	}
-	return w.String()
+	return m.waitLabel(w)
 }
 
 // agentTailCmd reads the end of run id, bytes long as the load listed it,

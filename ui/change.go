@@ -199,6 +199,27 @@ func (c *changeView) key(m *Model, a keys.Action) (tea.Cmd, bool) {
 	return m.highlightSoon(), true
 }
 
+// shortKeys are the change's keys for a dialog's footer: enter only where
+// it opens something (not in a file's diff), e only with a file to edit.
+func (c *changeView) shortKeys() []keys.Action {
+	if c.res == nil || len(c.res.Files) == 0 {
+		return nil
+	}
+	if c.view.Mode() == diffview.ModeFile {
+		return []keys.Action{keys.NextFile, keys.EditAt}
+	}
+	return []keys.Action{keys.Open, keys.NextFile, keys.EditAt}
+}
+
+// backDesc is what esc does in a dialog showing the change: back from a
+// diff to the list of files, else what the dialog does (closing).
+func (c *changeView) backDesc(closing string) string {
+	if c.res != nil && c.view.Mode() != diffview.ModeList {
+		return "list files"
+	}
+	return closing
+}
+
 // changeKeys are the keys a change answers to, for the dialogs' key maps.
 var changeKeys = []keys.Action{keys.Up, keys.Down, keys.PageDown, keys.PageUp, keys.Top, keys.Bottom,
 	keys.NextFile, keys.PrevFile, keys.Open, keys.EditAt}
@@ -265,8 +286,8 @@ func (d *changeDialog) Body(m *Model) []string {
 }
 
 func (d *changeDialog) KeyMap(m *Model) keyMap {
-	k := m.keyMapOf([]keys.Action{keys.Open, keys.NextFile, keys.EditAt, keys.Back}, changeKeys, []keys.Action{keys.Back})
-	k.desc = map[keys.Action]string{keys.Back: "back / close"}
+	k := m.keyMapOf(append(d.change.shortKeys(), keys.Back), changeKeys, []keys.Action{keys.Back})
+	k.desc = map[keys.Action]string{keys.Open: "one file", keys.Back: d.change.backDesc("close")}
 	return k
 }
 

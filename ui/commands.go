@@ -18,7 +18,7 @@ func (m *Model) commandKey(k tea.KeyPressMsg) tea.Cmd {
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:
-		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeCommand
+		m.openHelp(modeCommand)
 		return nil
 	}
 	line, res, cmd := m.cmdline.HandleKey(k, cmdline.Pools{Features: m.feats.IDs(), Sessions: m.sessionIDs(),
@@ -59,6 +59,9 @@ func usage(name string) error { return usageError("usage: " + cmdline.UsageOf(na
 // the cockpit executes (flows.go).
 func (m *Model) runCommand(c cmdline.Command) (tea.Cmd, error) {
 	switch c.Name {
+	case "/quit":
+		m.mode = modeNormal // the line is sent: nothing typed is lost
+		return m.quit(), nil
 	case "/flow-plan":
 		if c.Rest == "" && m.sess != nil && !m.plannerAgent() {
 			return m.editPlanCmd(), nil // nobody but the person writes the plan: in their editor

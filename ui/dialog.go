@@ -62,6 +62,9 @@ type keyMap struct {
 	// (enter "send" in a form rather than "open"); label, which of its
 	// keys do ("1–2" of 1–9).
 	desc, label map[keys.Action]string
+	// rank, when set, is the order in which the hint bar keeps short's
+	// keys when not all fit (hintRank); else it drops from the end.
+	rank []keys.Action
 }
 
 func (k keyMap) ShortHelp() []key.Binding { return k.bindings(k.short) }
@@ -169,7 +172,7 @@ func (m *Model) dialogKey(d Dialog, k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch a {
 	case keys.Help:
-		m.mode, m.helpOff = modeHelp, 0
+		m.openHelp(modeNormal)
 		return nil
 	case keys.Quit:
 		return m.quit()
@@ -178,9 +181,10 @@ func (m *Model) dialogKey(d Dialog, k tea.KeyPressMsg) tea.Cmd {
 	return m.normalKey(k)
 }
 
-// dialogView draws the top dialog as a box of full width: its body, then
-// its key hints. A docked dialog is drawn unfocused.
-func (m *Model) dialogView(d Dialog) []string {
+// dialogView draws the top dialog as a box of full width, at most maxH
+// rows: its body (cut from the bottom when it does not fit), then its key
+// hints, which always show. A docked dialog is drawn unfocused.
+func (m *Model) dialogView(d Dialog, maxH int) []string {
 	th := m.th
 	var body []string
 	for _, l := range d.Body(m) {
@@ -191,6 +195,9 @@ func (m *Model) dialogView(d Dialog) []string {
 		hint = m.hintsIn(m.w-4, keys.FocusDialog) + th.Dim.Render(" · it waits while you look around")
 	} else if m.now().Before(d.base().until) {
 		hint += "  " + th.Dim.Render("(just appeared: keys wait a moment)")
+	}
+	if room := max(1, maxH-3); len(body) > room {
+		body = body[:room]
 	}
 	body = append(body, " "+hint)
 	return layout.Box(th, th.DialogTitle.Render(" "+d.Title(m)+" "), "", body, m.w, len(body)+2, !m.docked)

@@ -88,10 +88,14 @@ func (d *reviewDialog) KeyMap(m *Model) keyMap {
 	if d.change == nil || d.change.res == nil {
 		short = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Back}
 	} else if !d.evidence {
-		short = []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Open, keys.EditAt, keys.Evidence, keys.Back}
+		short = append([]keys.Action{keys.Approve, keys.NeedsFix, keys.Block}, d.change.shortKeys()...)
+		short = append(short, keys.Evidence, keys.Back)
 	}
 	k := m.keyMapOf(short, []keys.Action{keys.Approve, keys.NeedsFix, keys.Block, keys.Evidence, keys.Back}, changeKeys)
-	k.desc = map[keys.Action]string{keys.Back: "later"}
+	k.desc = map[keys.Action]string{keys.Back: "later", keys.Open: "one file"}
+	if d.showsChange() {
+		k.desc[keys.Back] = d.change.backDesc("later")
+	}
 	if d.evidence {
 		k.desc[keys.Evidence] = "the change"
 	} else {
@@ -231,6 +235,8 @@ type findingsDialog struct {
 	decision model.ReviewDecision
 	input    textinput.Model
 	err      string
+	// fromReview: esc goes back to the review dialog that opened it.
+	fromReview bool
 }
 
 func (d *findingsDialog) ID() string   { return "findings" }
@@ -257,7 +263,12 @@ func (d *findingsDialog) Body(m *Model) []string {
 }
 
 func (d *findingsDialog) KeyMap(m *Model) keyMap {
-	return m.keyMapOf([]keys.Action{keys.Open, keys.Back})
+	k := m.keyMapOf([]keys.Action{keys.Open, keys.Back})
+	k.desc = map[keys.Action]string{keys.Open: "send", keys.Back: "cancel"}
+	if d.fromReview {
+		k.desc[keys.Back] = "back to the review"
+	}
+	return k
 }
 
 func (d *findingsDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
@@ -293,7 +304,7 @@ func (m *Model) openFindings(feature string, final bool, dec model.ReviewDecisio
 	d := &findingsDialog{feature: feature, final: final, decision: dec, input: in}
 	d.seq = m.sessSeq()
 	if from != nil {
-		d.seq, d.waitKey = from.seq, from.waitKey
+		d.seq, d.waitKey, d.fromReview = from.seq, from.waitKey, true
 	} else if w, ok := m.waitFor(feature, final); ok {
 		d.waitKey = w.key
 	}

@@ -22,7 +22,7 @@ func TestRunsPaneCountsNewRuns(t *testing.T) {
 	addRun(t, st, t0.Add(time.Minute), []string{"go", "vet", "./..."}, "", "ok\n", 0, false)
 	addRun(t, st, t0.Add(2*time.Minute), []string{"go", "build", "./..."}, "", "ok\n", 0, false)
 	h.tick()
-	h.mustSee("↑ 2 new · 4/5")
+	h.mustSee("↑ 2 new · run 4 of 5")
 	h.key("g")
 	h.mustNotSee("new ·")
 }
@@ -102,13 +102,13 @@ func TestHelpScrollsAfterBottom(t *testing.T) {
 	scenario(t, st, "running")
 	h := newHarness(t, st, 80, 24, zeroConfig())
 	h.key("?", "G")
-	last := h.m.helpOff
+	last := h.m.hlp.off
 	if last == 0 {
 		t.Fatal("G did not scroll the help")
 	}
 	h.key("k")
-	if h.m.helpOff != last-1 {
-		t.Fatalf("k after G: offset %d, want %d", h.m.helpOff, last-1)
+	if h.m.hlp.off != last-1 {
+		t.Fatalf("k after G: offset %d, want %d", h.m.hlp.off, last-1)
 	}
 }
 

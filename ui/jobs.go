@@ -375,7 +375,7 @@ func (m *Model) quit() tea.Cmd {
 // quitNow ends the program, stopping what the cockpit started.
 func (m *Model) quitNow() tea.Cmd {
 	if len(m.jobs) == 0 && len(m.flowJobs) == 0 {
-		return tea.Quit
+		return m.exit()
 	}
 	m.quitting = true
 	switch {
@@ -388,8 +388,21 @@ func (m *Model) quitNow() tea.Cmd {
 	m.stopAll()
 	return func() tea.Msg {
 		waitDone(done, quitWait)
-		return tea.QuitMsg{}
+		return exitMsg{}
 	}
+}
+
+// exitMsg: what had to stop before quitting has stopped.
+type exitMsg struct{}
+
+// exit quits with a blank last frame. Bubble Tea draws one more frame on
+// quit and leaves the alternate screen with the cursor on its bottom row;
+// tmux, when the window grew meanwhile, then carries the alternate
+// screen's rows onto the shell's screen (a replay of the cockpit's bytes
+// shows it, and that a blank screen leaves nothing).
+func (m *Model) exit() tea.Cmd {
+	m.exiting = true
+	return tea.Quit
 }
 
 // doneChans are the channels the cockpit's jobs and engine goroutines

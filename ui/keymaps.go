@@ -25,8 +25,12 @@ var (
 func (m *Model) paneKeyMap(p layout.Pane) keyMap {
 	switch p {
 	case layout.Features, layout.DAG:
-		return m.keyMapOf([]keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command},
+		k := m.keyMapOf([]keys.Action{keys.NextPane, keys.Start, keys.Verify, keys.Approve, keys.NeedsFix, keys.Block, keys.Reset, keys.Filter, keys.Command},
 			append(moveKeys, keys.Filter), featureKeys)
+		// At 80 columns not all fit: approve and reset (what the demo asks
+		// for) stay, then moving around; filter and command line go first.
+		k.rank = []keys.Action{keys.Approve, keys.Reset, keys.NextPane, keys.Verify, keys.Start, keys.NeedsFix, keys.Block, keys.Filter, keys.Command}
+		return k
 	case layout.Detail:
 		return m.keyMapOf([]keys.Action{keys.NextPane, keys.Down, keys.Back, keys.Approve, keys.Command}, moveKeys, featureKeys)
 	case layout.Runs:
@@ -76,15 +80,12 @@ func (m *Model) commandKeyMap() keyMap {
 	return k
 }
 
-func (m *Model) helpKeyMap() keyMap {
-	return m.keyMapOf([]keys.Action{keys.Up, keys.Down, keys.Back},
-		[]keys.Action{keys.Up, keys.Down, keys.PageDown, keys.PageUp, keys.Top, keys.Bottom, keys.Back, keys.Help, keys.Quit})
-}
-
 // contextKeyMap is the key map of whatever has the keys now, and the words
 // the hint bar starts with.
 func (m *Model) contextKeyMap() (keyMap, string) {
 	switch {
+	case m.mode == modeHelp && m.hlp.typing:
+		return m.helpFilterKeyMap(), "type to filter"
 	case m.mode == modeHelp:
 		return m.helpKeyMap(), ""
 	case m.top() != nil && !m.docked:

@@ -157,11 +157,10 @@ type Model struct {
 	// on screen while the keys go to the panes.
 	dialogs []Dialog
 	docked  bool
-	helpOff int
 	// help draws the hint bar and the full help (bubbles/help) in m.th.
 	help help.Model
-	// helpFrom is the mode the help was opened from (a text field).
-	helpFrom mode
+	// hlp is the full help's scroll, filter and origin (help.go).
+	hlp helpState
 	// showInternal lists the runs flows make for their own plumbing.
 	showInternal bool
 
@@ -182,6 +181,8 @@ type Model struct {
 	jobs     []*job
 	flowJobs []*flowJob
 	quitting bool
+	// exiting: tea.Quit is on its way; View draws a blank last frame.
+	exiting bool
 	// patternsWarned: the project's broken pattern files were reported.
 	patternsWarned bool
 }

@@ -338,7 +338,7 @@ func (m *Model) recallKey(k tea.KeyPressMsg) tea.Cmd {
 		case keys.Quit:
 			return m.quit()
 		case keys.Help:
-			m.mode, m.helpOff = modeHelp, 0
+			m.openHelp(modeNormal)
 			return nil
 		}
 	}

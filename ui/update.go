@@ -79,6 +79,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.onAgentTail(msg)
 	case flowNamesMsg:
 		m.flowNames = msg.names
+	case exitMsg:
+		cmd = m.exit()
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
 	case tea.PasteMsg:
@@ -168,6 +170,8 @@ func (m *Model) typing() bool {
 	switch m.mode {
 	case modeCommand, modeFilter, modeSearch, modeRecall:
 		return true
+	case modeHelp:
+		return m.hlp.typing
 	}
 	return false
 }
@@ -203,7 +207,7 @@ func (m *Model) normalKey(k tea.KeyPressMsg) tea.Cmd {
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:
-		m.mode, m.helpOff = modeHelp, 0
+		m.openHelp(modeNormal)
 	case keys.Command:
 		m.mode = modeCommand
 		return tea.Batch(m.cmdline.Open(), m.flowNamesCmd())
@@ -458,7 +462,7 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:
-		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeFilter
+		m.openHelp(modeFilter)
 		return nil
 	}
 	var cmd tea.Cmd
@@ -492,51 +496,12 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 	case keys.Quit:
 		return m.quit()
 	case keys.Help:
-		m.mode, m.helpOff, m.helpFrom = modeHelp, 0, modeSearch
+		m.openHelp(modeSearch)
 		return nil
 	}
 	var cmd tea.Cmd
 	m.search, cmd = m.search.Update(k)
 	return cmd
-}
-
-// helpKey scrolls the help; help, back and quit close it (quit quits: it
-// works from anywhere).
-func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
-	a, ok := m.keys.Which(k, m.helpKeyMap().actions()...)
-	if !ok {
-		return nil
-	}
-	last := m.helpMaxOff()
-	switch a {
-	case keys.Help, keys.Back:
-		m.closeHelp()
-		return m.openWaiting()
-	case keys.Quit:
-		return m.quit()
-	case keys.Up:
-		m.helpOff--
-	case keys.Down:
-		m.helpOff++
-	case keys.PageDown:
-		m.helpOff += 10
-	case keys.PageUp:
-		m.helpOff -= 10
-	case keys.Top:
-		m.helpOff = 0
-	case keys.Bottom:
-		m.helpOff = last
-	}
-	m.helpOff = max(0, min(m.helpOff, last))
-	return nil
-}
-
-// closeHelp goes back to what the help was opened over.
-func (m *Model) closeHelp() {
-	m.mode, m.helpFrom = m.helpFrom, modeNormal
-	if m.mode == modeNormal && m.focus == layout.Recall {
-		m.mode = modeRecall
-	}
 }
 
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {

@@ -2,22 +2,38 @@ package ui
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/termtext"
-	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	agentspane "github.com/flowdeck/flowdeck/ui/panes/agents"
 )
 
 // sessionBarH is the session bar's height.
 const sessionBarH = 2
+
+// minW×minH is the smallest terminal the cockpit draws in (README).
+const minW, minH = 40, 12
+
+// dialogMinH is a dialog's least height: its title, a line, its keys and
+// its bottom edge; paneMinH a pane's (one row in its frame). Below that
+// the panes give their rows to the dialog.
+const dialogMinH, paneMinH = 4, 3
+
+// tooSmall says so in a w×h terminal, however small: the longest message
+// that fits whole.
+func tooSmall(w, h int) []string {
+	return layout.FitMessage(w, h,
+		fmt.Sprintf("flowdeck needs a terminal of at least %dx%d; this one is %dx%d. Make it larger, or q quits.", minW, minH, w, h),
+		fmt.Sprintf("flowdeck needs at least %dx%d (this is %dx%d)", minW, minH, w, h),
+		fmt.Sprintf("needs %dx%d, is %dx%d", minW, minH, w, h),
+		fmt.Sprintf("needs %dx%d", minW, minH),
+		fmt.Sprintf("%dx%d", minW, minH), "40+", "!")
+}
 
 // footerLines is what goes under the panes: the prompt, the command line or
 // the status line, then the key hint bar.
@@ -26,11 +42,15 @@ func (m *Model) footerLines() []string {
 	switch {
 	case m.top() != nil:
 		// The note stays visible above the dialog: an error may be why the
-		// dialog is back, a notice may say who closed the one before.
+		// dialog is back, a notice may say who closed the one before. Both
+		// fit between the session bar and the key bar, the dialog first, so
+		// that its top edge stays on screen (40x12 included).
+		room := m.h - sessionBarH - 1
 		if len(m.note.lines) > 0 {
 			out = m.noteLines()
+			out = out[:min(len(out), max(0, room-dialogMinH))]
 		}
-		out = append(out, m.dialogView(m.top())...)
+		out = append(out, m.dialogView(m.top(), room-len(out))...)
 	case m.mode == modeCommand:
 		out = []string{m.cmdline.View(m.w), m.cmdline.Notes(m.th, m.w)}
 	case m.mode == modeFilter:
@@ -79,14 +99,18 @@ func (m *Model) relayout() tea.Cmd {
 		slot == layout.Agents && len(m.crew.pane.Rows()) == 0 && m.focus != layout.Agents {
 		slot = layout.Output // an empty flow or agents pane gives its room back
 	}
-	m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
+	m.lay = layout.Layout{}
+	if bodyH >= paneMinH {
+		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, slot, m.feats.Want()+2, m.crewOn())
+	}
 	for p, pn := range m.panes {
 		r := m.lay.Rects[p]
 		pn.SetSize(max(0, r.W-2), max(0, r.H-2))
 	}
 	m.cmdline.SetWidth(m.w)
 	m.filter.SetWidth(max(1, m.w-2))
-	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() {
+	m.refreshHelp()
+	if m.focus != layout.Features && m.lay.Rects[m.focus].Empty() && bodyH >= paneMinH {
 		m.focusPane(m.focus) // a resize hid the focused pane: bring it back
 		m.lay = layout.Compute(0, bodyY, m.w, bodyH, m.lower, m.slot, m.feats.Want()+2, m.crewOn())
 	}
@@ -101,12 +125,15 @@ func (m *Model) View() tea.View {
 	if m.mouse {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
+	if m.exiting {
+		return v // blank: see exit
+	}
 	if m.w <= 0 || m.h <= 0 {
 		v.SetContent("flowdeck: starting…")
 		return v
 	}
-	if m.w < 40 || m.h < 12 {
-		v.SetContent(layout.Fit(fmt.Sprintf("flowdeck needs at least 40x12 (this is %dx%d)", m.w, m.h), m.w))
+	if m.w < minW || m.h < minH {
+		v.SetContent(strings.Join(tooSmall(m.w, m.h), "\n"))
 		return v
 	}
 	c := layout.NewCanvas(m.h)
@@ -235,7 +262,7 @@ func (m *Model) sessionBar() []string {
 	right := ""
 	if s.Plan != nil {
 		done, req := s.Plan.CompletedCount(), s.Plan.Required()
-		right = m.progressBar(done, req, 16) + fmt.Sprintf(" %d/%d ", done, req)
+		right = m.progressBar(done, req, 16) + fmt.Sprintf(" %d/%d done ", done, req)
 	}
 	gap := m.w - layout.Width(right)
 	l1 = layout.Fit(layout.Cut(l1, max(0, gap-1)), max(0, gap)) + right
@@ -261,35 +288,12 @@ func (m *Model) sessionBar() []string {
 	if a := m.idlePart(); a != "" {
 		parts = append(parts, a)
 	}
-	parts = append(parts, m.nextHint(model.NextCommand(s)))
-	l2 := " " + strings.Join(parts, th.Dim.Render(" · "))
+	sep := th.Dim.Render(" · ")
+	l2 := " " + strings.Join(parts, sep)
+	if next := m.nextHintIn(model.NextCommand(s), m.w-layout.Width(l2)-layout.Width(sep)); next != "" {
+		l2 += sep + next
+	}
 	return []string{l1, layout.Fit(l2, m.w)}
-}
-
-// nextHint is the next command with the cockpit's way to do it: the key, or
-// the command line's command.
-func (m *Model) nextHint(cmd string) string {
-	for _, n := range []struct {
-		prefix string
-		a      keys.Action
-	}{
-		{"flowdeck flow plan approve", keys.ApprovePlan},
-		{"flowdeck flow review ", keys.Approve},
-		{"flowdeck flow run start", keys.Start},
-		{"flowdeck flow run complete ", keys.Complete1},
-		{"flowdeck run --feature ", keys.Verify},
-		{"flowdeck flows verify ", keys.Verify},
-		{"flowdeck flow reset feature ", keys.Reset},
-		{"flowdeck flow land", keys.Land},
-	} {
-		if strings.HasPrefix(cmd, n.prefix) && m.keys.Get(n.a).Enabled() {
-			return m.th.Dim.Render("next (") + m.th.KeyHint.Render(m.keyName(n.a)) + m.th.Dim.Render("): ") + cmd
-		}
-	}
-	if strings.HasPrefix(cmd, "flowdeck flow plan apply") {
-		return m.th.Dim.Render("next (") + m.th.KeyHint.Render(":/flow-apply FILE") + m.th.Dim.Render("): ") + cmd
-	}
-	return m.th.Dim.Render("next: ") + cmd
 }
 
 // waitingPart lists what waits for the person (reviews, a blocked session,
@@ -353,104 +357,6 @@ func (m *Model) progressBar(done, total, w int) string {
 	}
 	full := done * w / total
 	return m.th.BarFull.Render(strings.Repeat("█", full)) + m.th.BarEmpty.Render(strings.Repeat("░", w-full))
-}
-
-// hintBar is the one-line key help of whatever has the keys (a pane, a text
-// field, a dialog), from its key map: the same bindings that dispatch. Help
-// and quit are always shown; in a text field by the keys that type nothing.
-func (m *Model) hintBar() string {
-	km, lead := m.contextKeyMap()
-	bs := km.ShortHelp()
-	if d := m.top(); d != nil && !m.docked && m.mode != modeHelp {
-		// The dialog's own keys are in its box; the bar says how to look
-		// around while it waits.
-		bs = nil
-		if !d.Typing() && !slices.Contains(d.KeyMap(m).actions(), keys.NextField) {
-			bs = m.keys.Bindings(keys.NextPane)
-			bs[0].SetHelp(bs[0].Help().Key, "look around (it waits)")
-		}
-	}
-	typing := m.typing() || (m.top() != nil && !m.docked && m.top().Typing())
-	if !typing {
-		var first []keys.Action
-		if m.top() != nil && m.docked {
-			first = append(first, keys.FocusDialog)
-		}
-		if len(m.jobs) > 0 {
-			// Something the cockpit started runs: how to stop it comes first.
-			first = append(first, keys.Kill)
-		}
-		bs = append(m.keys.Bindings(first...), bs...)
-	}
-	tailBs := m.keys.Bindings(keys.Help, keys.Quit)
-	if typing {
-		tailBs = textKeys(tailBs)
-	}
-	tail := m.bindingHints(m.w, tailBs...)
-	text := " "
-	if lead != "" {
-		text += m.th.Dim.Render(lead) + m.th.Dim.Render(" · ")
-	}
-	room := m.w - layout.Width(text) - layout.Width(tail) - 3
-	if typing {
-		bs = textKeys(bs)
-	}
-	if hints := m.bindingHints(room, bs...); hints != "" {
-		text += hints + m.th.Dim.Render(" · ")
-	}
-	return layout.Fit(text+tail, m.w)
-}
-
-// textKeys keeps, of each binding, the keys that type nothing: what works
-// in a text field.
-func textKeys(bs []key.Binding) []key.Binding {
-	out := make([]key.Binding, 0, len(bs))
-	for _, b := range bs {
-		var ks []string
-		for _, k := range b.Keys() {
-			if len([]rune(k)) > 1 {
-				ks = append(ks, k)
-			}
-		}
-		if len(ks) == 0 {
-			continue
-		}
-		c := key.NewBinding(key.WithKeys(ks...), key.WithHelp(keys.Label(ks), b.Help().Desc))
-		out = append(out, c)
-	}
-	return out
-}
-
-// hintsIn renders as many "key desc" pairs as fit in w cells.
-func (m *Model) hintsIn(w int, acts ...keys.Action) string {
-	return m.bindingHints(w, m.keys.Bindings(acts...)...)
-}
-
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
-// through bubbles/help; each shows its first key only: the bar is for
-// glancing, ? lists them all.
-func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	if w <= 0 || len(bs) == 0 {
-		return ""
-	}
-	short := make([]key.Binding, len(bs))
-	for i, bd := range bs {
-		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
-			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
-		}
-		short[i] = bd
-	}
-	hm := m.help
-	hm.SetWidth(w)
-	// help.Model adds the item after which its ellipsis would not fit (and
-	// all after it); drop from the end until the list fits.
-	for n := len(short); n > 0; n-- {
-		// A cut list ends in the (empty) ellipsis after a space.
-		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
-			return s
-		}
-	}
-	return ""
 }
 
 // wrapNote wraps long note lines at the width (paths and hints run long),

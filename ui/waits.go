@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -184,11 +185,58 @@ func (m *Model) sessionWaits() []wait {
 		switch {
 		case reviews && (w.kind == waitReview || w.kind == waitFinal) && m.flowAsks(w.feature):
 		case w.kind == waitInterrupted && m.flowDecides(w.feature):
+		case w.kind == waitPlan && m.flowAsksPlanApproval():
+			// The plan flow's own question is the approval: counted once.
 		default:
 			out = append(out, w)
 		}
 	}
 	return out
+}
+
+// asksPlanApproval reports whether d is a plan flow's question whether to
+// approve the plan (its review step).
+func (m *Model) asksPlanApproval(d *model.Decision) bool {
+	flow := d.Flow
+	if r := m.flowRun(d.FlowRun); r != nil {
+		flow = r.Flow
+	}
+	return flow == "plan" && slices.ContainsFunc(d.Options, func(o model.DecisionOption) bool { return o.ID == "approve" })
+}
+
+func (m *Model) flowAsksPlanApproval() bool {
+	for i := range m.decisions {
+		if m.asksPlanApproval(&m.decisions[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// reviewName names the review a flow asks for on feature: the session's
+// final review once the last feature's completion waits for it.
+func (m *Model) reviewName(feature string) string {
+	if model.AwaitingFinalReview(m.sess) {
+		return "final review"
+	}
+	return "review " + feature
+}
+
+// waitLabel is how the session bar and the title name a wait: a flow's
+// question by what it asks when that is known (the plan's approval, a
+// review), else by its run and step.
+func (m *Model) waitLabel(w wait) string {
+	if w.kind != waitDecision || w.decision.FlowRun == "" {
+		return w.String()
+	}
+	d := w.decision
+	switch {
+	case m.asksPlanApproval(d):
+		return "plan approval (" + d.FlowRun + ")"
+	case agentspane.IsReview(d) && model.AwaitingFinalReview(m.sess):
+		return "final review (" + d.FlowRun + ")"
+	}
+	return w.String()
 }
 
 // flowDecides reports whether a pending decision of a run flow on feature
@@ -400,13 +448,13 @@ func goneText(id string, d *model.Decision) string {
 
 // bell notifies once, the way the config says.
 func (m *Model) bell(w wait) tea.Cmd {
-	text := "flowdeck: " + w.String()
+	text := "flowdeck: " + m.waitName(w)
 	var seq string
 	switch m.cfg.Bell {
 	case config.BellOff:
 		return nil
 	case config.BellOSC777:
-		seq = "\x1b]777;notify;flowdeck;" + oscSafe(w.String()) + "\x07"
+		seq = "\x1b]777;notify;flowdeck;" + oscSafe(m.waitName(w)) + "\x07"
 	case config.BellOSC99:
 		seq = "\x1b]99;;" + oscSafe(text) + "\x1b\\"
 	default:
@@ -432,7 +480,7 @@ func (m *Model) title() string {
 	if len(m.waits) > 0 {
 		parts := make([]string, 0, len(m.waits))
 		for _, w := range m.waits {
-			parts = append(parts, w.String())
+			parts = append(parts, m.waitName(w))
 		}
 		return "⚑ flowdeck: " + strings.Join(parts, ", ")
 	}
@@ -442,7 +490,7 @@ func (m *Model) title() string {
 	}
 	t := "flowdeck: " + string(s.Status)
 	if s.Plan != nil {
-		t += fmt.Sprintf(" %d/%d", s.Plan.CompletedCount(), s.Plan.Required())
+		t += fmt.Sprintf(" %d/%d done", s.Plan.CompletedCount(), s.Plan.Required())
 	}
 	if a := activeText(s); a != "" {
 		t += " · " + a

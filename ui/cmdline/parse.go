@@ -37,7 +37,11 @@ var Specs = []Spec{
 	{"/flow-review", "/flow-review FEATURE|final approved|needs_fix|blocked [FINDINGS; …]", "feature"},
 	{"/flow-note", "/flow-note TEXT", ""},
 	{"/run", "/run CMD", ""},
+	{"/quit", "/quit (or q, :q)", ""},
 }
+
+// aliases are other names of a command: vim's and k9s's :q.
+var aliases = map[string]string{"/q": "/quit"}
 
 // Command is a parsed line: the command's name, its words, and the raw text
 // after the name (goals, notes and commands keep their spacing).
@@ -56,6 +60,9 @@ func Parse(line string) (Command, error) {
 	name, rest, _ := strings.Cut(line, " ")
 	if !strings.HasPrefix(name, "/") {
 		name = "/" + name
+	}
+	if a, ok := aliases[name]; ok {
+		name = a
 	}
 	for _, s := range Specs {
 		if s.Name == name {

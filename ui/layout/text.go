@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -110,4 +111,36 @@ func Wrap(s string, w int, hang string) []string {
 		out = append(out, hang+l)
 	}
 	return out
+}
+
+// FitMessage is the first of variants (longest first) that fits in w×h
+// wrapped at spaces with no word cut, as lines; when none does, the last
+// variant cut to w on one line. For messages that must read whole at any
+// size (the terminal is too small).
+func FitMessage(w, h int, variants ...string) []string {
+	if w <= 0 || h <= 0 || len(variants) == 0 {
+		return nil
+	}
+	for _, v := range variants {
+		fits := true
+		for _, word := range strings.Fields(v) {
+			fits = fits && Width(word) <= w
+		}
+		if !fits {
+			continue
+		}
+		if lines := strings.Split(ansi.Wrap(v, w, ""), "\n"); len(lines) <= h {
+			for i, l := range lines {
+				lines[i] = strings.TrimRight(l, " ")
+			}
+			return lines
+		}
+	}
+	return []string{ansi.Truncate(variants[len(variants)-1], w, "")}
+}
+
+// Position is a list's cursor for its frame, "feature 3 of 8": words, so
+// that it does not read as progress next to the session bar's "2/8 done".
+func Position(noun string, i, n int) string {
+	return fmt.Sprintf(" %s %d of %d ", noun, i, n)
 }

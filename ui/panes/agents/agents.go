@@ -117,7 +117,7 @@ func (m *Model) Footer() string {
 	if len(m.rows) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.rows))
+	return layout.Position("agent", m.sc.Cursor+1, len(m.rows))
 }
 
 // View paints the summary line and the visible agents.

@@ -175,7 +175,7 @@ func (m *Model) Footer() string {
 	if len(m.nodes) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(" %d/%d ", m.cur+1, len(m.nodes))
+	return layout.Position("feature", m.cur+1, len(m.nodes))
 }
 
 // View paints the summary line and the visible rows.

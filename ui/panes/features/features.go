@@ -188,7 +188,7 @@ func (m *Model) Footer() string {
 	if m.filter != "" {
 		return fmt.Sprintf(" %d/%d matching ", len(m.visible), len(m.rows))
 	}
-	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.rows))
+	return layout.Position("feature", m.sc.Cursor+1, len(m.rows))
 }
 
 // View paints the visible rows, exactly h lines of width w.

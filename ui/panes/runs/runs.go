@@ -155,9 +155,9 @@ func (m *Model) Footer() string {
 		return ""
 	}
 	if n := m.New(); n > 0 {
-		return fmt.Sprintf(" ↑ %d new · %d/%d ", n, m.sc.Cursor+1, len(m.recs))
+		return fmt.Sprintf(" ↑ %d new ·", n) + layout.Position("run", m.sc.Cursor+1, len(m.recs))
 	}
-	return fmt.Sprintf(" %d/%d ", m.sc.Cursor+1, len(m.recs))
+	return layout.Position("run", m.sc.Cursor+1, len(m.recs))
 }
 
 // View paints the visible rows in aligned columns: outcome, command,
