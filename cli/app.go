@@ -180,7 +180,7 @@ func (e *env) rootCommand() *cobra.Command {
 	})
 	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(), e.diffCommand(),
 		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd(),
-		e.exportCmd(), e.importCmd())
+		e.exportCmd(), e.importCmd(), e.configCmd())
 	root.AddCommand(e.agentCommands()...)
 	root.AddCommand(e.flowsCommands()...)
 	return root
