@@ -468,3 +468,16 @@ func TestInitWorkers(t *testing.T) {
 		t.Fatalf("broken TOML: %v", err)
 	}
 }
+
+// The README shows the agents --workers writes, as they are written.
+func TestREADMEShowsTheWorkers(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Skip("no README.md beside the module")
+	}
+	for client, tables := range workerAgents {
+		if !strings.Contains(string(readme), tables[0]+"\n"+tables[1]) {
+			t.Errorf("the README does not show the %s worker and reviewer exactly as init writes them", client)
+		}
+	}
+}
