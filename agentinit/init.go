@@ -58,6 +58,24 @@ type Plan struct {
 // .claude/, CLAUDE.md for Claude Code; opencode.json, .opencode/ for
 // opencode), and always the generic AGENTS.md section.
 func Prepare(root string, agents []string) (*Plan, error) {
+	return PrepareWith(root, Options{Agents: agents})
+}
+
+// Options say what init prepares.
+type Options struct {
+	Agents []string
+	// Workers is the client (Claude or OpenCode) whose worker and reviewer
+	// agents go into .flow/config.toml; "" writes none.
+	Workers string
+}
+
+// PrepareWith is Prepare with options: with Workers, it also adds that
+// client's worker and reviewer agents to .flow/config.toml.
+func PrepareWith(root string, opts Options) (*Plan, error) {
+	agents := opts.Agents
+	if opts.Workers != "" && opts.Workers != Claude && opts.Workers != OpenCode {
+		return nil, fmt.Errorf("workers %q: claude or opencode", opts.Workers)
+	}
 	for _, a := range agents {
 		if !slices.Contains(Agents, a) {
 			return nil, fmt.Errorf("unknown agent %q: claude, opencode or generic", a)
@@ -97,6 +115,12 @@ func Prepare(root string, agents []string) (*Plan, error) {
 		{OpenCode, pluginPath, p.plugin},
 		{Generic, "AGENTS.md", agentsSection},
 	}
+	if opts.Workers != "" {
+		steps = append(steps, struct {
+			agent, path string
+			edit        func(old string, exists bool) (string, error)
+		}{"", ProjectConfig, p.workers(opts.Workers)})
+	}
 	for _, s := range steps {
 		if s.agent != "" && !slices.Contains(p.Agents, s.agent) {
 			continue
@@ -133,6 +157,11 @@ func Prepare(root string, agents []string) (*Plan, error) {
 	}
 	if slices.Contains(p.Agents, OpenCode) {
 		p.dropOldPlugin(r)
+	}
+	if opts.Workers != "" {
+		if ignore, err := r.ReadFile(".gitignore"); err == nil && ignoresConfig(string(ignore)) {
+			p.Notes = append(p.Notes, ".gitignore keeps "+ProjectConfig+" out of git, so the team cannot share it: ignore .flow/* rather than .flow, and add the line !"+ProjectConfig)
+		}
 	}
 	return p, nil
 }

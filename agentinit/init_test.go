@@ -434,3 +434,50 @@ func TestOpencodePlugin(t *testing.T) {
 		t.Fatalf("node --test: %v\n%s", err, res)
 	}
 }
+
+// --workers appends the client's worker and reviewer to .flow/config.toml,
+// keeps an agent the file defines already, changes nothing the second
+// time, and refuses a file that is not TOML naming its line.
+func TestInitWorkers(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, ".flow"), 0o755)
+	cfg := filepath.Join(root, ".flow", "config.toml")
+	os.WriteFile(cfg, []byte("[agents.reviewer]\ncommand = [\"mine\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".flow/\n"), 0o644)
+	p, err := PrepareWith(root, Options{Agents: []string{OpenCode}, Workers: OpenCode})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Apply(root, p.Changes); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(cfg)
+	text := string(data)
+	if !strings.HasPrefix(text, "[agents.reviewer]\ncommand = [\"mine\"]\n") || !strings.Contains(text, workerAgents[OpenCode][0]) || strings.Contains(text, workerAgents[OpenCode][1]) {
+		t.Fatalf(".flow/config.toml:\n%s", text)
+	}
+	notes := strings.Join(p.Notes, "\n")
+	if !strings.Contains(notes, "defines agents.reviewer already") || !strings.Contains(notes, ".gitignore keeps .flow/config.toml out of git") {
+		t.Errorf("notes: %s", notes)
+	}
+	if p, err = PrepareWith(root, Options{Agents: []string{OpenCode}, Workers: OpenCode}); err != nil || len(p.Changes) != 0 {
+		t.Fatalf("second init: %v %+v", err, p.Changes)
+	}
+	os.WriteFile(cfg, []byte("x = = 1\n"), 0o644)
+	if _, err := PrepareWith(root, Options{Agents: []string{Claude}, Workers: Claude}); err == nil || !strings.Contains(err.Error(), ".flow/config.toml: line 1") {
+		t.Fatalf("broken TOML: %v", err)
+	}
+}
+
+// The docs show the agents --workers writes, as they are written.
+func TestDocsShowTheWorkers(t *testing.T) {
+	doc, err := os.ReadFile("../docs/flows.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for client, tables := range workerAgents {
+		if !strings.Contains(string(doc), tables[0]+"\n"+tables[1]) {
+			t.Errorf("docs/flows.md does not show the %s worker and reviewer exactly as init writes them", client)
+		}
+	}
+}

@@ -89,9 +89,9 @@ func (e *env) execMCP(root, actor string) error {
 
 func (e *env) initCmd() *cobra.Command {
 	var agents []string
-	var dryRun bool
+	var dryRun, workers bool
 	c := &cobra.Command{
-		Use:   "init [--agent claude|opencode|generic]... [--dry-run]",
+		Use:   "init [--agent claude|opencode|generic]... [--workers] [--dry-run]",
 		Short: "Prepare this repository for coding agents: MCP server, hooks, AGENTS.md",
 		Long: `Create .flow/, git-ignore the database, and plug agents in:
 
@@ -102,6 +102,12 @@ func (e *env) initCmd() *cobra.Command {
             (one fresh HUD in the context; records when the agent goes idle)
   generic   an AGENTS.md section: run builds and tests through flowdeck run
             --feature ID, use the flow tools
+
+--workers (with --agent claude or --agent opencode) also writes a worker
+and a reviewer agent that run that client into .flow/config.toml, the
+project's config, meant to be committed: the worker may edit and run
+commands in its worktree, the reviewer only reads; neither is ever asked
+for a permission. An agent the file defines already is left alone.
 
 Without --agent, the agents whose files are already there, plus generic.
 Existing files are merged, never clobbered: JSON key by key (values you set
@@ -121,7 +127,22 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 			// A config file init cannot read is the file's problem, not
 			// the command line's: exit 3 without the usage hint.
 			root := p.Root()
-			plan, err := agentinit.Prepare(root, agents)
+			opts := agentinit.Options{Agents: agents}
+			if workers {
+				// One client answers both roles: which one, the flag says.
+				for _, a := range agents {
+					if a == agentinit.Claude || a == agentinit.OpenCode {
+						if opts.Workers != "" {
+							return usageErr("--workers: name one of --agent claude and --agent opencode, whose agents it writes")
+						}
+						opts.Workers = a
+					}
+				}
+				if opts.Workers == "" {
+					return usageErr("--workers needs --agent claude or --agent opencode: the client the worker and reviewer run")
+				}
+			}
+			plan, err := agentinit.PrepareWith(root, opts)
 			if err != nil {
 				return e.fail(err)
 			}
@@ -135,6 +156,7 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 	}
 	c.Flags().StringArrayVar(&agents, "agent", nil, "claude, opencode or generic (repeatable)")
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print the changes as a unified diff; write nothing")
+	c.Flags().BoolVar(&workers, "workers", false, "also write worker and reviewer agents for the --agent client into .flow/config.toml")
 	return c
 }
 

@@ -75,8 +75,8 @@ func sandboxProject(t *testing.T, script string) (p *gitProject, env []string, h
 	return p, []string{"FLOWDECK_CONFIG=" + cfg, "HOME=" + home}, home
 }
 
-// fileState is a file's bytes and modification time ("" when missing).
-func fileState(t *testing.T, path string) string {
+// fileBytesAndTime is a file's bytes and modification time ("" when missing).
+func fileBytesAndTime(t *testing.T, path string) string {
 	t.Helper()
 	fi, err := os.Stat(path)
 	if os.IsNotExist(err) {
@@ -126,7 +126,7 @@ func TestSandboxedAgentWritesOnlyItsWorktree(t *testing.T) {
 		filepath.Join(gitDir, "hooks", "pre-commit"), filepath.Join(gitDir, "refs", "heads", "main"), filepath.Join(home, "precious")}
 	before := map[string]string{}
 	for _, w := range watched {
-		before[w] = fileState(t, w)
+		before[w] = fileBytesAndTime(t, w)
 	}
 	f, errs := runSandboxed(t, p, env)
 	if !strings.Contains(f.Interrupted.Summary, "Read-only file system") {
@@ -147,7 +147,7 @@ func TestSandboxedAgentWritesOnlyItsWorktree(t *testing.T) {
 		t.Errorf("a write escaped the sandbox, or flowdeck could not read its project in it:\n%s", report)
 	}
 	for _, w := range watched {
-		if after := fileState(t, w); after != before[w] {
+		if after := fileBytesAndTime(t, w); after != before[w] {
 			t.Errorf("%s changed:\nbefore %q\nafter  %q", w, before[w], after)
 		}
 	}

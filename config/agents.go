@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/flowdeck/flowdeck/internal/lazyre"
 )
 
 // Agent is an [agents.ROLE] table: the command that answers a role's flow
@@ -13,7 +15,7 @@ import (
 //	[agents.worker]
 //	command = ["claude", "-p"]
 //	prompt = "stdin"            # stdin (default), arg (last argument) or file ({prompt_file} in command, else appended)
-//	env = { CLAUDE_MODEL = "sonnet" }
+//	env = { CLAUDE_MODEL = "sonnet", ANTHROPIC_API_KEY = "${WORKER_KEY}" }
 //	timeout = "30m"
 //	limits = { memory = "4G", pids = 512, cpu = 2.0 }
 //	sandbox = true              # run under bubblewrap: only its worktree writable
@@ -73,6 +75,10 @@ func checkAgents(c *Config, path string, data []byte) []error {
 			bad("prompt = %q: use stdin, arg or file", a.Prompt)
 			continue
 		}
+		if k := badEnv(a.Env); k != "" {
+			bad("env %s = %q: %s", k, a.Env[k], checkRefs(a.Env[k]))
+			continue
+		}
 		if a.Timeout != "" {
 			if _, err := time.ParseDuration(a.Timeout); err != nil {
 				bad("timeout = %q: use a duration like 30m", a.Timeout)
@@ -108,6 +114,17 @@ func badSandboxPath(sp SandboxPaths) string {
 	return ""
 }
 
+// badEnv is the first env key whose value has a broken reference, "" when
+// none.
+func badEnv(env map[string]string) string {
+	for k, v := range env {
+		if checkRefs(v) != "" {
+			return k
+		}
+	}
+	return ""
+}
+
 // tableLine is the line of a [table] header, 0 when not found.
 func tableLine(data []byte, table string) int {
 	re := regexp.MustCompile(`^\s*\[\s*` + regexp.QuoteMeta(table) + `\s*\]`)
@@ -117,4 +134,39 @@ func tableLine(data []byte, table string) int {
 		}
 	}
 	return 0
+}
+
+// refs finds the ${NAME} references of an env value.
+var refs = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+
+// checkRefs says what is wrong with value's references: a "${" that does
+// not open a ${NAME}. "" when none.
+func checkRefs(value string) string {
+	if strings.Contains(refs().ReplaceAllString(value, ""), "${") {
+		return "a ${ that is not ${NAME}"
+	}
+	return ""
+}
+
+// Environ is the agent's env with each ${NAME} replaced by lookup's value
+// of NAME (flowdeck's environment), so that a committed config names a
+// secret without holding it. A variable that is not set is an error naming
+// the agent and key: the agent would otherwise start without its key.
+func (a Agent) Environ(role string, lookup func(string) (string, bool)) (map[string]string, error) {
+	out := make(map[string]string, len(a.Env))
+	for k, v := range a.Env {
+		var missing []string
+		out[k] = refs().ReplaceAllStringFunc(v, func(ref string) string {
+			name := ref[2 : len(ref)-1]
+			val, ok := lookup(name)
+			if !ok {
+				missing = append(missing, name)
+			}
+			return val
+		})
+		if len(missing) > 0 {
+			return nil, fmt.Errorf("agents.%s: env %s = %q: %s is not set in flowdeck's environment", role, k, v, strings.Join(missing, ", "))
+		}
+	}
+	return out, nil
 }

@@ -1,6 +1,7 @@
 // Package config reads flowdeck's settings from
 // $XDG_CONFIG_HOME/flowdeck/config.toml: the cockpit's keys, bell and theme,
-// and the defaults of every run (limits, timeout, retention, redaction). A
+// the agents, and the defaults of every run (limits, timeout, retention,
+// redaction); a project's .flow/config.toml is merged over it (Merge). A
 // broken file never stops flowdeck: Load returns defaults plus errors that
 // name the file and line. The one exception fails closed: a redaction rule
 // that is not a valid regex, or that matches the empty string, stops every
@@ -33,8 +34,12 @@ const (
 
 // Config is the cockpit's settings.
 type Config struct {
-	// Path is the file the settings came from ("" when there was none).
+	// Path is the user's file the settings came from ("" when there was
+	// none).
 	Path string `toml:"-"`
+	// ProjectPath is the project's file merged over it (Merge), "" when
+	// there was none.
+	ProjectPath string `toml:"-"`
 	// Keys rebinds actions: action name -> keys (see ui/keys).
 	Keys map[string][]string `toml:"keys"`
 	// Bell is off, bell, osc777 or osc99.
@@ -52,7 +57,8 @@ type Config struct {
 	// Session holds the defaults of a plan entering a session.
 	Session Session `toml:"session"`
 
-	raw []byte // the file's text, to point later messages at a line
+	raw        []byte // the file's text, to point later messages at a line
+	projectRaw []byte // the project file's text
 }
 
 // Run is the [run] table: defaults for every command flowdeck runs. Flags
@@ -133,11 +139,7 @@ func Load(path string) (Config, []error) {
 	var parsed Config
 	md, err := toml.Decode(string(data), &parsed)
 	if err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return c, []error{fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)}
-		}
-		return c, []error{fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))}
+		return c, []error{parseError(path, err)}
 	}
 	var errs []error
 	for _, k := range md.Undecoded() {
@@ -272,4 +274,30 @@ func LineOf(data []byte, key string) int {
 		}
 	}
 	return 0
+}
+
+// keyLines finds the line of each of keys (in the order toml.MetaData.Keys
+// gives them, which is the file's) in data, by key string: the library
+// keeps no positions of its own. Each key is looked for from the line of
+// the one before, as a [table] header or as an assignment (dotted, or
+// inside an inline table); 0 when not found (a table only implied).
+func keyLines(data []byte, keys []toml.Key) map[string]int {
+	lines := strings.Split(string(data), "\n")
+	out := make(map[string]int, len(keys))
+	cur := 0
+	for _, k := range keys {
+		var parts []string
+		for _, p := range k {
+			parts = append(parts, `["']?`+regexp.QuoteMeta(p)+`["']?`)
+		}
+		header := regexp.MustCompile(`^\s*\[\[?\s*` + strings.Join(parts, `\s*\.\s*`) + `\s*\]`)
+		assign := regexp.MustCompile(`(^|[\s{,.])` + parts[len(parts)-1] + `\s*=`)
+		for i := cur; i < len(lines); i++ {
+			if header.MatchString(lines[i]) || assign.MatchString(lines[i]) {
+				out[k.String()], cur = i+1, i
+				break
+			}
+		}
+	}
+	return out
 }

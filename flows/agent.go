@@ -3,6 +3,7 @@ package flows
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/flowdeck/flowdeck/config"
@@ -36,6 +37,10 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			limits.MemoryBytes, _ = config.ParseBytes(a.Limits.Memory)
 		}
 	}
+	agentEnv, err := a.Environ(role, e.lookupEnv)
+	if err != nil {
+		return run, err
+	}
 	e.logf("▶ %s: step %s → agent %s", run.ID, s.Name, role)
 	wrap := func(argv []string) []string { return argv }
 	if a.Sandbox {
@@ -54,7 +59,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 		argv := wrap(agentArgv(a, current, file))
-		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(a.Env, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true, false)
+		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(agentEnv, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true, false)
 		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
@@ -138,6 +143,20 @@ func lastLine(out string) string {
 		out = string(r[:199]) + "…"
 	}
 	return out
+}
+
+// lookupEnv reads a variable of the environment the agents inherit (what
+// an agent's ${NAME} env values name).
+func (e *Engine) lookupEnv(name string) (string, bool) {
+	if e.Env == nil {
+		return os.LookupEnv(name)
+	}
+	for _, kv := range e.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 func mergeEnv(base map[string]string, k, v string) map[string]string {

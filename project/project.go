@@ -21,6 +21,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/internal/rootdir"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
@@ -139,8 +140,9 @@ func (p *Project) Actor() string {
 	return "human"
 }
 
-// Config is the config: opts.Config, else $FLOWDECK_CONFIG, else
-// config.DefaultPath(), read once on first use. Problems go to opts.Warn
+// Config is the config: opts.Config, else the user's ($FLOWDECK_CONFIG,
+// else config.DefaultPath()) with the project's .flow/config.toml merged
+// over it (config.Merge), read once on first use. Problems go to opts.Warn
 // and are kept (ConfigErrors); the defaults stand in for what is broken.
 func (p *Project) Config() config.Config {
 	p.cfgOnce.Do(func() {
@@ -153,6 +155,13 @@ func (p *Project) Config() config.Config {
 			path = config.DefaultPath()
 		}
 		p.cfg, p.cfgErrs = config.Load(path)
+		if data, err := p.projectConfig(); err != nil {
+			p.cfgErrs = append(p.cfgErrs, fmt.Errorf("%v; the project's configuration is not used", err))
+		} else if data != nil {
+			var errs []error
+			p.cfg, errs = config.Merge(p.cfg, filepath.Join(p.root, filepath.FromSlash(config.ProjectFile)), data)
+			p.cfgErrs = append(p.cfgErrs, errs...)
+		}
 		if a := p.cfg.Actor; a != "" {
 			// The config's actor is recorded like --actor: held to the same rule.
 			if err := model.CheckAgentName("actor", a); err != nil {
@@ -165,6 +174,36 @@ func (p *Project) Config() config.Config {
 		}
 	})
 	return p.cfg
+}
+
+// maxProjectConfig bounds .flow/config.toml: anyone who can write .flow
+// (an agent) can make it as large as they like.
+const maxProjectConfig = 1 << 20
+
+// projectConfig reads .flow/config.toml beneath the root, like every file
+// under .flow: a symlink, a FIFO or a path leading out of the project is
+// refused, never followed. nil when there is none.
+func (p *Project) projectConfig() ([]byte, error) {
+	r, err := contain.Open(p.root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := contain.OpenRegular(r, filepath.FromSlash(config.ProjectFile), os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxProjectConfig+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	if len(data) > maxProjectConfig {
+		return nil, fmt.Errorf("%s: larger than %d bytes", filepath.Join(p.root, config.ProjectFile), maxProjectConfig)
+	}
+	return data, nil
 }
 
 // ConfigErrors are the config file's problems (after Config).

@@ -27,7 +27,8 @@ type Server struct {
 	// OpenAI base URL.
 	URL string
 
-	script []Step
+	// pick is the script of the conversation a request belongs to.
+	pick func(*Request) []Step
 	// isMain tells the agent's main loop from its side requests (titles,
 	// summaries), which get a short text: requests that offer tools.
 	isMain func(*Request) bool
@@ -40,11 +41,18 @@ type Server struct {
 // New serves script on a free port of 127.0.0.1 until Close, over both
 // APIs.
 func New(script []Step) (*Server, error) {
+	return NewRouted(func(*Request) []Step { return script })
+}
+
+// NewRouted is New with a script per conversation: pick chooses it from
+// the request (by its prompt, say), so that agents of several roles, all
+// sent to one URL, each follow their own.
+func NewRouted(pick func(*Request) []Step) (*Server, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	a := &Server{URL: "http://" + ln.Addr().String(), script: script,
+	a := &Server{URL: "http://" + ln.Addr().String(), pick: pick,
 		isMain: func(r *Request) bool { return len(r.Tools) > 0 }}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/messages", a.messages)
@@ -92,8 +100,8 @@ func (a *Server) answer(req *Request) Step {
 	if !a.isMain(req) {
 		return Step{Text: "ok"}
 	}
-	if i := req.toolUses(); i < len(a.script) {
-		return a.script[i]
+	if script, i := a.pick(req), req.toolUses(); i < len(script) {
+		return script[i]
 	}
 	return Step{Text: "done"}
 }
