@@ -217,7 +217,7 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 				return err
 			}
 			if parallel > 1 {
-				return e.runCrew(args, initial, parallel, maxSteps, strict)
+				return e.runCrew(args, initial, parallel, maxSteps, strict, noWait)
 			}
 			root, err := e.projectDir()
 			if err != nil {
