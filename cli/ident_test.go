@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -187,8 +188,10 @@ func TestCrewWorkersIdentity(t *testing.T) {
 			}
 		}
 		hud := p.read(t, "hud-"+f+".txt")
-		if !strings.Contains(hud, "you: "+agent+" on feature "+f) || !strings.Contains(hud, "active: "+f+" ") {
-			t.Errorf("the HUD of the worker on %s:\n%s", f, hud)
+		_, next, _ := strings.Cut(hud, "\nnext: ")
+		if !strings.Contains(hud, "you: "+agent+" on feature "+f) || !strings.Contains(hud, "active: "+f+" ") ||
+			!regexp.MustCompile(`(^|[ '"])`+f+`([ '"]|$)`).MatchString(strings.TrimSpace(next)) {
+			t.Errorf("the HUD of the worker on %s (its next step is its feature's):\n%s", f, hud)
 		}
 		// recall --feature finds the worker's own output.
 		out, errs, code := p.flowdeck(t, "recall", "--feature", f, "marker-output-of-"+f)
