@@ -254,6 +254,13 @@ person supervises it in the flowdeck cockpit.
   ` + "`flowdeck run --feature token-store -- go test ./auth/...`" + `.
   Other commands: ` + "`flowdeck run -- CMD`" + `. Search earlier output with
   ` + "`flowdeck recall QUERY`" + ` instead of running a command again.
+- **If ` + "`$FLOWDECK_AGENT`" + ` is set in your environment, flowdeck launched you**
+  as a worker (or reviewer) on one feature, ` + "`$FLOWDECK_FEATURE`" + `: flowdeck
+  drives the session. Do the step your prompt asks, in your working
+  directory, and answer it as the prompt says; do not start, review,
+  complete or reset features, and ignore the steps the HUD or a result
+  suggests for other features. The rest of this list is for an agent the
+  person works with directly.
 - Drive the session with the flow tools of the ` + "`flowdeck`" + ` MCP server
   (flow_status, flow_run_start, run, flow_review_record_feature,
   flow_run_complete_feature, recall, ...) or with the CLI and ` + "`--json`" + `
@@ -261,6 +268,10 @@ person supervises it in the flowdeck cockpit.
 - Start with flow_status; every result says ` + "`next_command`" + `. A refused
   action returns ` + "`error.code`" + ` and ` + "`error.recovery`" + `: do what the
   recovery says instead of retrying.
+- Plan approval, the final review, the flows' decisions and land are the
+  person's: relay only what the person told you (` + "`person_decision`" + ` refuses
+  them to agents flowdeck launched, and to every agent over MCP with
+  ` + "`[session] person_decisions = \"cockpit\"`" + `).
 - Never edit ` + "`.flow/`" + ` by hand.
 `
 

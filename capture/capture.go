@@ -5,6 +5,7 @@
 package capture
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -33,8 +34,12 @@ type Options struct {
 	ExtraEnv []string
 	// Stall ends a run that waits for terminal input and printed nothing
 	// for this long: 0 = DefaultStall, < 0 = never (a person watches).
-	Stall     time.Duration
-	Feature   string // record the result as observed evidence on this feature
+	Stall   time.Duration
+	Feature string // record the result as observed evidence on this feature
+	// WorksOn is the feature the run works on without being its evidence
+	// (an agent building it): the record names it, so runs, recall
+	// --feature and the Runs pane find the agent's output. Feature wins.
+	WorksOn   string
 	Commit    string // the git commit the command runs against, recorded on the evidence
 	Tree      string // the git tree the code is at when it starts, recorded on the evidence
 	Scope     model.Scope
@@ -128,7 +133,7 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 		id = db.NewRunID(start)
 	}
 	rec := model.RunRecord{
-		ID: id, Feature: o.Feature, Scope: string(o.Scope),
+		ID: id, Feature: cmp.Or(o.Feature, o.WorksOn), Scope: string(o.Scope),
 		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
 		FlowRun: o.FlowRun,
 	}

@@ -48,9 +48,13 @@ Events are recorded as the tool call's agent_id, else --actor, else the
 MCP client's name from the initialize handshake.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// Only an explicit --actor overrides the client's name: a
-			// $FLOWDECK_ACTOR in the person's shell names the person.
+			// Only an explicit --actor, or the name flowdeck gave the agent
+			// it launched, overrides the client's name: a $FLOWDECK_ACTOR
+			// in the person's shell names the person.
 			actor := e.actor
+			if actor == "" {
+				actor = e.self.Agent
+			}
 			p, err := e.openProject(actor, e.stderr)
 			if err != nil {
 				return err
@@ -310,6 +314,12 @@ func (e *env) agentEventCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !validEventName(args[0]) {
 				return usageErr("event %q: lowercase letters, digits, '_', '.', '-'; at most 32", args[0])
+			}
+			if e.self.Agent != "" {
+				// An agent flowdeck launched is recorded by its own name: the
+				// hook in a shared settings file names only the client kind
+				// (--agent claude), the same for every worker.
+				agent = e.self.Agent
 			}
 			if agent == "" {
 				agent = e.actorName() // checked as an actor when the project opens

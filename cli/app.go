@@ -57,6 +57,15 @@ type env struct {
 	// hook is the agent whose hook runs this command (--hook): its
 	// failures must never block the agent.
 	hook string
+	// self is who this process is, as flowdeck told the agents it
+	// launched ($FLOWDECK_AGENT, $FLOWDECK_FEATURE), read once here.
+	self agentSelf
+}
+
+// agentSelf is the identity flowdeck gives every agent process it
+// launches; empty for the person and for agents the person started.
+type agentSelf struct {
+	Agent, Feature string
 }
 
 // exitError carries an exit code through cobra.
@@ -91,7 +100,8 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer, cockpit Cockp
 	errw := termtext.NewWriter(stderr, termtext.Options{Visible: true})
 	defer out.Flush()
 	defer errw.Flush()
-	e := &env{stdin: stdin, stdout: out, stderr: errw, rawOut: stdout, rawErr: stderr, now: time.Now, cockpitFn: cockpit}
+	e := &env{stdin: stdin, stdout: out, stderr: errw, rawOut: stdout, rawErr: stderr, now: time.Now, cockpitFn: cockpit,
+		self: agentSelf{Agent: os.Getenv("FLOWDECK_AGENT"), Feature: os.Getenv("FLOWDECK_FEATURE")}}
 	root := e.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -226,7 +236,8 @@ func (e *env) openProject(actor string, warn io.Writer) (*project.Project, error
 	// Test-only: the worktree crash test kills a completion between its
 	// merge and its record (ops.Faults).
 	faults := ops.Faults{CrashAfterMerge: os.Getenv("FLOWDECK_TEST_CRASH_AFTER_MERGE") != ""}
-	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot, OneShot: true, Faults: faults})
+	p, err := project.Open(dir, project.Options{Actor: actor, Warn: warn, Now: e.now, AsRoot: asRoot, OneShot: true, Faults: faults,
+		Agent: e.self.Agent})
 	var notDir *project.NotDirError
 	if errors.As(err, &notDir) {
 		return nil, usageErr("%v", err)

@@ -206,10 +206,12 @@ $ARGUMENTS; --var sets variables (values are JSON when they parse, else text).
 'flows run auto --parallel N' (N > 1) keeps up to N worker agents busy (at
 most the plan's max_parallel): each claims a feature in critical-path order
 and runs the run flow on it as its own flow run; see 'flowdeck flows show run'.
-Run it again after a crash: it resumes the unfinished runs first.
+Run it again after a crash: it resumes the unfinished runs first. With
+--no-wait it returns once every slot's run waits for a person.
 
 Exit codes: 0 completed (or waiting with --no-wait), 1 the flow failed, was
-refused (a stop: refused step) or was cancelled, 2 usage or a flow file with errors, 3 storage.`,
+refused (a stop: refused step) or was cancelled, 2 usage or a flow file with errors, 3 storage.
+'auto' exits the same sequential and with --parallel N (see the README).`,
 		Args: minArgs(1, "a flow name or file"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			initial, err := parseVars(vars)
@@ -217,7 +219,7 @@ refused (a stop: refused step) or was cancelled, 2 usage or a flow file with err
 				return err
 			}
 			if parallel > 1 {
-				return e.runCrew(args, initial, parallel, maxSteps, strict)
+				return e.runCrew(args, initial, parallel, maxSteps, strict, noWait)
 			}
 			root, err := e.projectDir()
 			if err != nil {

@@ -9,7 +9,7 @@ import (
 
 // runCrew is `flows run auto --parallel N`: the crew scheduler runs the
 // run flow once per claimed feature, N at a time.
-func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int, strict bool) error {
+func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int, strict, noWait bool) error {
 	if args[0] != "auto" || len(args) > 1 {
 		return usageErr("--parallel runs the built-in auto flow only: flowdeck flows run auto --parallel %d", parallel)
 	}
@@ -33,7 +33,7 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 	eng.MaxSteps, eng.Strict = maxSteps, strict
 	ctx, stop := flowsContext()
 	defer stop()
-	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: p.ActionPath()}
+	crew := &flows.Crew{Engine: eng, Flow: f, Source: source, Parallel: parallel, Vars: vars, Do: p.ActionPath(), NoWait: noWait}
 	rep, err := crew.Run(ctx)
 	if me, refused := model.AsError(err); refused {
 		if e.json {
@@ -47,12 +47,16 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		return e.fail(err)
 	}
 	if e.json {
-		if werr := e.writeJSON(map[string]any{"ok": err == nil && rep.Session == model.StatusCompleted, "crew": rep}); werr != nil {
+		if werr := e.writeJSON(map[string]any{"ok": err == nil && rep.OK(), "crew": rep}); werr != nil {
 			return werr
 		}
 	} else {
 		for _, r := range rep.Runs {
-			fmt.Fprintf(e.stdout, "%-10s %-20s %-12s %s %s\n", r.Agent, r.Feature, r.Status, r.Run, r.Error)
+			why := r.Error
+			if r.Decision != "" {
+				why = "waits for decision " + r.Decision
+			}
+			fmt.Fprintf(e.stdout, "%-10s %-20s %-12s %s %s\n", r.Agent, r.Feature, r.Status, r.Run, why)
 		}
 		fmt.Fprintf(e.stdout, "crew of %d: %s\n", rep.Slots, rep.Reason)
 	}
@@ -60,7 +64,8 @@ func (e *env) runCrew(args []string, vars map[string]any, parallel, maxSteps int
 		fmt.Fprintf(e.stderr, "flowdeck: stopped; run flowdeck flows run auto --parallel %d again to resume the unfinished runs\n", parallel)
 		return silent(ExitRejected)
 	}
-	if rep.Session != model.StatusCompleted {
+	// The same exit codes as the sequential auto loop (see CrewReport.OK).
+	if !rep.OK() {
 		return silent(ExitRejected)
 	}
 	return nil

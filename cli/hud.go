@@ -45,7 +45,7 @@ database gets "no active session", and nothing is created.`,
 			if err != nil {
 				return err
 			}
-			h, err := p.HUD()
+			h, err := p.HUDFor(ops.HUDSelf{Agent: e.self.Agent, Feature: e.self.Feature})
 			if err != nil {
 				return e.fail(err)
 			}

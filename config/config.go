@@ -93,8 +93,11 @@ type Run struct {
 //
 //	[session]
 //	max_parallel = 3       # features active at once (1..64; default 1)
+//	person_decisions = "cockpit"   # see PersonDecisions (config/decisions.go)
 type Session struct {
 	MaxParallel int `toml:"max_parallel"`
+	// PersonDecisions says who may relay the person's decisions.
+	PersonDecisions string `toml:"person_decisions"`
 }
 
 // MaxParallelLimit bounds session.max_parallel as model.MaxParallelLimit
@@ -149,6 +152,7 @@ func Load(path string) (Config, []error) {
 	errs = append(errs, checkLook(&parsed, c, path, data)...)
 	errs = append(errs, checkRun(&parsed, path, data)...)
 	errs = append(errs, checkSession(&parsed, path, data)...)
+	errs = append(errs, checkPersonDecisions(&parsed, path, data)...)
 	errs = append(errs, checkAgents(&parsed, path, data)...)
 	return parsed, errs
 }

@@ -53,10 +53,12 @@ func crewWorker(out io.Writer, prompt string) int {
 		// conflict), no more; the feature is built already.
 		msg, err := mergeIntegration(os.Getenv("FLOWDECK_SESSION"))
 		if err != nil {
-			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error()})
+			crewAnswer(out, map[string]any{"outcome": "needs_input", "summary": err.Error(), "catchup_outcome": "needs_input", "catchup_summary": err.Error()})
 			return 0
 		}
-		crewAnswer(out, map[string]any{"outcome": "completed", "summary": msg})
+		// The catch-up step asks for catchup_outcome and catchup_summary,
+		// the conflict's rework for outcome and summary.
+		crewAnswer(out, map[string]any{"outcome": "completed", "summary": msg, "catchup_outcome": "completed", "catchup_summary": msg})
 		return 0
 	}
 	if pids := os.Getenv("DEMO_PIDS"); pids != "" {

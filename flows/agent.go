@@ -59,7 +59,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			return run, err
 		}
 		argv := wrap(agentArgv(a, current, file))
-		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, mergeEnv(agentEnv, "FLOWDECK_PROMPT_FILE", file)), timeout, limits, name, true, false)
+		res, out, err := e.capture(ctx, run, e.agentDir(run), argv, e.env(run, name, withIdentity(agentEnv, file, name)), timeout, limits, name, true, false)
 		e.Store.Remove(file)
 		if err == nil {
 			err = ctx.Err()
@@ -159,11 +159,19 @@ func (e *Engine) lookupEnv(name string) (string, bool) {
 	return "", false
 }
 
-func mergeEnv(base map[string]string, k, v string) map[string]string {
-	out := map[string]string{k: v}
-	for bk, bv := range base {
-		out[bk] = bv
+// withIdentity is what an agent process gets beside the flow's environment:
+// the agent's configured env, its prompt file, and FLOWDECK_AGENT, its
+// name. The name marks every process the agent starts (its MCP server,
+// its CLI calls) as an agent flowdeck launched, which the person's
+// decisions are refused to, so the config cannot take it away. Exec
+// blocks do not get it: they carry out what the flow, and through its
+// decisions the person, decided.
+func withIdentity(base map[string]string, promptFile, name string) map[string]string {
+	out := map[string]string{"FLOWDECK_PROMPT_FILE": promptFile}
+	for k, v := range base {
+		out[k] = v
 	}
+	out["FLOWDECK_AGENT"] = name
 	return out
 }
 

@@ -35,6 +35,10 @@ type Crew struct {
 	Vars map[string]any
 	// Prefix names the agents: Prefix-1 … Prefix-N (default worker).
 	Prefix string
+	// NoWait returns once every slot's run waits for a person (or nothing
+	// more can be claimed) instead of waiting for the answers; a run that
+	// waits keeps its slot and claim, and the next scheduler adopts it.
+	NoWait bool
 	// Do performs the scheduler's claims (model.RunStart for an agent) and
 	// returns the events stored, or the refusal as a *model.Error. It is
 	// required: it is the project's action path (project.ActionPath), the
@@ -64,6 +68,8 @@ type CrewRun struct {
 	Step    string           `json:"step,omitempty"`
 	Adopted bool             `json:"adopted,omitempty"`
 	Error   string           `json:"error,omitempty"`
+	// Decision is what the run waits for (NoWait).
+	Decision string `json:"decision,omitempty"`
 }
 
 // CrewReport is what a scheduler did.
@@ -75,6 +81,27 @@ type CrewReport struct {
 	Reason string `json:"reason"`
 }
 
+// OK is the scheduler's exit as the sequential auto loop's would be: the
+// session completed, or no run failed, was refused or cancelled (a run
+// that stopped at a blocked feature ended as its flow says, and one that
+// waits for a person with NoWait is fine). A scheduler that ran nothing
+// on an unfinished session is not OK: the sequential loop would refuse.
+func (r *CrewReport) OK() bool {
+	if r.Session == model.StatusCompleted {
+		return true
+	}
+	if len(r.Runs) == 0 {
+		return false
+	}
+	for _, run := range r.Runs {
+		switch {
+		case run.Error != "", run.Status == model.FlowFailed, run.Status == model.FlowRefused, run.Status == model.FlowCancelled:
+			return false
+		}
+	}
+	return true
+}
+
 // crewState is one scheduler's bookkeeping: which agents are busy and how
 // many runs are under way.
 type crewState struct {
@@ -84,6 +111,7 @@ type crewState struct {
 	busy    map[string]int  // runs at work per agent (an adopted run keeps its agent, which may repeat)
 	working map[string]bool // features their runs work on
 	running int
+	parked  int // runs that wait for a person (NoWait): their slot stays taken
 	logMu   sync.Mutex
 	log     io.Writer
 }
@@ -101,7 +129,7 @@ func (cs *crewState) launch(agent, feature, resume string) {
 	cs.working[feature] = true
 	cs.running++
 	eng := *cs.c.Engine
-	eng.Wait = true
+	eng.Wait = !cs.c.NoWait
 	eng.Log = prefixed(&cs.logMu, cs.c.Engine.Log, agent)
 	eng.Live = prefixed(&cs.logMu, cs.c.Engine.Live, agent)
 	go func() {
@@ -125,6 +153,9 @@ func (cs *crewState) launch(agent, feature, resume string) {
 			if f := RunString(run, VarFeature); f != "" && end.Feature == "" {
 				end.Feature = f
 			}
+		}
+		if errors.Is(err, ErrWaiting) && run != nil {
+			end.Decision, err = run.Decision, nil
 		}
 		if err != nil {
 			end.Error = err.Error()
@@ -195,7 +226,7 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 	}
 	var failed error // a storage error stops the claims; the runs finish
 	for {
-		for ctx.Err() == nil && failed == nil && cs.running < rep.Slots {
+		for ctx.Err() == nil && failed == nil && cs.running+cs.parked < rep.Slots {
 			agent := c.freeAgent(cs.busy)
 			feature, reason, err := c.claim(agent, cs.working)
 			if err != nil {
@@ -214,12 +245,22 @@ func (c *Crew) Run(ctx context.Context) (*CrewReport, error) {
 		}
 		end := <-cs.done
 		cs.running--
+		rep.Runs = append(rep.Runs, end)
+		if end.Decision != "" {
+			// Waiting for a person: the slot, its agent and its feature
+			// stay taken until the next scheduler adopts the run.
+			cs.parked++
+			cs.logf("‖ crew: %s's run %s on %s waits for decision %s", end.Agent, end.Run, end.Feature, end.Decision)
+			continue
+		}
 		if cs.busy[end.Agent]--; cs.busy[end.Agent] <= 0 {
 			delete(cs.busy, end.Agent)
 		}
 		delete(cs.working, end.Feature)
-		rep.Runs = append(rep.Runs, end)
 		cs.logf("■ crew: %s's run %s on %s ended %s at %s %s", end.Agent, end.Run, end.Feature, end.Status, end.Step, end.Error)
+	}
+	if cs.parked > 0 {
+		rep.Reason = fmt.Sprintf("%d run(s) wait for a person (flowdeck decisions); run it again to go on", cs.parked)
 	}
 	if s, err := st.Active(); err == nil && s != nil {
 		rep.Session = s.Status

@@ -29,20 +29,12 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 	}
 	set := map[string]string{
 		"FLOWDECK_DIR": e.Root, "FLOWDECK_FLOW_RUN": run.ID, "FLOWDECK_ACTOR": actor,
-		"FLOWDECK_SESSION": "", "FLOWDECK_FEATURE": "",
+		"FLOWDECK_SESSION": "", "FLOWDECK_FEATURE": e.runFeature(run),
 	}
 	if s, err := e.Store.Active(); err == nil && s != nil {
 		set["FLOWDECK_SESSION"] = s.ID
-		set["FLOWDECK_FEATURE"] = s.Execution.ActiveFeature
-	}
-	// A run that names its feature (several may be active) is about that one.
-	if f := RunString(run, VarFeature); f != "" {
-		set["FLOWDECK_FEATURE"] = f
 	}
 	set["FLOWDECK_WORKTREE"] = e.agentDir(run)
-	if a := RunString(run, VarAgent); a != "" {
-		set["FLOWDECK_AGENT"] = a
-	}
 	for k, v := range extra {
 		set[k] = v
 	}
@@ -61,6 +53,19 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 		out = append(out, k+"="+v)
 	}
 	return out
+}
+
+// runFeature is the feature run works on: its feature variable (several
+// may be active), else the session's active feature; its processes'
+// $FLOWDECK_FEATURE and the feature their run records name.
+func (e *Engine) runFeature(run *model.FlowRun) string {
+	if f := RunString(run, VarFeature); f != "" {
+		return f
+	}
+	if s, err := e.Store.Active(); err == nil && s != nil {
+		return s.Execution.ActiveFeature
+	}
+	return ""
 }
 
 // capture runs argv for the run and returns the result and its output as
@@ -106,7 +111,7 @@ func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, ar
 		Limits:    runner.Limits{MemoryBytes: limits.MemoryBytes, Pids: limits.Pids, CPU: limits.CPU},
 		NoNetwork: limits.NoNetwork, NoIsolation: e.NoIsolation, Live: live,
 		Patterns: e.Patterns, Redactor: e.Redactor, RetainBytes: e.RetainBytes, Now: e.Now, Internal: internal,
-		FlowRun: run.ID,
+		FlowRun: run.ID, WorksOn: e.runFeature(run),
 	})
 	if err != nil {
 		return nil, "", err

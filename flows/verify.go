@@ -20,6 +20,10 @@ type Verification struct {
 	Commands []VerifyCommand `json:"commands"`
 	Summary  string          `json:"summary"`
 	Error    *model.Error    `json:"error,omitempty"`
+	// Integration is the feature's branch against the integration branch,
+	// after the commands ran (worktree sessions): the run flow merges the
+	// integration branch in before broad validation only when needed.
+	Integration *worktrees.Integration `json:"integration,omitempty"`
 }
 
 // VerifyCommand is one verification command and how it went.
@@ -107,6 +111,7 @@ func VerifyFeature(ctx context.Context, st *db.Store, root, feature string, scop
 		lines = append(lines, line)
 	}
 	v.Summary = strings.Join(lines, "\n")
+	v.Integration = worktrees.IntegrationOf(st, s, feature)
 	return v, nil
 }
 

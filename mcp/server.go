@@ -50,7 +50,9 @@ func NewServer(p *project.Project, opts Options) *sdk.Server {
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions})
-	s := &server{p: p, opts: opts, srv: srv, docs: map[string]bool{}}
+	// Callers over MCP are agents: the project's person_decisions setting
+	// may keep the person's decisions from all of them.
+	s := &server{p: p.OverMCP(), opts: opts, srv: srv, docs: map[string]bool{}}
 	s.addTools()
 	s.addResources()
 	s.addDiff() // mcp/diff.go

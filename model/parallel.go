@@ -166,6 +166,10 @@ func NextSteps(s *Session) []NextStep {
 	return out
 }
 
+// NextForFeature is the next command for active feature id alone (an
+// agent working on it sees this one, not the session's).
+func NextForFeature(s *Session, id string) string { return nextForActive(s, id) }
+
 // nextForActive is the next command for active feature id: its first unmet
 // completion gate, or its completion.
 func nextForActive(s *Session, id string) string {

@@ -31,9 +31,11 @@ type HUD struct {
 	// Seq is the active session's last event and At when the HUD was made:
 	// the first line says both, so that of several HUDs in a context the
 	// model can tell which is current.
-	Seq    uint64      `json:"seq,omitempty"`
-	At     time.Time   `json:"at,omitzero"`
-	Goal   string      `json:"goal,omitempty"`
+	Seq  uint64    `json:"seq,omitempty"`
+	At   time.Time `json:"at,omitzero"`
+	Goal string    `json:"goal,omitempty"`
+	// You says who reads it when flowdeck launched the reader (BuildHUDFor).
+	You    string      `json:"you,omitempty"`
 	Status string      `json:"status"`
 	Active *HUDFeature `json:"active,omitempty"`
 	// Claims lists every active feature when more than one is (max_parallel
@@ -210,6 +212,7 @@ func (h *HUD) Render(format string) (string, error) {
 func (h *HUD) clipped(n, next int) *HUD {
 	c := *h
 	c.Goal, c.Status, c.LastValidation, c.NextCommand = clip(h.Goal, n), clip(h.Status, n), clip(h.LastValidation, n), clipCommand(h.NextCommand, next)
+	c.You = clip(h.You, n)
 	c.Waits = clipList(h.Waits, n)
 	if h.Active != nil {
 		a := *h.Active
@@ -315,6 +318,9 @@ func hudText(h *HUD) string {
 	} else {
 		fmt.Fprintf(&b, "flowdeck%s\n", h.stamp())
 	}
+	if h.You != "" {
+		fmt.Fprintf(&b, "you: %s\n", h.You)
+	}
 	fmt.Fprintf(&b, "status: %s\n", h.Status)
 	if len(h.Claims) > 0 { // several active: each with its agent and next step, no verify lines
 		for _, a := range h.Claims {
@@ -346,6 +352,9 @@ func hudMarkdown(h *HUD) string {
 		fmt.Fprintf(&b, ": %s", h.Goal)
 	}
 	b.WriteString("\n")
+	if h.You != "" {
+		fmt.Fprintf(&b, "- you: %s\n", h.You)
+	}
 	fmt.Fprintf(&b, "- status: %s\n", h.Status)
 	if len(h.Claims) > 0 {
 		for _, a := range h.Claims {

@@ -11,6 +11,9 @@ import (
 // no guard); full puts the whole session in the result. A refusal is in the
 // result; the error is storage's.
 func (p *Project) Do(a model.Action, expectSeq uint64, full bool) (*ops.ActionResult, error) {
+	if me := p.personDecision(model.PersonDecision(a)); me != nil {
+		return ops.Refused(me), nil
+	}
 	st, err := p.store()
 	if err != nil {
 		return nil, err
@@ -84,11 +87,16 @@ func (p *Project) Runs(limit int, all bool) (*ops.RunsResult, error) {
 
 // HUD is what matters now, for an agent's context.
 func (p *Project) HUD() (*ops.HUD, error) {
+	return p.HUDFor(ops.HUDSelf{})
+}
+
+// HUDFor is the HUD as reader self sees it (ops.BuildHUDFor).
+func (p *Project) HUDFor(self ops.HUDSelf) (*ops.HUD, error) {
 	st, err := p.reader()
 	if err != nil {
 		return nil, err
 	}
-	return ops.BuildHUD(st)
+	return ops.BuildHUDFor(st, self)
 }
 
 // AgentEvents are the agents' latest lifecycle events.
@@ -130,6 +138,9 @@ func (p *Project) Decision(id string) (*model.Decision, error) {
 
 // Resolve answers a decision.
 func (p *Project) Resolve(id string, a flows.Answer) (ops.Result, error) {
+	if me := p.personDecision(model.DecisionFlow); me != nil {
+		return ops.Refused(me), nil
+	}
 	st, err := p.store()
 	if err != nil {
 		return nil, err
@@ -140,6 +151,9 @@ func (p *Project) Resolve(id string, a flows.Answer) (ops.Result, error) {
 // ResolveDecision answers a decision and returns it as it stands (the
 // cockpit; Resolve is the result object).
 func (p *Project) ResolveDecision(id string, a flows.Answer) (*model.Decision, error) {
+	if me := p.personDecision(model.DecisionFlow); me != nil {
+		return nil, me
+	}
 	st, err := p.store()
 	if err != nil {
 		return nil, err
@@ -204,6 +218,9 @@ func (p *Project) Land(force bool) (*ops.LandResult, error) {
 // LandSeen is Land decided on the session as of sequence seen (0: no
 // guard): refused with stale_decision if what it lands changed since.
 func (p *Project) LandSeen(force bool, seen uint64) (*ops.LandResult, error) {
+	if me := p.personDecision(model.DecisionLand); me != nil {
+		return &ops.LandResult{Error: me}, nil // before any git work
+	}
 	st, err := p.reader()
 	if err != nil {
 		return nil, err

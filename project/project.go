@@ -54,6 +54,10 @@ type Options struct {
 	// Faults are deliberate failures for tests of the real binary (the
 	// binary sets them from its environment; see ops.Faults).
 	Faults ops.Faults
+	// Agent is $FLOWDECK_AGENT as the front-end's edge read it: the name
+	// of an agent flowdeck launched, which is refused the person's
+	// decisions (model.CheckPersonDecision).
+	Agent string
 }
 
 // Project is an opened project. It is safe for concurrent use: what loads
@@ -61,6 +65,7 @@ type Options struct {
 type Project struct {
 	*shared
 	actor string
+	mcp   bool // calls come over the MCP server (OverMCP)
 }
 
 // shared is what every view of a project (As) shares.
@@ -111,7 +116,27 @@ func (p *Project) As(actor string) *Project {
 	if actor == "" || actor == p.actor {
 		return p
 	}
-	return &Project{shared: p.shared, actor: actor}
+	return &Project{shared: p.shared, actor: actor, mcp: p.mcp}
+}
+
+// OverMCP is the same project for the MCP server: its callers are agents,
+// which the project's person_decisions setting may refuse the person's
+// decisions.
+func (p *Project) OverMCP() *Project {
+	return &Project{shared: p.shared, actor: p.actor, mcp: true}
+}
+
+// Caller is who acts on p, for the person's decisions: the launched agent
+// ($FLOWDECK_AGENT), the channel, and the project's policy.
+func (p *Project) Caller() model.Caller {
+	return model.Caller{Agent: p.opts.Agent, MCP: p.mcp, Policy: p.Config().Session.PersonDecisions}
+}
+
+// personDecision refuses p's caller the person's decision what (model's
+// rule); nil when what is "" or the caller may take it.
+func (p *Project) personDecision(what string) *model.Error {
+	me, _ := model.AsError(model.CheckPersonDecision(what, p.Caller()))
+	return me
 }
 
 // Root is the directory that holds .flow.

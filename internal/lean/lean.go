@@ -117,6 +117,11 @@ const ExitInternal = 3
 func Main(argv []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	args := argv[1:]
 	req, ok := parse(args)
+	if ok && req.kind != statusText && req.kind != statusJSON && launchedAgent() {
+		// The digest holds the person's HUD; an agent flowdeck launched
+		// sees its own feature and next step, which flowdeck-cli draws.
+		ok = false
+	}
 	if !ok {
 		return forward(argv, "", stdout, stderr)
 	}
@@ -254,4 +259,10 @@ func forward(argv []string, chdir string, stdout, stderr io.Writer) int {
 		}
 	}
 	return ExitInternal
+}
+
+// launchedAgent reports whether flowdeck launched this process's agent
+// (it named the agent or its feature in the environment).
+func launchedAgent() bool {
+	return os.Getenv("FLOWDECK_AGENT") != "" || os.Getenv("FLOWDECK_FEATURE") != ""
 }
