@@ -212,7 +212,7 @@ func (m *Model) syncFlowPane() {
 		if rec := m.flowOutRec; rec != nil {
 			d.OutLabel = model.CommandLine(rec.Argv)
 			if rec.Outcome == model.RunRunning {
-				d.OutLabel = "⟳ " + d.OutLabel
+				d.OutLabel, d.OutRunning = "⟳ "+d.OutLabel, true
 			} else if rec.Outcome == string(runner.Exited) {
 				d.OutLabel += fmt.Sprintf(" · exit %d", rec.ExitCode)
 			} else {
@@ -228,32 +228,61 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 	r := v.Run
 	switch st := flowpane.Status(v); {
 	case v.Decision != nil && v.Decision.Status == model.DecisionPending:
-		what := "a decision"
+		// What it asks, in its own words: the question is the last
+		// paragraph of the decision's prompt (the step's text comes first).
+		what := "your decision"
 		switch v.Decision.Kind {
 		case model.DecisionInterrupted:
-			what = "retry, skip or cancel"
+			what = "you: retry, skip or cancel"
 		case model.DecisionForm:
-			what = "a form"
+			what = "your answer"
 		case model.DecisionTask:
-			what = "a task"
+			what = "you to do it"
 		}
-		n := "⚑ waits for you: " + what + " (" + v.Decision.ID + ") · " + m.keyName(keys.Open) + " answers"
+		if q := question(v.Decision.Prompt); q != "" && v.Decision.Kind != model.DecisionInterrupted {
+			what += ": " + q
+		}
+		n := "⚑ waiting for " + what + " · " + m.keyName(keys.Open) + " answers"
 		if !v.Executing {
 			n += " and resumes it"
 		}
 		return n, flowpane.NoticeAttention
 	case st == model.FlowStateFailed:
-		return "✗ " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
+		return "✗ " + flowpane.OneLine(r.Error), flowpane.NoticeError
 	case st == model.FlowStateRefused:
-		return "✗ refused: " + strings.ReplaceAll(r.Error, "\n", " "), flowpane.NoticeError
+		return "✗ refused: " + flowpane.OneLine(r.Error), flowpane.NoticeError
 	case st == model.FlowStatePaused:
-		return "‖ paused at step " + r.Step + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
+		return "‖ paused at " + flowpane.OneLine(stepTitleOf(v, r.Step)) + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
 	case st == model.FlowStatePausing:
 		return "pausing after this step · " + m.keyName(keys.ResumeFlow) + " resumes it later", flowpane.NoticeInfo
 	case st == model.FlowStateInterrupted:
 		return "‖ no process executes it · " + m.keyName(keys.ResumeFlow) + " resumes it here · " + m.keyName(keys.CancelFlow) + " cancels", flowpane.NoticeInfo
 	}
 	return "", 0
+}
+
+// question is the last non-blank line of a decision's prompt (its question),
+// made safe for one line.
+func question(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return flowpane.OneLine(lines[len(lines)-1])
+}
+
+// stepTitleOf is how the pane names step name of v's flow: its title.
+func stepTitleOf(v *flows.RunView, name string) string {
+	for _, s := range v.Steps {
+		if s.Name == name && s.Title != "" {
+			return s.Title
+		}
+	}
+	return name
+}
+
+// flowEmptyNote is what the flow pane says before any flow has run: how
+// to start one, here and from a shell.
+func (m *Model) flowEmptyNote() string {
+	return "no flow is running — start one with :/flow NAME (" + strings.Join([]string{"/flow-run", "/flow-plan GOAL", "/flow-auto"}, ", ") +
+		") or flowdeck flows run NAME; flowdeck flows list names them"
 }
 
 func (m *Model) syncFlowOutput() tea.Cmd {

@@ -249,7 +249,7 @@ func New(p *project.Project, opts Options) *Model {
 	m.panes = [layout.NumPanes]pane{layout.Features: m.feats, layout.DAG: m.graph, layout.Detail: m.detail,
 		layout.Runs: m.runList, layout.Output: m.output, layout.Recall: m.recall, layout.Flow: m.flowPane,
 		layout.Agents: m.crew.pane}
-	m.flowPane.SetNote("no flow run yet · :/flow-plan GOAL, /flow-run, /flow-auto or /flow FILE starts one")
+	m.flowPane.SetNote(m.flowEmptyNote())
 
 	m.filter = textinput.New()
 	m.filter.Prompt = "/"

@@ -32,8 +32,10 @@ type Data struct {
 	// to resume (the root knows the key names).
 	Notice     string
 	NoticeKind int
-	// OutLabel names the run whose output is shown ("" = none).
-	OutLabel string
+	// OutLabel names the run whose output is shown ("" = none);
+	// OutRunning says it still runs.
+	OutLabel   string
+	OutRunning bool
 }
 
 // Model is the flow pane.
@@ -46,12 +48,18 @@ type Model struct {
 
 	// Computed by fit from the data and the size, so View only paints.
 	wide      bool
-	stepsW    int // wide: the steps column's width
+	stepsW    int   // wide: the steps column's width
+	shown     []int // the steps a person sees (indices into View.Steps)
+	cur       int   // the step the run is at, or was last at, in shown (-1: none)
+	where     string
 	strip     []string
 	prompt    []string // wrapped
 	vars      []string
+	answer    []string // the latest action's answer in words, instead of its output
+	answerTo  string
 	promptH   int // rows for the prompt (label included), 0 = hidden
 	varsH     int
+	answerH   int
 	outH      int
 	promptOff int
 }
@@ -119,7 +127,9 @@ func glyph(state model.FlowState) string {
 	return "·"
 }
 
-func (m *Model) hasOutput() bool { return m.out.Run() != "" }
+// hasOutput: the step ran something whose output is worth its room; an
+// action that answered with variables is said in words instead (answer).
+func (m *Model) hasOutput() bool { return m.out.Run() != "" && len(m.answer) == 0 }
 
 // asking: the run waits for the person, so what it asks comes before the
 // output of the step before.
@@ -139,14 +149,21 @@ func (m *Model) fit() {
 		return
 	}
 	m.wide = m.w >= 90 && m.h >= 8
+	m.placeSteps()
 	rw := m.w
 	if m.wide {
 		m.stepsW = 12
-		for _, s := range v.Steps {
-			m.stepsW = max(m.stepsW, layout.Width(s.Name)+layout.Width(s.Kind)+6)
+		for _, i := range m.shown {
+			s := v.Steps[i]
+			m.stepsW = max(m.stepsW, layout.Width(title(s))+layout.Width(who(s))+6)
 		}
 		m.stepsW = min(m.stepsW, 34, m.w/3)
 		rw = m.w - m.stepsW - 1
+	}
+	m.answer, m.answerTo = nil, ""
+	if a := v.Answer; a != nil && a.Run == m.out.Run() && !m.d.OutRunning {
+		m.answer = answerLines(a, rw-1)
+		m.answerTo = answerLabel(v, a)
 	}
 	fixed := 1
 	if m.d.Notice != "" {
@@ -161,8 +178,17 @@ func (m *Model) fit() {
 	if p := strings.TrimSpace(v.Prompt); p != "" {
 		m.prompt = strings.Split(ansi.Wrap(CleanText(p), max(10, rw-1), " -"), "\n")
 	}
-	m.vars = varLines(v.Run.Vars, rw-1)
+	var said map[string]any
+	if len(m.answer) > 0 {
+		said = v.Answer.Vars
+	}
+	m.vars = varLines(v, rw-1, said)
 	avail := max(0, m.h-fixed)
+	m.answerH = 0
+	if len(m.answer) > 0 {
+		m.answerH = min(len(m.answer)+1, max(2, avail/3))
+		avail = max(0, avail-m.answerH)
+	}
 	varCap := 2
 	if m.wide {
 		varCap = 6
@@ -208,21 +234,88 @@ func (m *Model) clampPrompt() {
 	m.promptOff = max(0, min(m.promptOff, len(m.prompt)-(m.promptH-1)))
 }
 
-// stepStrip lays the steps out as "✓ start  ▸ review  · done" in at most n
-// lines of width w, keeping the current step in view.
+// placeSteps picks the steps a person sees — the flow's plumbing left
+// out, and of its endings only the one the run reached — and where the run
+// is among them: "step 3 of 7: Review the change", counting the stages on
+// the way (endings are not stages).
+func (m *Model) placeSteps() {
+	v := m.d.View
+	m.shown, m.cur, m.where = m.shown[:0], -1, ""
+	at := -1 // the step the run is at (or ended in)
+	for i, s := range v.Steps {
+		if s.Current || (!isCurrentKnown(v) && s.Name == v.Run.Step) {
+			at = i
+		}
+	}
+	// A run in its plumbing is still where a person last saw it.
+	focus := at
+	if at >= 0 && v.Steps[at].Internal {
+		focus = -1
+		for h := len(v.Run.History) - 1; h >= 0 && focus < 0; h-- {
+			if i := v.Run.History[h].StepIndex; i >= 0 && i < len(v.Steps) && v.Steps[i].Name == v.Run.History[h].Step && !v.Steps[i].Internal {
+				focus = i
+			}
+		}
+	}
+	total, pos := 0, 0
+	for i, s := range v.Steps {
+		if s.Internal || s.End && s.Visits == 0 && i != at {
+			continue
+		}
+		if i == focus {
+			m.cur = len(m.shown)
+		}
+		m.shown = append(m.shown, i)
+		if !s.End {
+			total++
+			if i == focus {
+				pos = total
+			}
+		}
+	}
+	switch {
+	case focus >= 0 && v.Steps[focus].End:
+		m.where = "ended at: " + title(v.Steps[focus])
+	case pos > 0 && focus != at:
+		m.where = fmt.Sprintf("after step %d of %d: %s · now: %s", pos, total, title(v.Steps[focus]), title(v.Steps[at]))
+	case pos > 0:
+		m.where = fmt.Sprintf("step %d of %d: %s", pos, total, title(v.Steps[focus]))
+	case at >= 0:
+		m.where = "now: " + title(v.Steps[at])
+	}
+}
+
+// title is a step's heading (or its name in words), safe and on one line.
+func title(s flows.StepView) string {
+	t := s.Title
+	if t == "" {
+		t = strings.ReplaceAll(s.Name, "-", " ")
+	}
+	return layout.Cut(OneLine(t), 40)
+}
+
+// who says who answers a step, when someone does: you, or the agent's role.
+func who(s flows.StepView) string {
+	switch {
+	case s.Kind == "human":
+		return "you"
+	case strings.HasPrefix(s.Kind, "agent "):
+		return layout.Cut(OneLine(strings.TrimPrefix(s.Kind, "agent ")), 14)
+	}
+	return ""
+}
+
+// stepStrip lays the shown steps out as "✓ Start  ▸ Review  · Done" in at
+// most n lines of width w, keeping the current step in view.
 func (m *Model) stepStrip(w, n int) []string {
 	v := m.d.View
-	if len(v.Steps) == 0 {
+	if len(m.shown) == 0 {
 		return nil
 	}
-	cur := 0
-	plain := make([]string, len(v.Steps))
-	for i, s := range v.Steps {
-		g := m.stepGlyph(s)
-		if s.Current || (!isCurrentKnown(v) && s.Name == v.Run.Step) {
-			cur = i
-		}
-		plain[i] = g + " " + s.Name
+	cur := max(0, m.cur)
+	plain := make([]string, len(m.shown))
+	for k, i := range m.shown {
+		plain[k] = m.stepGlyph(v.Steps[i]) + " " + title(v.Steps[i])
 	}
 	lo, hi := 0, len(plain)
 	for lo < hi-1 && stripLines(plain[lo:hi], w-1, lo > 0, hi < len(plain)) > n {
@@ -251,8 +344,8 @@ func (m *Model) stepStrip(w, n int) []string {
 	if lo > 0 {
 		add("…", m.th.Dim.Render("…"))
 	}
-	for i := lo; i < hi; i++ {
-		add(plain[i], m.paintStep(v.Steps[i], plain[i], i == cur))
+	for k := lo; k < hi; k++ {
+		add(plain[k], m.paintStep(v.Steps[m.shown[k]], plain[k], k == m.cur))
 	}
 	if hi < len(plain) {
 		add("…", m.th.Dim.Render("…"))
@@ -264,7 +357,7 @@ func (m *Model) stepStrip(w, n int) []string {
 		lines = lines[:n]
 	}
 	for i := range lines {
-		lines[i] = " " + lines[i]
+		lines[i] = " " + layout.Cut(lines[i], w)
 	}
 	return lines
 }
@@ -336,6 +429,12 @@ func CleanText(s string) string {
 		lines[i] = ansi.Strip(output.Sanitize(l))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// OneLine is CleanText for a field that must stay one line (a step's
+// title, a variable's value): newlines and runs of spaces become one space.
+func OneLine(s string) string {
+	return strings.Join(strings.Fields(CleanText(s)), " ")
 }
 
 // scrollsOutput: movement scrolls the output while the step runs
@@ -425,7 +524,7 @@ func (m *Model) View() []string {
 		body := m.promptH - 1
 		label := "prompt"
 		if v.PromptStep != "" && v.PromptStep != v.Run.Step {
-			label += " of step " + v.PromptStep
+			label = "prompt of " + m.stepTitle(v.PromptStep)
 		}
 		if len(m.prompt) > body {
 			label += fmt.Sprintf(" (%d–%d of %d lines)", m.promptOff+1, min(len(m.prompt), m.promptOff+body), len(m.prompt))
@@ -436,16 +535,14 @@ func (m *Model) View() []string {
 		}
 	}
 	if m.varsH > 0 {
-		right = append(right, m.rule("variables", rw))
-		n := m.varsH - 1
-		for i, l := range m.vars {
-			if i == n-1 && len(m.vars) > n {
-				right = append(right, m.th.Dim.Render(fmt.Sprintf(" … %d more", len(m.vars)-i)))
-				break
-			}
-			if i >= n {
-				break
-			}
+		right = append(right, m.rule("working on", rw))
+		for _, l := range m.vars[:min(len(m.vars), m.varsH-1)] {
+			right = append(right, " "+l)
+		}
+	}
+	if m.answerH > 0 {
+		right = append(right, m.rule(m.answerTo, rw))
+		for _, l := range m.answer[:min(len(m.answer), m.answerH-1)] {
 			right = append(right, " "+l)
 		}
 	}
@@ -480,19 +577,12 @@ func (m *Model) header(w int) string {
 	case model.FlowStateInterrupted, model.FlowStatePaused, model.FlowStateCancelled:
 		p = m.th.Warn
 	}
-	text := " " + p.Render(glyph(st)+" "+string(st)) + "  " + m.th.Bold.Render(v.Run.ID)
+	text := " " + p.Render(glyph(st)+" "+string(st)) + "  " + m.th.Bold.Render(OneLine(v.Run.ID))
 	if v.Run.Flow != "" && !strings.HasPrefix(v.Run.ID, v.Run.Flow+"-") {
-		text += m.th.Dim.Render(" (" + v.Run.Flow + ")")
+		text += m.th.Dim.Render(" (" + OneLine(v.Run.Flow) + ")")
 	}
-	for i, s := range v.Steps {
-		if s.Name == v.Run.Step {
-			text += m.th.Dim.Render(fmt.Sprintf(" · step %d/%d ", i+1, len(v.Steps))) + s.Name + m.th.Dim.Render(" ("+s.Kind+")")
-			break
-		}
-	}
-	text += m.th.Dim.Render(fmt.Sprintf(" · steps run %d", v.Run.StepsRun))
-	if len(v.Run.Args) > 0 {
-		text += m.th.Dim.Render(" · args " + strings.Join(v.Run.Args, " "))
+	if m.where != "" {
+		text += m.th.Dim.Render(" · ") + m.where
 	}
 	return layout.Fit(text, w)
 }
@@ -502,34 +592,39 @@ func (m *Model) rule(label string, w int) string {
 	return m.th.Dim.Render(layout.Cut(text+strings.Repeat(m.th.Frame.Top, max(0, w-layout.Width(text))), w))
 }
 
-// stepColumn is the wide layout's list of steps, one per line, scrolled so
-// that the current one shows.
+// stepTitle is the title of the step named name (its name when the flow
+// has no such step).
+func (m *Model) stepTitle(name string) string {
+	for _, s := range m.d.View.Steps {
+		if s.Name == name {
+			return title(s)
+		}
+	}
+	return layout.Cut(OneLine(name), 40)
+}
+
+// stepColumn is the wide layout's list of the shown steps, one per line,
+// scrolled so that the current one shows.
 func (m *Model) stepColumn() []string {
 	v := m.d.View
 	lines := []string{m.th.Dim.Render(" steps")}
-	cur := 0
-	for i, s := range v.Steps {
-		if s.Current || (!isCurrentKnown(v) && s.Name == v.Run.Step) {
-			cur = i
-		}
-	}
 	from := 0
-	if room := m.h - 1; len(v.Steps) > room {
-		from = max(0, min(cur-room/2, len(v.Steps)-room))
+	if room := m.h - 1; len(m.shown) > room {
+		from = max(0, min(m.cur-room/2, len(m.shown)-room))
 	}
-	for i := from; i < len(v.Steps); i++ {
-		s := v.Steps[i]
-		name := m.stepGlyph(s) + " " + s.Name
+	for k := from; k < len(m.shown); k++ {
+		s := v.Steps[m.shown[k]]
+		name := m.stepGlyph(s) + " " + title(s)
 		if s.Visits > 1 {
 			name += fmt.Sprintf(" ×%d", s.Visits)
 		}
-		kind := s.Kind
+		kind := who(s)
 		gap := m.stepsW - 1 - layout.Width(name) - layout.Width(kind)
 		if gap < 1 {
-			kind = layout.Cut(kind, max(0, m.stepsW-2-layout.Width(name)))
+			name = layout.Cut(name, max(1, m.stepsW-2-layout.Width(kind)))
 			gap = max(1, m.stepsW-1-layout.Width(name)-layout.Width(kind))
 		}
-		line := " " + m.paintStep(s, name, i == cur) + strings.Repeat(" ", gap) + m.th.Dim.Render(kind)
+		line := " " + m.paintStep(s, name, k == m.cur) + strings.Repeat(" ", gap) + m.th.Dim.Render(kind)
 		lines = append(lines, layout.Fit(line, m.stepsW))
 	}
 	return lines

@@ -1,6 +1,7 @@
 package flow
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -19,8 +20,12 @@ var (
 	blankRunsOf3 = regexp.MustCompile(`\n{3,}`)
 )
 
-// Prose turns a prompt's markdown into plain text for a box.
+// Prose turns a prompt's markdown into plain text for a box, and the JSON
+// an exec block or agent printed into it into words.
 func Prose(s string) string {
+	if strings.ContainsAny(s, "{[") {
+		s = jsonAsWords(s)
+	}
 	if !strings.ContainsAny(s, "<[*_`#~") {
 		return s
 	}
@@ -37,4 +42,38 @@ func Prose(s string) string {
 	s = mdCode.ReplaceAllString(s, "$1")
 	s = mdHeading.ReplaceAllString(s, "")
 	return strings.TrimSpace(blankRunsOf3.ReplaceAllString(s, "\n\n"))
+}
+
+// jsonAsWords replaces each JSON object or array that starts a line (one
+// line, or pretty-printed over several) with its fields in words.
+func jsonAsWords(s string) string {
+	lines := strings.Split(s, "\n")
+	out := make([]string, 0, len(lines))
+	for i := 0; i < len(lines); i++ {
+		t := strings.TrimSpace(lines[i])
+		if !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+			out = append(out, lines[i])
+			continue
+		}
+		// The shortest run of lines from here that is one JSON value; a
+		// bound keeps a stray brace from costing a scan of the whole prompt.
+		end := -1
+		var v any
+		for j := i; j < min(len(lines), i+400) && end < 0; j++ {
+			if c := strings.TrimSpace(lines[j]); !strings.HasSuffix(c, "}") && !strings.HasSuffix(c, "]") {
+				continue
+			}
+			if json.Unmarshal([]byte(strings.Join(lines[i:j+1], "\n")), &v) == nil {
+				end = j
+			}
+		}
+		if end < 0 {
+			out = append(out, lines[i])
+			continue
+		}
+		indent := lines[i][:len(lines[i])-len(strings.TrimLeft(lines[i], " \t"))]
+		out = append(out, indent+words(v))
+		i = end
+	}
+	return strings.Join(out, "\n")
 }

@@ -9,7 +9,7 @@ func TestProse(t *testing.T) {
 		"## Publish\n\nRun `make release`.":     "Publish\n\nRun make release.",
 		"See [the docs](../index.md) first.":    "See the docs first.",
 		"See [site](https://x.dev/a).":          "See site (https://x.dev/a).",
-		"```json\n{\"a\": 1}\n```\n":            "{\"a\": 1}",
+		"```json\n{\"a\": 1}\n```\n":            "a: 1",
 		"a <!--\nmulti\nline\n--> b":            "a  b",
 		"keep 2*3*4 and snake_case_names as-is": "keep 2*3*4 and snake_case_names as-is",
 	}
