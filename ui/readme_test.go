@@ -43,3 +43,27 @@ func TestREADMEConfigExampleLoads(t *testing.T) {
 		t.Fatalf("parsed %+v", cfg)
 	}
 }
+
+// The frame docs/cockpit.md shows is the cockpit's own: a copy of a golden
+// frame, so the docs and the screen cannot drift apart.
+func TestDocsFrameIsAGoldenFrame(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cockpit.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const intro = "The cockpit at 80x24, on a session whose `reset-api` is blocked"
+	at := strings.Index(string(doc), intro)
+	if at < 0 {
+		t.Fatal("docs/cockpit.md no longer shows the blocked session's frame")
+	}
+	rest := string(doc[at:])
+	start := strings.Index(rest, "```\n") + 4
+	end := strings.Index(rest[start:], "\n```")
+	golden, err := os.ReadFile("testdata/TestGoldenFrames/blocked-80x24.golden")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rest[start:start+end], strings.TrimRight(string(golden), "\n"); got != want {
+		t.Fatalf("docs/cockpit.md's frame differs from the golden frame; copy it from ui/testdata/TestGoldenFrames/blocked-80x24.golden\n--- docs\n%s\n--- golden\n%s", got, want)
+	}
+}
