@@ -253,7 +253,7 @@ func (m *Model) statusLine() string {
 	case m.mode == ModeList:
 		_, to := m.sel.Window()
 		left = " " + m.names[m.sel.Cursor]
-		pos = strconv.Itoa(m.sel.Cursor+1) + "/" + strconv.Itoa(len(m.d.Files)) + " files"
+		pos = "file " + strconv.Itoa(m.sel.Cursor+1) + " of " + strconv.Itoa(len(m.d.Files))
 		more = to < m.sel.N
 	default:
 		i := m.Selected()

@@ -102,7 +102,7 @@ func TestFileList(t *testing.T) {
 		" A docs/new.md                     +2 -0",
 		" D old.txt                         +0 -1",
 		"",
-		" main.go                 1/3 files  end",
+		" main.go               file 1 of 3  end",
 	)
 	// the selected row is drawn reversed, the others are not
 	rows := m.View()

@@ -285,7 +285,7 @@ func (m *Model) scan() {
 func (m *Model) Footer() string {
 	var parts []string
 	if m.Len() > 0 {
-		parts = append(parts, fmt.Sprintf("%d/%d", m.dropped+min(m.top+m.h, m.Len()), m.dropped+m.Len()))
+		parts = append(parts, fmt.Sprintf("line %d of %d", m.dropped+min(m.top+m.h, m.Len()), m.dropped+m.Len()))
 	}
 	if m.dropped > 0 {
 		parts = append(parts, fmt.Sprintf("first %d not kept", m.dropped))
