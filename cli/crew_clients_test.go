@@ -373,12 +373,14 @@ func (rc *realCrew) run(tb testing.TB, parallel int) (crewResult, time.Duration)
 	took := time.Since(start)
 	stop()
 	<-done
-	var res crewResult
+	var res crewResult // --parallel 1 is the sequential auto flow: a run, not a crew
 	json.Unmarshal([]byte(out), &res)
-	if len(unexpected) > 0 || code != 0 || res.Crew.Session != string(model.StatusCompleted) {
+	var st struct{ Session model.Session }
+	json.Unmarshal([]byte(rc.must(tb, "--json", "flow", "status")), &st)
+	if len(unexpected) > 0 || code != 0 || st.Session.Status != model.StatusCompleted {
 		rc.logConversations(tb)
-		tb.Fatalf("crew --parallel %d: exit %d, session %q (%s); decisions for the person: %+v\n%s\n%s",
-			parallel, code, res.Crew.Session, res.Crew.Reason, unexpected, out, tail(errs, 4000))
+		tb.Fatalf("flows run auto --parallel %d: exit %d, session %q (%s); decisions for the person: %+v\n%s\n%s",
+			parallel, code, st.Session.Status, res.Crew.Reason, unexpected, tail(out, 4000), tail(errs, 4000))
 	}
 	return res, took
 }
@@ -575,24 +577,30 @@ func TestCrewOfRealClients(t *testing.T) {
 
 // BenchmarkCrewOfRealClients is the wall time of the same plan built by
 // one and by three real Claude Code workers (as init writes them), the
-// reviewer's approvals trusted and the final review the person's; it
-// reports both and their ratio. go test ./cli -run '^$' -bench
-// CrewOfRealClients -benchtime 1x
+// reviewer's approvals trusted and the final review the person's, with
+// the fake model answering at once and with a latency per answer, as a
+// real model has; it reports the times and their ratios. go test ./cli
+// -run '^$' -bench CrewOfRealClients -benchtime 1x
 func BenchmarkCrewOfRealClients(b *testing.B) {
-	var one, three time.Duration
-	for i := 0; i < b.N; i++ {
-		for _, n := range []int{1, 3} {
-			rc := newRealCrew(b, false)
-			_, took := rc.run(b, n)
-			if n == 1 {
-				one += took
-			} else {
-				three += took
+	for _, latency := range []time.Duration{0, time.Second} {
+		var one, three time.Duration
+		for i := 0; i < b.N; i++ {
+			for _, n := range []int{1, 3} {
+				rc := newRealCrew(b, false)
+				rc.fm.Latency = latency
+				_, took := rc.run(b, n)
+				if n == 1 {
+					one += took
+				} else {
+					three += took
+				}
 			}
 		}
+		tag := fmt.Sprintf("latency-%s", latency)
+		b.ReportMetric(one.Seconds()/float64(b.N), "s/1-worker-"+tag)
+		b.ReportMetric(three.Seconds()/float64(b.N), "s/3-workers-"+tag)
+		b.ReportMetric(three.Seconds()/one.Seconds(), "ratio-"+tag)
+		b.Logf("%d features, model latency %s per answer: 1 worker %s, 3 workers %s, ratio %.2f", len(crewFeatures), latency,
+			(one / time.Duration(b.N)).Round(time.Millisecond), (three / time.Duration(b.N)).Round(time.Millisecond), three.Seconds()/one.Seconds())
 	}
-	b.ReportMetric(one.Seconds()/float64(b.N), "s/1-worker")
-	b.ReportMetric(three.Seconds()/float64(b.N), "s/3-workers")
-	b.ReportMetric(three.Seconds()/one.Seconds(), "ratio")
-	b.Logf("%d features, 1 worker %s, 3 workers %s, ratio %.2f", len(crewFeatures), one/time.Duration(b.N), three/time.Duration(b.N), three.Seconds()/one.Seconds())
 }
