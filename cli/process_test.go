@@ -26,7 +26,9 @@ var binary string
 func TestMain(m *testing.M) {
 	runner.Reexec() // in-process captures re-execute this test binary to join cgroups
 	var err error
-	if binary, err = testbin.Build(testbin.Flowdeck); err != nil {
+	// flowdeck-mcp too: a real client's project MCP server (init's
+	// .mcp.json) runs `flowdeck mcp`, which execs it.
+	if binary, err = testbin.Build(testbin.Flowdeck, testbin.MCP); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

@@ -18,7 +18,7 @@ import (
 // needSandbox skips a test where bubblewrap is missing or cannot make its
 // namespaces, saying which; under FLOWDECK_CI=1 (.ci/run installs it) it
 // fails instead.
-func needSandbox(t *testing.T) {
+func needSandbox(t testing.TB) {
 	t.Helper()
 	if _, err := sandbox.Usable(context.Background(), os.Getenv("PATH")); err != nil {
 		if os.Getenv("FLOWDECK_CI") == "1" {

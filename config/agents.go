@@ -170,3 +170,20 @@ func (a Agent) Environ(role string, lookup func(string) (string, bool)) (map[str
 	}
 	return out, nil
 }
+
+// AgentRole is the role an agent name belongs to: "worker" for a crew's
+// worker-2 (a role, a dash and a number), else the name itself. An
+// [agents.worker-2] table configures that one agent of the role; the
+// others keep [agents.worker].
+func AgentRole(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i <= 0 || i == len(name)-1 {
+		return name
+	}
+	for _, r := range name[i+1:] {
+		if r < '0' || r > '9' {
+			return name
+		}
+	}
+	return name[:i]
+}

@@ -103,7 +103,13 @@ func Merge(user Config, path string, data []byte) (Config, []error) {
 				// Replaced as a whole; one dropped as broken leaves the
 				// role to the person, as its error says.
 				if a, ok := p.Agents[k[1]]; ok {
-					agents[k[1]] = keepSandbox(a, user.Agents[k[1]], func(msg string) {
+					mine, ok := user.Agents[k[1]]
+					if !ok {
+						// The project's worker-2 keeps the sandbox you gave
+						// the role's agents.
+						mine = user.Agents[AgentRole(k[1])]
+					}
+					agents[k[1]] = keepSandbox(a, mine, func(msg string) {
 						errs = append(errs, fmt.Errorf("%s:%d: agents.%s: %s", path, tableLine(data, "agents."+k[1]), k[1], msg))
 					})
 				} else {

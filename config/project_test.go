@@ -213,3 +213,24 @@ func TestProjectCannotLoosenTheSandbox(t *testing.T) {
 		t.Fatalf("the loosening is not reported with the file and line: %v", errs)
 	}
 }
+
+// A project's [agents.worker-2] keeps the sandbox the person gave the
+// role's agents ([agents.worker]) unless the person configured worker-2
+// too.
+func TestProjectWorkerKKeepsTheRolesSandbox(t *testing.T) {
+	user := loadUser(t, "[agents.worker]\ncommand = [\"claude\", \"-p\"]\nsandbox = true\n\n[agents.worker-3]\ncommand = [\"claude\", \"-p\"]\n")
+	c, _ := Merge(user, "/p/.flow/config.toml", []byte("[agents.worker-2]\ncommand = [\"opencode\", \"run\"]\n\n"+
+		"[agents.worker-3]\ncommand = [\"opencode\", \"run\"]\n\n[agents.planner-x]\ncommand = [\"opencode\", \"run\"]\n"))
+	if w := c.Agents["worker-2"]; !w.Sandbox || w.Command[0] != "opencode" {
+		t.Errorf("the project's worker-2: %+v", w)
+	}
+	if w := c.Agents["worker-3"]; w.Sandbox {
+		t.Errorf("worker-3 is the person's own, unsandboxed: %+v", w)
+	}
+	for name, role := range map[string]string{"worker-2": "worker", "worker-12": "worker", "worker": "worker", "worker-": "worker-",
+		"-2": "-2", "worker-1-b": "worker-1-b", "code-reviewer": "code-reviewer"} {
+		if got := AgentRole(name); got != role {
+			t.Errorf("AgentRole(%q) = %q, want %q", name, got, role)
+		}
+	}
+}

@@ -12,9 +12,10 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
-// agentStep sends the step's prompt to the role's agent and reads its
-// answer, retrying with the problem explained.
-func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role string, a config.Agent, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
+// agentStep sends the step's prompt to the role's agent name, configured
+// by [agents.TABLE], and reads its answer, retrying with the problem
+// explained.
+func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role, table string, a config.Agent, prompt string, fields []flowfile.Var, run *model.FlowRun) (*model.FlowRun, error) {
 	n := len(s.Execs())
 	label := "agent " + role
 	run, err := e.Store.AppendFlowEvents(run.ID, e.actor(), e.now(), model.FlowEvent{Type: model.FlowEvActionStarted, Step: s.Name,
@@ -37,7 +38,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 			limits.MemoryBytes, _ = config.ParseBytes(a.Limits.Memory)
 		}
 	}
-	agentEnv, err := a.Environ(role, e.lookupEnv)
+	agentEnv, err := a.Environ(table, e.lookupEnv)
 	if err != nil {
 		return run, err
 	}
@@ -47,7 +48,7 @@ func (e *Engine) agentStep(ctx context.Context, s *flowfile.Step, name, role str
 		// Refused before it starts: an agent that was asked to run
 		// sandboxed never runs without one.
 		if wrap, err = e.sandboxed(ctx, run, a, e.env(run, name, nil)); err != nil {
-			return run, &agentFailure{role: role, msg: fmt.Sprintf("agent %s has sandbox = true: %v", role, err), exit: -1}
+			return run, &agentFailure{role: role, msg: fmt.Sprintf("agent %s has sandbox = true: %v", table, err), exit: -1}
 		}
 	}
 	current := full

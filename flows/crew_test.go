@@ -89,3 +89,29 @@ func TestAgentNameAndWorktree(t *testing.T) {
 		}
 	}
 }
+
+// A crew's worker-2 is configured by [agents.worker-2] when there is one,
+// else by [agents.worker]; a worker-2 next to worker does not make the
+// flow's steps lose their default agent, and another role's name
+// (reviewer-1 on the worker's step) never picks a table.
+func TestWorkerKHasItsOwnAgent(t *testing.T) {
+	agents := map[string]config.Agent{
+		"worker":     shAgent(t, `{"who": "worker"}`),
+		"worker-2":   shAgent(t, `{"who": "worker-2"}`),
+		"reviewer-1": shAgent(t, `{"who": "reviewer-1"}`),
+	}
+	e, log := project(t, agents)
+	src := "---\nliterate: true\nagent: worker\n---\n```yaml {config}\nparse:\n  who: string\n```\nWho?\n"
+	for name, want := range map[string]string{"worker-1": "worker", "worker-2": "worker-2", "worker-3": "worker", "reviewer-1": "worker"} {
+		run, err := e.Start(context.Background(), parse(t, "w.md", src), "w.md", nil, map[string]any{VarAgent: name})
+		if err != nil || run.Vars["who"] != want {
+			t.Errorf("agent %s: %v: answered by %v, want %s\n%s", name, err, run.Vars["who"], want, log)
+		}
+	}
+	// A step without a role goes to the default agent: the only role.
+	e, log = project(t, map[string]config.Agent{"worker": shAgent(t, `{"who": "worker"}`), "worker-2": shAgent(t, `{"who": "worker-2"}`)})
+	run, err := e.Start(context.Background(), parse(t, "d.md", "---\nliterate: true\n---\n```yaml {config}\nparse:\n  who: string\n```\nWho?\n"), "d.md", nil, nil)
+	if err != nil || run.Vars["who"] != "worker" {
+		t.Errorf("default agent: %v: answered by %v\n%s", err, run.Vars["who"], log)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/flows/cond"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/flows/interp"
@@ -31,7 +32,8 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *model.FlowRun)
 		}
 	}
 	role := e.answerer(f, s, run)
-	agent, hasAgent := e.Agents[role]
+	name := agentName(run, role, f.Agent)
+	table, agent, hasAgent := e.agentConfig(role, name)
 	hasAgent = hasAgent && role != "human"
 	if run.Action == n {
 		prompt := e.prompt(s, run)
@@ -44,7 +46,7 @@ func (e *Engine) step(ctx context.Context, f *flowfile.Flow, run *model.FlowRun)
 		}
 		switch {
 		case hasAgent && (prompt != "" || len(fields) > 0):
-			if run, err = e.agentStep(ctx, s, agentName(run, role, f.Agent), role, agent, prompt, fields, run); err != nil {
+			if run, err = e.agentStep(ctx, s, name, role, table, agent, prompt, fields, run); err != nil {
 				var fail *agentFailure
 				if errors.As(err, &fail) && s.OnError != "" && ctx.Err() == nil {
 					return e.agentFailed(f, s, run, fail)
@@ -97,6 +99,20 @@ func (e *Engine) answerer(f *flowfile.Flow, s *flowfile.Step, run *model.FlowRun
 	return e.defaultRole()
 }
 
+// agentConfig is the config of the agent name answering role, and the
+// table it comes from: its own [agents.NAME] when name is one of the
+// role's (a crew's worker-2 has [agents.worker-2]), so that one crew can
+// mix clients and sandboxes; else the role's [agents.ROLE].
+func (e *Engine) agentConfig(role, name string) (string, config.Agent, bool) {
+	if name != role && config.AgentRole(name) == role {
+		if a, ok := e.Agents[name]; ok {
+			return name, a, true
+		}
+	}
+	a, ok := e.Agents[role]
+	return role, a, ok
+}
+
 // defaultAgentRole is the agent role that answers steps no role is named for.
 const defaultAgentRole = "default"
 
@@ -105,12 +121,15 @@ func (e *Engine) defaultRole() string {
 	if _, ok := e.Agents[defaultAgentRole]; ok {
 		return defaultAgentRole
 	}
-	if len(e.Agents) == 1 {
-		for role := range e.Agents {
-			if role != "human" {
-				return role
-			}
+	// A worker-2 next to its worker is that role's agent, not a second role.
+	var roles []string
+	for name := range e.Agents {
+		if _, ofRole := e.Agents[config.AgentRole(name)]; name == config.AgentRole(name) || !ofRole {
+			roles = append(roles, name)
 		}
+	}
+	if len(roles) == 1 && roles[0] != "human" {
+		return roles[0]
 	}
 	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Step is one answer of the model: a tool call (Tool, Input) or, with Tool
@@ -26,6 +27,10 @@ type Server struct {
 	// URL is http://127.0.0.1:PORT: ANTHROPIC_BASE_URL, or with /v1 an
 	// OpenAI base URL.
 	URL string
+	// Latency is how long each answer of a main loop takes (set before
+	// the first request): a real model thinks for seconds, and that
+	// waiting is what agents at once overlap.
+	Latency time.Duration
 
 	// pick is the script of the conversation a request belongs to.
 	pick func(*Request) []Step
@@ -100,6 +105,7 @@ func (a *Server) answer(req *Request) Step {
 	if !a.isMain(req) {
 		return Step{Text: "ok"}
 	}
+	time.Sleep(a.Latency)
 	if script, i := a.pick(req), req.toolUses(); i < len(script) {
 		return script[i]
 	}
