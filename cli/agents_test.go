@@ -190,9 +190,18 @@ func TestInitRealWorld(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "warning: flowdeck is not on PATH") || !strings.Contains(errs, `export PATH="`+filepath.Dir(binary)+`:$PATH"`) {
 		t.Fatalf("no PATH warning: exit %d %s", code, errs)
 	}
-	// testbin builds flowdeck and flowdeck-cli: flowdeck-mcp is missing
-	// beside them.
-	_, errs, _ = flowdeckEnv(t, dir, []string{"PATH=" + filepath.Dir(binary)}, "init", "--agent", "opencode", "--dry-run")
+	// flowdeck and flowdeck-cli without flowdeck-mcp beside them.
+	noMCP := filepath.Dir(leanAlone(t))
+	cli, err := os.ReadFile(filepath.Join(filepath.Dir(binary), "flowdeck-cli"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(noMCP, "flowdeck-cli"), cli, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(noMCP, "flowdeck"), "--dir", dir, "init", "--agent", "opencode", "--dry-run")
+	cmd.Env = append(os.Environ(), "PATH="+noMCP)
+	_, errs, _ = runProcess(t, cmd)
 	if strings.Contains(errs, "flowdeck is not on PATH") || !strings.Contains(errs, "warning: flowdeck-mcp is neither beside") ||
 		strings.Contains(errs, "flowdeck-cli is neither") {
 		t.Fatalf("flowdeck-mcp warning: %s", errs)
