@@ -76,9 +76,14 @@ func (e *Engine) runFeature(run *model.FlowRun) string {
 func (e *Engine) capture(ctx context.Context, run *model.FlowRun, dir string, argv []string, env []string, timeout time.Duration, limits flowfile.Limits, actor string, show, internal bool) (*capture.Result, string, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make(chan struct{})
-	defer close(done)
+	// The watcher reads the store; it is gone before capture returns, so
+	// that nothing of the engine touches the project after its run ends
+	// (a read in flight re-created the lock file of a project being
+	// removed).
+	done, stopped := make(chan struct{}), make(chan struct{})
+	defer func() { close(done); <-stopped }()
 	go func() {
+		defer close(stopped)
 		t := time.NewTicker(500 * time.Millisecond)
 		defer t.Stop()
 		for {

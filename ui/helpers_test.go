@@ -180,8 +180,11 @@ func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, cfg config.Config, op
 	m := New(testProject(st, cfg, clk.Now), opts)
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
 	// Engine goroutines (flows the test started) end before the project
-	// directory is removed.
-	tb.Cleanup(func() { m.shutdown(quitWait) })
+	// directory is removed: waited for as long as a loaded machine needs
+	// (the cockpit's own quitWait is what a person waits at q, too short
+	// a backstop here: a flow still writing its last events left files in
+	// the directory being removed).
+	tb.Cleanup(func() { m.shutdown(2 * time.Minute) })
 	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		hs.ticks = append(hs.ticks, fn)
 		return nil
