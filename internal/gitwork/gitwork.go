@@ -26,6 +26,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // ErrNoGit means the git program is not installed.
@@ -376,31 +378,23 @@ func (r *Repo) Clean(untracked bool) (bool, error) {
 // Exclude adds pattern to the repository's info/exclude unless a line
 // already says it, so that flowdeck's own files (worktrees under .flow)
 // stay out of git status without touching the user's .gitignore. The file
-// is opened without following a link (an agent can plant one there, to
-// make flowdeck append to a file elsewhere) and must be a regular file.
+// is opened beneath the git directory with contain.OpenRegular: a link an
+// agent planted there (to make flowdeck append to a file elsewhere) is not
+// followed, and a FIFO or device is refused without blocking.
 func (r *Repo) Exclude(pattern string) error {
-	dir := filepath.Join(r.common, "info")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
-		if err == nil {
-			err = fmt.Errorf("gitwork: %s is not a directory", dir)
-		}
-		return err
-	}
-	path := filepath.Join(dir, "exclude")
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o644)
+	root, err := os.OpenRoot(r.common)
 	if err != nil {
-		return fmt.Errorf("gitwork: %s: %w", path, err)
+		return err
+	}
+	defer root.Close()
+	if err := root.MkdirAll("info", 0o755); err != nil {
+		return err
+	}
+	f, err := contain.OpenRegular(root, filepath.Join("info", "exclude"), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("gitwork: %s is not a regular file", path)
-		}
-		return err
-	}
 	old, err := io.ReadAll(f)
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
+
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // The code state as git trees: a snapshot of a work tree (what is on disk,
@@ -177,7 +178,7 @@ func (r *Repo) withTempIndex(dir, from string, exclude []string, fill func(ix *t
 	} else {
 		// The copy keeps git's stat cache: add then hashes only what
 		// changed, which keeps a snapshot near the cost of git status.
-		data, err := readRegular(filepath.Join(r.gitDir, "index"))
+		data, err := readRegular(r.gitDir, "index")
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return "", fmt.Errorf("gitwork: snapshot %s: read the index: %w", dir, err)
 		}
@@ -203,21 +204,20 @@ func (r *Repo) withTempIndex(dir, from string, exclude []string, fill func(ix *t
 	return ix.git("write-tree")
 }
 
-// readRegular reads the file at path, which must be a regular file: an
-// agent can put a FIFO (the read would never end), a device or a link in a
-// worktree's git directory.
-func readRegular(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+// readRegular reads file name in directory dir, which must be a regular
+// file (contain.OpenRegular): an agent can put a FIFO (the read would never
+// end), a device or a link in a worktree's git directory.
+func readRegular(dir, name string) ([]byte, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := contain.OpenRegular(root, name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		if err == nil {
-			err = fmt.Errorf("gitwork: %s is not a regular file", path)
-		}
-		return nil, err
-	}
 	return io.ReadAll(f)
 }
 

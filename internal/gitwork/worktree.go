@@ -172,7 +172,7 @@ func (r *Repo) Linked(path, branch string) (*Repo, error) {
 	if err := r.noLinkOn(path); err != nil {
 		return nil, foreign("%v", err)
 	}
-	dotgit, err := readRegular(filepath.Join(path, ".git"))
+	dotgit, err := readRegular(path, ".git")
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil // a plain directory (the worktree removed by hand): no worktree to run in
 	}
