@@ -350,7 +350,7 @@ func mustMerge(t *testing.T, r *Repo, target, feature, msg string) *MergeResult 
 	t.Helper()
 	res, err := mergeBranch(t, r, target, feature, msg)
 	if err != nil || len(res.Conflicts) > 0 {
-		t.Fatalf("MergeInto %s %s: %+v %v", target, feature, res, err)
+		t.Fatalf("merge %s into %s: %+v %v", target, feature, res, err)
 	}
 	return res
 }
@@ -405,10 +405,23 @@ func mergeBranch(t *testing.T, r *Repo, target, feature, msg string) (*MergeResu
 	if err != nil || tip == "" {
 		t.Fatalf("BranchHead %s: %q %v", feature, tip, err)
 	}
-	return r.MergeInto(target, feature, tip, msg)
+	return mergeInto(r, target, feature, tip, msg)
 }
 
-// MergeInto merges the commit it is given, not a later one the feature
+// mergeInto is PrepareMerge and the move of target, as a completion makes
+// them (with nothing to record between).
+func mergeInto(r *Repo, target, feature, tip, msg string) (*MergeResult, error) {
+	res, err := r.PrepareMerge(target, feature, tip, msg)
+	if err != nil || res.Commit == res.Base {
+		return res, err
+	}
+	if err := r.moveBranch(target, res.Commit, res.Base, "flowdeck: merge "+feature); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// A merge takes the commit it is given, not a later one the feature
 // branch moved to, and reports the head it merged onto.
 func TestMergeIntoTakesTheGivenTip(t *testing.T) {
 	r := newRepo(t)
@@ -419,11 +432,11 @@ func TestMergeIntoTakesTheGivenTip(t *testing.T) {
 	validated := mustCommit(t, r, p1, "validated")
 	write(t, p1, "b.txt", "later\n")
 	mustCommit(t, r, p1, "later")
-	res, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", validated, "m")
+	res, err := mergeInto(r, "flowdeck/s", "flowdeck/s.f1", validated, "m")
 	if err != nil || res.Commit != validated || res.Base != base {
 		t.Fatalf("merge: %+v %v (want commit %s base %s)", res, err, validated, base)
 	}
-	if _, err := r.MergeInto("flowdeck/s", "flowdeck/s.f1", "flowdeck/s.f1", "m"); err == nil {
+	if _, err := mergeInto(r, "flowdeck/s", "flowdeck/s.f1", "flowdeck/s.f1", "m"); err == nil {
 		t.Fatal("a branch name was taken as the tip")
 	}
 }

@@ -70,19 +70,6 @@ func (r *Repo) PrepareMerge(target, feature, tip, msg string) (*MergeResult, err
 	return &MergeResult{Commit: commit, Base: base}, nil
 }
 
-// MergeInto is PrepareMerge and the move of target, for a caller that has
-// nothing to record between them.
-func (r *Repo) MergeInto(target, feature, tip, msg string) (*MergeResult, error) {
-	res, err := r.PrepareMerge(target, feature, tip, msg)
-	if err != nil || res.Commit == res.Base {
-		return res, err
-	}
-	if err := r.moveBranch(target, res.Commit, res.Base, "flowdeck: merge "+feature); err != nil {
-		return nil, err
-	}
-	return res, nil
-}
-
 func (r *Repo) mustHead(branch string) (string, error) {
 	h, err := r.BranchHead(branch)
 	if err == nil && h == "" {
