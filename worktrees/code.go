@@ -79,7 +79,7 @@ func codeTree(st *db.Store, s *model.Session, id string) (string, *gitwork.Repo,
 	if err != nil || wt == nil {
 		return "", nil, err
 	}
-	tree, err := wt.Snapshot(ProjectIn(st, wt.Dir), flowDir)
+	tree, err := wt.Snapshot(projectIn(st, repo, wt.Dir), flowDir)
 	return tree, repo, err
 }
 
@@ -148,6 +148,12 @@ func Keep(st *db.Store, tree string) error {
 // is then recorded unpinned rather than the action or run refused).
 func KeptTree(st *db.Store, s *model.Session, id string) string {
 	tree, repo, err := codeTree(st, s, id)
+	return kept(repo, tree, err)
+}
+
+// kept is tree, taken in repo (err the taking's), once repo keeps it from
+// gc; "" when git cannot say.
+func kept(repo *gitwork.Repo, tree string, err error) string {
 	if err != nil || tree == "" || repo.Keep(tree) != nil {
 		return ""
 	}

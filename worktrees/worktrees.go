@@ -46,7 +46,7 @@ func Ensure(st *db.Store, id string) (string, error) {
 	if f == nil {
 		return "", fmt.Errorf("feature %s is not in progress in a worktree of the active session", id)
 	}
-	wt, err := ensureLocked(st, s, f)
+	_, wt, err := ensureLocked(st, s, f)
 	if err != nil {
 		return "", err
 	}
@@ -54,31 +54,32 @@ func Ensure(st *db.Store, id string) (string, error) {
 }
 
 // ensureLocked is Ensure for a caller that holds the git lock and read s
-// under it: it returns the worktree, checked to be the one flowdeck made.
+// under it: it returns the project's repository and the worktree, checked
+// to be the one flowdeck made.
 // The names are derived from the ids (model.GitNamesOf), not read from the
 // database.
-func ensureLocked(st *db.Store, s *model.Session, f *model.Feature) (*gitwork.Repo, error) {
+func ensureLocked(st *db.Store, s *model.Session, f *model.Feature) (repo, wt *gitwork.Repo, err error) {
 	n, err := model.GitNamesOf(s, f.ID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	root := ProjectRoot(st)
 	if err := makeDir(root, n.Worktree); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	repo, err := gitwork.Open(root)
-	if err != nil {
-		return nil, err
+	if repo, err = gitwork.Open(root); err != nil {
+		return nil, nil, err
 	}
 	_ = repo.Exclude("/" + model.WorktreesDir + "/") // cosmetic: keeps git status clean
 	if _, err := repo.EnsureBranch(n.Integration, n.BaseCommit); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	abs, err := repo.AddWorktree(Path(st, n.Worktree), n.Branch, n.Integration)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return Linked(repo, s, f.ID, abs, n.Branch)
+	wt, err = Linked(repo, s, f.ID, abs, n.Branch)
+	return repo, wt, err
 }
 
 // Linked opens the worktree of feature id at abs on branch for git work
@@ -257,7 +258,7 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 	if f == nil {
 		return false, nil
 	}
-	wt, err := ensureLocked(st, s, f)
+	repo, wt, err := ensureLocked(st, s, f)
 	if err != nil || wt == nil {
 		if err == nil {
 			err = fmt.Errorf("the worktree of %s was not made", f.ID)
@@ -268,8 +269,9 @@ func placeInWorktree(st *db.Store, o *capture.Options) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	o.Dir, o.Commit = ProjectIn(st, wt.Dir), head
-	o.Tree = KeptTree(st, s, f.ID)
+	o.Dir, o.Commit = projectIn(st, repo, wt.Dir), head
+	tree, err := wt.Snapshot(o.Dir, flowDir) // CodeTree, of the worktree just made sure of
+	o.Tree = kept(repo, tree, err)
 	return true, nil
 }
 
@@ -287,15 +289,17 @@ func activeWithWorktree(s *model.Session, id string) *model.Feature {
 // itself, or the same subdirectory when the project is below the top of its
 // repository.
 func ProjectIn(st *db.Store, wt string) string {
-	root := ProjectRoot(st)
-	repo, err := gitwork.Open(root)
+	repo, err := gitwork.Open(ProjectRoot(st))
 	if err != nil {
 		return wt
 	}
-	top, _ := filepath.EvalSymlinks(repo.Dir)
-	real, _ := filepath.EvalSymlinks(root)
-	rel, err := filepath.Rel(top, real)
-	if err != nil || rel == "." || rel == ".." || len(rel) > 2 && rel[:3] == "../" {
+	return projectIn(st, repo, wt)
+}
+
+// projectIn is ProjectIn with the project's repository open.
+func projectIn(st *db.Store, repo *gitwork.Repo, wt string) string {
+	rel, err := repo.Rel(ProjectRoot(st))
+	if err != nil || rel == "." {
 		return wt
 	}
 	return filepath.Join(wt, rel)

@@ -2,7 +2,6 @@ package gitwork
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -188,17 +187,9 @@ func emptiedBy(gone map[string]bool, dir string) bool {
 // slash separated: ".flow", or "sub/.flow" for dir sub. A dir outside the
 // repository's work tree is an error: nothing there could be protected.
 func (r *Repo) FlowPath(dir string) (string, error) {
-	top, err := filepath.EvalSymlinks(r.Dir)
+	rel, err := r.Rel(dir)
 	if err != nil {
 		return "", err
-	}
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		return "", err
-	}
-	rel, err := filepath.Rel(top, real)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return "", fmt.Errorf("gitwork: %s is not inside the work tree %s", dir, r.Dir)
 	}
 	return path.Join(filepath.ToSlash(rel), ".flow"), nil
 }

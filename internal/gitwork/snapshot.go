@@ -151,7 +151,7 @@ func (ix *tempIndex) removeCached(excl []string) error {
 func (r *Repo) withTempIndex(dir, from string, exclude []string, fill func(ix *tempIndex, excl []string) error) (string, error) {
 	// The exclusions are relative to dir; git is run at the top, so they are
 	// made relative to it.
-	rel, err := relTo(r.Dir, dir)
+	rel, err := r.Rel(dir)
 	if err != nil {
 		return "", err
 	}
@@ -221,15 +221,17 @@ func readRegular(dir, name string) ([]byte, error) {
 	return io.ReadAll(f)
 }
 
-func relTo(top, dir string) (string, error) {
-	t, err1 := filepath.EvalSymlinks(top)
+// Rel is where dir is below the top of r's work tree ("." for the top),
+// both with symlinks resolved; a dir outside the work tree is an error.
+func (r *Repo) Rel(dir string) (string, error) {
+	t, err1 := filepath.EvalSymlinks(r.Dir)
 	d, err2 := filepath.EvalSymlinks(dir)
 	if err1 != nil || err2 != nil {
 		return "", errors.Join(err1, err2)
 	}
 	rel, err := filepath.Rel(t, d)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", fmt.Errorf("gitwork: %s is not inside the work tree %s", dir, top)
+		return "", fmt.Errorf("gitwork: %s is not inside the work tree %s", dir, r.Dir)
 	}
 	return rel, nil
 }
