@@ -114,7 +114,7 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 		return nil, err
 	}
 	out.Patch, out.Omitted = BoundPatch(patch.Bytes(), out.Files, r.MaxBytes)
-	out.Protected = protectedIn(worktrees.ProjectRoot(st), s, out.Feature, r.Session)
+	out.Protected = protectedIn(repo, worktrees.ProjectRoot(st), s, out.Feature, r.Session)
 	return out, nil
 }
 
@@ -122,12 +122,8 @@ func Diff(st *db.Store, r DiffRequest) (*DiffResult, error) {
 // branch since it left the integration branch, or the integration branch
 // since the session's base) touch that the completion or the land would
 // refuse. The diff shows it as a warning: git failing to tell leaves it out.
-func protectedIn(root string, s *model.Session, id string, session bool) []string {
+func protectedIn(repo *gitwork.Repo, root string, s *model.Session, id string, session bool) []string {
 	if !s.UsesWorktrees() {
-		return nil
-	}
-	repo, err := gitwork.Open(root)
-	if err != nil {
 		return nil
 	}
 	flow, err := repo.FlowPath(root)
@@ -176,7 +172,7 @@ func featureTrees(st *db.Store, s *model.Session, id string, out *DiffResult) er
 	}
 	out.From = f.Base
 	if f.Status == model.FeatureInProgress {
-		cur, err := worktrees.CodeTree(st, s, f.ID)
+		cur, _, err := worktrees.CodeTree(st, s, f.ID)
 		if err != nil {
 			return err
 		}
@@ -232,7 +228,7 @@ func sessionTrees(st *db.Store, s *model.Session, out *DiffResult) error {
 	}
 	// A read: the tree is not kept (StartTree would write a ref).
 	var err error
-	out.To, err = worktrees.SessionTree(st, s)
+	out.To, _, err = worktrees.SessionTree(st, s)
 	return err
 }
 

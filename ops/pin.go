@@ -2,7 +2,6 @@ package ops
 
 import (
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/worktrees"
 )
@@ -72,7 +71,7 @@ func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin
 	if f == nil || model.SharedCheckout(s) {
 		return model.Pin{}, nil
 	}
-	tree, err := worktrees.CodeTree(st, s, id)
+	tree, repo, err := worktrees.CodeTree(st, s, id)
 	if err != nil || tree == "" {
 		return model.Pin{}, err
 	}
@@ -85,14 +84,9 @@ func pinOf(st *db.Store, s *model.Session, id string, finalOnly bool) (model.Pin
 		old = model.StaleTree(f, tree, true)
 	}
 	if old != "" {
-		repo, err := gitwork.Open(worktrees.ProjectRoot(st))
-		if err != nil {
-			return p, err
-		}
 		p.Changed, err = repo.Changed(old, tree)
-		return p, err
 	}
-	return p, nil
+	return p, err
 }
 
 // CodeTrees are the trees the active features of s with pinned evidence
@@ -107,7 +101,7 @@ func CodeTrees(st *db.Store, s *model.Session) (map[string]string, error) {
 		// A worktree that is being made or removed right now (another
 		// feature's completion) cannot be read: its feature shows as it
 		// is stored, and status never fails for it.
-		if tree, err := worktrees.CodeTree(st, s, c.Feature); err == nil {
+		if tree, _, err := worktrees.CodeTree(st, s, c.Feature); err == nil {
 			trees[c.Feature] = tree
 		}
 	}

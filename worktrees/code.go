@@ -43,19 +43,14 @@ func MaybeGit(dir string) bool {
 }
 
 // CodeTree is the tree feature id's code is at now in s: a snapshot of its
-// worktree when it runs in one, else of the project's own checkout. It is
-// "" (nil error) where no .git is found, and for a feature whose worktree
-// is gone (nothing to look at until run --feature makes it again). It runs
-// no git to ask whether the project is a repository: a caller that must
-// tell "not git" from "git failed" asks InGit once, before.
-func CodeTree(st *db.Store, s *model.Session, id string) (string, error) {
-	tree, _, err := codeTree(st, s, id)
-	return tree, err
-}
-
-// codeTree is CodeTree and the repository it was taken in, for a caller
-// that keeps it.
-func codeTree(st *db.Store, s *model.Session, id string) (string, *gitwork.Repo, error) {
+// worktree when it runs in one, else of the project's own checkout; and
+// the project's repository it was taken in (nil where none was opened),
+// for a caller that goes on to diff it. It is "" (nil error) where no .git is
+// found, and for a feature whose worktree is gone (nothing to look at
+// until run --feature makes it again). It runs no git to ask whether the
+// project is a repository: a caller that must tell "not git" from "git
+// failed" asks InGit once, before.
+func CodeTree(st *db.Store, s *model.Session, id string) (string, *gitwork.Repo, error) {
 	root := ProjectRoot(st)
 	if !MaybeGit(root) {
 		return "", nil, nil
@@ -85,14 +80,9 @@ func codeTree(st *db.Store, s *model.Session, id string) (string, *gitwork.Repo,
 
 // SessionTree is the tree the session's code is at: the integration
 // branch's head (its base commit before the branch exists) in a session
-// with worktrees, else a snapshot of the project's checkout. "" where no
-// .git is found (see CodeTree).
-func SessionTree(st *db.Store, s *model.Session) (string, error) {
-	tree, _, err := sessionTree(st, s)
-	return tree, err
-}
-
-func sessionTree(st *db.Store, s *model.Session) (string, *gitwork.Repo, error) {
+// with worktrees, else a snapshot of the project's checkout; and the
+// repository it is in. "" where no .git is found (see CodeTree).
+func SessionTree(st *db.Store, s *model.Session) (string, *gitwork.Repo, error) {
 	root := ProjectRoot(st)
 	if !MaybeGit(root) {
 		return "", nil, nil
@@ -125,7 +115,7 @@ func sessionTree(st *db.Store, s *model.Session) (string, *gitwork.Repo, error) 
 // StartTree is SessionTree kept from gc: where a feature starting now, or
 // the session when its plan is approved, starts from.
 func StartTree(st *db.Store, s *model.Session) (string, error) {
-	tree, repo, err := sessionTree(st, s)
+	tree, repo, err := SessionTree(st, s)
 	if err != nil || tree == "" {
 		return "", err
 	}
@@ -147,7 +137,7 @@ func Keep(st *db.Store, tree string) error {
 // KeptTree is CodeTree kept from gc, or "" when git cannot say (evidence
 // is then recorded unpinned rather than the action or run refused).
 func KeptTree(st *db.Store, s *model.Session, id string) string {
-	tree, repo, err := codeTree(st, s, id)
+	tree, repo, err := CodeTree(st, s, id)
 	return kept(repo, tree, err)
 }
 
