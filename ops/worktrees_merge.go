@@ -150,15 +150,11 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		}
 	}
 	if moved {
-		changes, err := repo.Changes(res.Base, res.Commit)
-		if err != nil {
-			return nil, nil, err
-		}
 		flow, err := repo.FlowPath(worktrees.ProjectRoot(st))
 		if err != nil {
 			return nil, nil, err
 		}
-		paths, err := repo.Protected(flow, res.Commit, changes)
+		paths, err := repo.ProtectedSince(flow, res.Base, res.Commit)
 		if err != nil {
 			return nil, nil, err
 		}
