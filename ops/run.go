@@ -96,20 +96,15 @@ func (r *RunResult) Refusal() *model.Error { return r.EvidenceError }
 // on the feature it names, it is refused before the command starts. With
 // inWorktree a feature's run goes to the feature's worktree when it has one
 // (worktrees.PlaceRun), after the precheck, so that a refused run commits
-// nothing there.
+// nothing there; the git lock it takes for that settles a merge a crashed
+// completion left first, so a worktree made again starts from the
+// integration branch as the stored state says it is.
 func Run(ctx context.Context, st *db.Store, opts capture.Options, inWorktree bool) (Result, error) {
 	if err := capture.Precheck(st, opts.Feature, opts.Scope); err != nil {
 		if refusal, ok := model.AsError(err); ok {
 			return Refused(refusal), nil
 		}
 		return nil, err
-	}
-	if inWorktree && opts.Feature != "" && worktrees.MaybeGit(worktrees.ProjectRoot(st)) {
-		// A worktree made again starts from the integration branch: as the
-		// stored state says it is (settleGit).
-		if _, err := settleGit(st); err != nil {
-			return nil, err
-		}
 	}
 	if err := worktrees.PlaceRun(st, &opts, inWorktree); err != nil {
 		return nil, err

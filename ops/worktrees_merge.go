@@ -97,8 +97,8 @@ func underGitLock(st *db.Store) (s *model.Session, unlock func(), settled string
 }
 
 // settleGit settles a merge left half made before git work that does not
-// otherwise take the git lock first (a feature's start, a run placed in its
-// worktree): a cheap read when there is none.
+// take the git lock first (the trees a plan approval, a feature's start or
+// the final review pins): a cheap read when there is none.
 func settleGit(st *db.Store) (string, error) {
 	if m, err := st.PendingMerge(); err != nil || m == nil {
 		return "", err
