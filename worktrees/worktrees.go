@@ -152,7 +152,8 @@ func Lock(st *db.Store) (unlock func(), settled string, err error) {
 // and no land lands, work that never completed. It says what it did ("":
 // nothing to settle). The record is in the database, which can be edited
 // outside flowdeck: a branch other than its session's integration branch
-// is never moved.
+// is never moved, and its feature and commits must be ids (MoveBranch
+// refuses a commit that is not one).
 func Settle(st *db.Store) (string, error) {
 	m, err := st.PendingMerge()
 	if err != nil || m == nil {
@@ -161,6 +162,10 @@ func Settle(st *db.Store) (string, error) {
 	if !model.ValidSessionID(m.Session) || m.Branch != model.IntegrationBranch(m.Session) {
 		return "", fmt.Errorf("the merge recorded as under way names branch %q, not its session's integration branch: "+
 			"the database was changed outside flowdeck (flowdeck flow verify)", m.Branch)
+	}
+	if !model.ValidFeatureID(m.Feature) {
+		return "", fmt.Errorf("the merge recorded as under way names feature %q, not a feature id: "+
+			"the database was changed outside flowdeck (flowdeck flow verify)", m.Feature)
 	}
 	s, err := st.Session(m.Session)
 	if err != nil {

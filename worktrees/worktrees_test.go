@@ -278,3 +278,35 @@ func TestExcludeFollowsNoLink(t *testing.T) {
 		})
 	}
 }
+
+// Nor is one whose commits are not object ids handed to git: as the old
+// commit, "-d" would make update-ref delete the integration branch, and a
+// revision ("main") would point it anywhere.
+func TestSettleTakesOnlyObjectIDs(t *testing.T) {
+	dir, st := repoWithProject(t, "")
+	do(t, st, model.RunStart{Feature: "f1"})
+	s, err := st.Active()
+	if err != nil {
+		t.Fatal(err)
+	}
+	integ := s.Git.Integration
+	head := git(t, dir, "rev-parse", integ)
+	os.WriteFile(filepath.Join(dir, "b.txt"), []byte("b\n"), 0o644)
+	git(t, dir, "add", "b.txt")
+	git(t, dir, "commit", "-q", "-m", "the person's work")
+	for _, old := range []string{"-d", "main"} {
+		m := db.MergeIntent{Session: s.ID, Feature: "f2", Branch: integ, Old: old, New: head}
+		if err := st.IntendMerge(m); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := worktrees.Settle(st); err == nil {
+			t.Errorf("a merge record whose old commit is %q was settled", old)
+		}
+		if got := git(t, dir, "for-each-ref", "--format=%(objectname)", "refs/heads/"+integ); got != head {
+			t.Fatalf("old commit %q: the integration branch went from %s to %q", old, head, got)
+		}
+		if err := st.EndMerge(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

@@ -78,10 +78,16 @@ func (r *Repo) RevertOn(branch string, reverts []Revert) (head, old string, conf
 	return head, old, nil, nil
 }
 
-// MoveBranch points branch at to, only if it still points at from.
+// MoveBranch points branch at to, only if it still points at from. Both
+// must be object ids: they can come from the database (a merge recorded as
+// under way), and update-ref would take "-d" as an option (deleting the
+// branch) or a revision as a commit.
 func (r *Repo) MoveBranch(branch, to, from, reason string) error {
 	if err := checkBranch(branch); err != nil {
 		return err
+	}
+	if !isHex(to) || !isHex(from) {
+		return fmt.Errorf("gitwork: move %s from %q to %q: not commit ids", branch, from, to)
 	}
 	if err := r.refuseCheckedOut(branch); err != nil {
 		return err
