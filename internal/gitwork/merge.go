@@ -79,7 +79,11 @@ func (r *Repo) mustHead(branch string) (string, error) {
 }
 
 // IsAncestor reports whether commit a is an ancestor of commit b (or b).
+// Both must be object ids (a reset orders merges the database names).
 func (r *Repo) IsAncestor(a, b string) (bool, error) {
+	if !isHex(a) || !isHex(b) {
+		return false, fmt.Errorf("gitwork: is-ancestor %q %q: not commit ids", a, b)
+	}
 	_, code, err := r.runFull(nil, "merge-base", "--is-ancestor", a, b)
 	if code == 1 {
 		return false, nil
