@@ -192,7 +192,7 @@ func (r *Repo) Linked(path, branch string) (*Repo, error) {
 	}
 	back, err := os.ReadFile(filepath.Join(admin, "gitdir"))
 	if err != nil || canonical(strings.TrimSpace(string(back))) != canonical(filepath.Join(path, ".git")) {
-		return nil, foreign("the git directory %s does not name it back", admin)
+		return nil, foreign("the git directory %q does not name it back", admin)
 	}
 	head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
 	if err != nil || !bytes.Equal(bytes.TrimSpace(head), []byte("ref: "+ref(branch))) {
