@@ -38,8 +38,12 @@ type GitReport struct {
 }
 
 // warn adds msg to the report's warning: several things can fail in one
-// action (a revert and a worktree's removal), and each is said.
+// action (a revert and a worktree's removal), and each is said. An empty
+// msg (a settle that had nothing to say) adds nothing.
 func (g *GitReport) warn(msg string) {
+	if msg == "" {
+		return
+	}
 	if g.Warning != "" {
 		g.Warning += "; "
 	}

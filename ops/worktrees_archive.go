@@ -72,9 +72,7 @@ func removeArchived(st *db.Store, s *model.Session, names []model.GitNames, rep 
 		return rep
 	}
 	defer unlock()
-	if settled != "" {
-		rep.warn(settled)
-	}
+	rep.warn(settled)
 	root := worktrees.ProjectRoot(st)
 	repo, err := gitwork.Open(root)
 	if err != nil {

@@ -54,9 +54,7 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	}
 	wt := worktrees.Path(st, n.Worktree)
 	rep := &GitReport{Worktree: wt, Branch: n.Branch}
-	if settled != "" {
-		rep.warn(settled)
-	}
+	rep.warn(settled)
 	if err := saveLeftovers(repo, s, f.ID, wt, n.Branch); err != nil {
 		return nil, nil, err
 	}
@@ -183,7 +181,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 		// would (which does it when the database does not answer now).
 		if note, serr := worktrees.Settle(st); serr != nil {
 			rep.warn("the merge stays recorded until the next git action settles it: " + serr.Error())
-		} else if note != "" {
+		} else {
 			rep.warn(note)
 		}
 		rep.Merge = nil
@@ -260,9 +258,7 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 	defer unlock()
 	root := worktrees.ProjectRoot(st)
 	rep := &GitReport{}
-	if settled != "" {
-		rep.warn(settled)
-	}
+	rep.warn(settled)
 	move, err := revertMerges(root, s, a.Feature, actor, rep)
 	if _, refused := model.AsError(err); refused {
 		return nil, nil, err // reset_conflict: nothing changes
