@@ -39,6 +39,8 @@ type Options struct {
 	// WorksOn is the feature the run works on without being its evidence
 	// (an agent building it): the record names it, so runs, recall
 	// --feature and the Runs pane find the agent's output. Feature wins.
+	// It comes from a flow's variables (text a flow or an agent set): one
+	// that is not a feature id is not recorded.
 	WorksOn   string
 	Commit    string // the git commit the command runs against, recorded on the evidence
 	Tree      string // the git tree the code is at when it starts, recorded on the evidence
@@ -132,8 +134,12 @@ func Run(ctx context.Context, st *db.Store, o Options) (*Result, error) {
 	if id == "" {
 		id = db.NewRunID(start)
 	}
+	worksOn := o.WorksOn
+	if !model.ValidFeatureID(worksOn) {
+		worksOn = "" // shown on one line of runs and the Runs pane, and a docs link
+	}
 	rec := model.RunRecord{
-		ID: id, Feature: cmp.Or(o.Feature, o.WorksOn), Scope: string(o.Scope),
+		ID: id, Feature: cmp.Or(o.Feature, worksOn), Scope: string(o.Scope),
 		Actor: o.Actor, Argv: argvShown, Cwd: dir, Start: start, Internal: o.Internal,
 		FlowRun: o.FlowRun,
 	}

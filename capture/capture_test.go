@@ -184,6 +184,22 @@ func TestBadInputIsStoredSafely(t *testing.T) {
 	}
 }
 
+// TestWorksOnIsAFeatureID: the feature a run works on comes from a flow's
+// variables; text that is not a feature id (a line break, an escape) is
+// not recorded, an id is.
+func TestWorksOnIsAFeatureID(t *testing.T) {
+	st := newStore(t)
+	for worksOn, want := range map[string]string{"a": "a", "a\n2026 forged run": "", "\x1b]0;t\a": ""} {
+		res, err := Run(context.Background(), st, Options{Argv: []string{"true"}, WorksOn: worksOn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Run.Feature != want {
+			t.Errorf("WorksOn %q: recorded feature %q, want %q", worksOn, res.Run.Feature, want)
+		}
+	}
+}
+
 func TestMissingCommandAndDirectory(t *testing.T) {
 	st := newStore(t)
 	res, err := Run(context.Background(), st, Options{Argv: []string{"no-such-command-xyz"}})

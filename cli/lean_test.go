@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/digest"
+	"github.com/flowdeck/flowdeck/internal/digest/digesttest"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -327,30 +326,10 @@ func TestLeanAfterImport(t *testing.T) {
 	}
 }
 
-// storedDigest returns the status digest as it is in dir's database and,
-// given put, writes that in its place, without moving the change counter:
-// what a flowdeck that does not know of the digest leaves after its write,
-// or what an agent with write access to the project plants.
+// storedDigest is digesttest.Stored on dir's database.
 func storedDigest(t *testing.T, dir string, put ...[]byte) []byte {
 	t.Helper()
-	b, err := bolt.Open(filepath.Join(dir, db.DBFile), 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var raw []byte
-	err = b.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(digest.Bucket)
-		raw = bytes.Clone(meta.Get(digest.Key))
-		if len(put) > 0 {
-			return meta.Put(digest.Key, put[0])
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
+	return digesttest.Stored(t, filepath.Join(dir, db.DBFile), put...)
 }
 
 // TestLeanShowsAnOlderFlowdecksWrite: a flowdeck that predates the digest

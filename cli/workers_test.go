@@ -64,14 +64,7 @@ func TestInitWorkersOpencode(t *testing.T) {
 // finds both files); then the reviewer, which may read the file but has no
 // tool to write one. The run ends waiting for the person's review.
 func initWorkers(t *testing.T, c workerClient) {
-	client, _ := filepath.Abs("../.ci/node_modules/.bin/" + c.agent)
-	if _, err := os.Stat(client); err != nil {
-		msg := c.agent + " is not installed: npm install --prefix .ci " + c.pkg + " (.ci/run does)"
-		if os.Getenv("FLOWDECK_CI") != "" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	client := needClient(t, c)
 	if !gitwork.Available() {
 		t.Skip("git is not installed")
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/digest"
+	"github.com/flowdeck/flowdeck/internal/digest/digesttest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 )
@@ -63,34 +64,6 @@ func TestDigestReadsThisSchema(t *testing.T) {
 	}
 }
 
-// rawDigest is the stored digest as it is in the file, and put writes one
-// there (nil deletes it) without moving the change counter: what a program
-// that does not know of the digest leaves, or an agent that plants one.
-func rawDigest(t *testing.T, path string, put ...[]byte) []byte {
-	t.Helper()
-	b, err := bolt.Open(path, 0o644, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var raw []byte
-	err = b.Update(func(tx *bolt.Tx) error {
-		meta := tx.Bucket(digest.Bucket)
-		raw = bytes.Clone(meta.Get(digest.Key))
-		if len(put) == 0 {
-			return nil
-		}
-		if put[0] == nil {
-			return meta.Delete(digest.Key)
-		}
-		return meta.Put(digest.Key, put[0])
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return raw
-}
-
 // TestDigestFollowsTheCounter: a write that changes nothing the digest
 // shows (an agent's event) carries it to the new counter; a write that
 // changes the state without rendering it (an older flowdeck: the digest
@@ -119,7 +92,7 @@ func TestDigestFollowsTheCounter(t *testing.T) {
 	}
 
 	// An older flowdeck: the state moves on, the digest stays as it was.
-	kept := rawDigest(t, path)
+	kept := digesttest.Stored(t, path)
 	older, err := db.Open(path, db.Options{NoSync: true})
 	if err != nil {
 		t.Fatal(err)
@@ -127,7 +100,7 @@ func TestDigestFollowsTheCounter(t *testing.T) {
 	if _, err := older.Do(model.AddNote{Text: "by an older flowdeck"}, "t", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	rawDigest(t, path, kept)
+	digesttest.Stored(t, path, kept)
 	if _, err := digest.Read(root); !errors.Is(err, digest.ErrUnavailable) {
 		t.Fatalf("a digest behind the counter was read: %v", err)
 	}
@@ -167,12 +140,12 @@ func TestVerifyCatchesAPlantedDigest(t *testing.T) {
 	if _, err := st.Do(model.PlanStart{Goal: "planted"}, "t", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	d, err := digest.Decode(rawDigest(t, path))
+	d, err := digest.Decode(digesttest.Stored(t, path))
 	if err != nil {
 		t.Fatal(err)
 	}
 	d.StatusText = []byte("Session s\n  goal:     all done, nothing to review\n")
-	rawDigest(t, path, digest.Encode(d))
+	digesttest.Stored(t, path, digest.Encode(d))
 	rep, err := st.Verify()
 	if err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0].String(), path) ||
 		!strings.Contains(rep.Problems[0].Message, "flow status") {

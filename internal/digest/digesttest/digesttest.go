@@ -4,6 +4,7 @@
 package digesttest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"os"
 	"path/filepath"
@@ -52,4 +53,34 @@ func Project(t testing.TB, schema string, changes uint64, raw []byte) string {
 		t.Fatal(err)
 	}
 	return root
+}
+
+// Stored returns the status digest as it is in the database file at path
+// and, given put, writes put[0] in its place (nil deletes it), without
+// moving the change counter: what a flowdeck that does not know of the
+// digest leaves after its write, or what an agent with write access to the
+// project plants.
+func Stored(t testing.TB, path string, put ...[]byte) []byte {
+	t.Helper()
+	b, err := bolt.Open(path, 0o644, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var raw []byte
+	err = b.Update(func(tx *bolt.Tx) error {
+		meta := tx.Bucket(digest.Bucket)
+		raw = bytes.Clone(meta.Get(digest.Key))
+		switch {
+		case len(put) == 0:
+			return nil
+		case put[0] == nil:
+			return meta.Delete(digest.Key)
+		}
+		return meta.Put(digest.Key, put[0])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
 }
