@@ -165,13 +165,19 @@ func (e *Engine) sandboxPaths(paths []string, home string) ([]string, error) {
 	return out, nil
 }
 
-// envValue is the last value of k in env.
+// envValue is k's value in env ("" when unset).
 func envValue(env []string, k string) string {
-	v := ""
+	v, _ := envLookup(env, k)
+	return v
+}
+
+// envLookup is k's value in env as a process started with env sees it:
+// the last one (exec.Cmd keeps the last of duplicates).
+func envLookup(env []string, k string) (v string, found bool) {
 	for _, kv := range env {
 		if key, val, ok := strings.Cut(kv, "="); ok && key == k {
-			v = val
+			v, found = val, true
 		}
 	}
-	return v
+	return v, found
 }
