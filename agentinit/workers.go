@@ -6,11 +6,13 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/flowdeck/flowdeck/config"
 )
 
-// ProjectConfig is the project's flowdeck config (config.ProjectFile),
-// where --workers writes the agents.
-const ProjectConfig = ".flow/config.toml"
+// ProjectConfig is the project's flowdeck config, where --workers writes
+// the agents.
+const ProjectConfig = config.ProjectFile
 
 // workersHeader opens a .flow/config.toml that init creates.
 const workersHeader = `# flowdeck's agents for this repository (flowdeck init --workers), meant

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 
@@ -41,17 +42,19 @@ func Merge(user Config, path string, data []byte) (Config, []error) {
 	if err != nil {
 		return user, []error{parseError(path, err)}
 	}
-	lines := keyLines(data, md.Keys())
+	// The lines are for errors only: found when one needs them (keyLines
+	// compiles two regexps a key, at the start of every command).
+	lines := sync.OnceValue(func() map[string]int { return keyLines(data, md.Keys()) })
 	if errs := secrets(user.Run.Redact, path, data, lines); len(errs) > 0 {
 		return user, errs
 	}
 	var errs []error
 	for _, k := range md.Undecoded() {
-		errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q", path, lines[k.String()], k.String()))
+		errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q", path, lines()[k.String()], k.String()))
 	}
 	for _, k := range personal {
 		if md.IsDefined(k) {
-			errs = append(errs, fmt.Errorf("%s:%d: %s is a personal setting: set it in your own config (%s); ignored in a project's", path, lines[k], k, DefaultPath()))
+			errs = append(errs, fmt.Errorf("%s:%d: %s is a personal setting: set it in your own config (%s); ignored in a project's", path, lines()[k], k, DefaultPath()))
 		}
 	}
 	errs = append(errs, checkRun(&p, path, data)...)
@@ -135,7 +138,7 @@ func parseError(path string, err error) error {
 // the redaction rules (the built-ins and extra), and comments that hold
 // one: a committed file must not. A value's ${NAME} references are not
 // literals and are left out.
-func secrets(extra []string, path string, data []byte, lines map[string]int) []error {
+func secrets(extra []string, path string, data []byte, lines func() map[string]int) []error {
 	red, err := patterns.NewRedactor(extra)
 	if err != nil {
 		red, _ = patterns.NewRedactor(nil) // the user's broken rules are reported elsewhere
@@ -153,7 +156,7 @@ func secrets(extra []string, path string, data []byte, lines map[string]int) []e
 		switch v := v.(type) {
 		case string:
 			if secretValue(red, k[len(k)-1], v) {
-				found(k, lines[k.String()])
+				found(k, lines()[k.String()])
 			}
 		case []any:
 			var words []string
@@ -163,7 +166,7 @@ func secrets(extra []string, path string, data []byte, lines map[string]int) []e
 				}
 			}
 			if !slices.Equal(red.Argv(words), words) {
-				found(k, lines[k.String()])
+				found(k, lines()[k.String()])
 			}
 		}
 	})

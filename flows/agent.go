@@ -152,12 +152,7 @@ func (e *Engine) lookupEnv(name string) (string, bool) {
 	if e.Env == nil {
 		return os.LookupEnv(name)
 	}
-	for _, kv := range e.Env {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v, true
-		}
-	}
-	return "", false
+	return envLookup(e.Env, name)
 }
 
 // withIdentity is what an agent process gets beside the flow's environment:

@@ -115,3 +115,28 @@ func TestWorkerKHasItsOwnAgent(t *testing.T) {
 		t.Errorf("default agent: %v: answered by %v\n%s", err, run.Vars["who"], log)
 	}
 }
+
+// A run's agent_name and feature are a flow's arguments, anyone's: one that
+// is not an agent's name or a feature id does not reach the agent's
+// $FLOWDECK_AGENT, $FLOWDECK_FEATURE or its run record.
+func TestForgedAgentAndFeatureAreNotTaken(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "agent")
+	os.WriteFile(script, []byte("cat >/dev/null\necho \"{\\\"who\\\": \\\"$FLOWDECK_AGENT|$FLOWDECK_FEATURE\\\"}\"\n"), 0o755)
+	e, log := project(t, map[string]config.Agent{"worker": {Command: []string{"sh", script}}})
+	src := "---\nliterate: true\nagent: worker\n---\n```yaml {config}\nparse:\n  who: string\n```\nWho?\n"
+	run, err := e.Start(context.Background(), parse(t, "w.md", src), "w.md", nil,
+		map[string]any{VarAgent: "w 2", VarFeature: "f1\x1b]0;x\x07"})
+	if err != nil || run.Vars["who"] != "worker|" {
+		t.Fatalf("%v: who %q\n%s", err, run.Vars["who"], log)
+	}
+	runs, err := e.Store.Runs(10)
+	if err != nil || len(runs) == 0 {
+		t.Fatalf("runs: %v %v", runs, err)
+	}
+	for _, r := range runs {
+		if r.Feature != "" {
+			t.Errorf("run %s names feature %q", r.ID, r.Feature)
+		}
+	}
+}

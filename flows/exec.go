@@ -27,11 +27,15 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 	if base == nil {
 		base = os.Environ()
 	}
+	s, err := e.Store.Active()
+	if err != nil {
+		s = nil
+	}
 	set := map[string]string{
 		"FLOWDECK_DIR": e.Root, "FLOWDECK_FLOW_RUN": run.ID, "FLOWDECK_ACTOR": actor,
-		"FLOWDECK_SESSION": "", "FLOWDECK_FEATURE": e.runFeature(run),
+		"FLOWDECK_SESSION": "", "FLOWDECK_FEATURE": featureIn(run, s),
 	}
-	if s, err := e.Store.Active(); err == nil && s != nil {
+	if s != nil {
 		set["FLOWDECK_SESSION"] = s.ID
 	}
 	set["FLOWDECK_WORKTREE"] = e.agentDir(run)
@@ -55,17 +59,33 @@ func (e *Engine) env(run *model.FlowRun, actor string, extra map[string]string) 
 	return out
 }
 
-// runFeature is the feature run works on: its feature variable (several
-// may be active), else the session's active feature; its processes'
-// $FLOWDECK_FEATURE and the feature their run records name.
-func (e *Engine) runFeature(run *model.FlowRun) string {
-	if f := RunString(run, VarFeature); f != "" {
+// featureIn is the feature run works on: its feature variable (several
+// may be active) when that is a feature id, else the active session's
+// (s, nil when none) active feature; its processes' $FLOWDECK_FEATURE and
+// the feature their run records name. The variable is a flow's argument,
+// anyone's: like the agent's name (agentName), one that cannot be a
+// feature's is not taken.
+func featureIn(run *model.FlowRun, s *model.Session) string {
+	if f := RunString(run, VarFeature); model.ValidFeatureID(f) {
 		return f
 	}
-	if s, err := e.Store.Active(); err == nil && s != nil {
+	if s != nil {
 		return s.Execution.ActiveFeature
 	}
 	return ""
+}
+
+// runFeature is featureIn with the store's active session, read only when
+// the run names no feature.
+func (e *Engine) runFeature(run *model.FlowRun) string {
+	if f := RunString(run, VarFeature); model.ValidFeatureID(f) {
+		return f // no session read
+	}
+	s, err := e.Store.Active()
+	if err != nil {
+		s = nil
+	}
+	return featureIn(run, s)
 }
 
 // capture runs argv for the run and returns the result and its output as

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/flowdeck/flowdeck/config"
+	"github.com/flowdeck/flowdeck/internal/contain"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
 	"github.com/flowdeck/flowdeck/internal/sandbox"
 	"github.com/flowdeck/flowdeck/model"
@@ -110,15 +111,34 @@ func (e *Engine) sandboxSpec(run *model.FlowRun, a config.Agent, home string) (s
 	spec.Read = append(spec.Read, read...)
 	spec.Write = append(spec.Write, write...)
 	spec.ReadOver = append(spec.ReadOver, over...)
-	spec.Read = append(spec.Read, e.sandboxPaths(a.SandboxPaths.Read, home)...)
-	spec.Write = append(spec.Write, e.sandboxPaths(a.SandboxPaths.Write, home)...)
+	extraRead, err := e.sandboxPaths(a.SandboxPaths.Read, home)
+	if err != nil {
+		return spec, err
+	}
+	extraWrite, err := e.sandboxPaths(a.SandboxPaths.Write, home)
+	if err != nil {
+		return spec, err
+	}
+	spec.Read = append(spec.Read, extraRead...)
+	spec.Write = append(spec.Write, extraWrite...)
 	return spec, nil
 }
 
 // sandboxPaths makes the configured paths absolute: ~/ in home, relative
-// ones beneath the project root.
-func (e *Engine) sandboxPaths(paths []string, home string) []string {
+// ones beneath the project root. A path inside the project is resolved
+// beneath it (contain.ResolveLinks), as every path flowdeck takes there:
+// the project is where agents write, and a symlink one planted at a
+// configured path would otherwise bind where it leads (the person's
+// ~/.ssh, writable) into the next sandbox. Such a link refuses the
+// sandbox.
+func (e *Engine) sandboxPaths(paths []string, home string) ([]string, error) {
 	out := make([]string, 0, len(paths))
+	var r *os.Root
+	defer func() {
+		if r != nil {
+			r.Close()
+		}
+	}()
 	for _, p := range paths {
 		switch {
 		case p == "~":
@@ -128,18 +148,36 @@ func (e *Engine) sandboxPaths(paths []string, home string) []string {
 		case !filepath.IsAbs(p):
 			p = filepath.Join(e.Root, p)
 		}
-		out = append(out, filepath.Clean(p))
+		p = filepath.Clean(p)
+		if rel, err := filepath.Rel(e.Root, p); err == nil && filepath.IsLocal(rel) {
+			if r == nil {
+				if r, err = contain.Open(e.Root); err != nil {
+					return nil, err
+				}
+			}
+			if rel, err = contain.ResolveLinks(r, rel); err != nil {
+				return nil, fmt.Errorf("sandbox_paths %q: %w", p, err)
+			}
+			p = filepath.Join(e.Root, rel)
+		}
+		out = append(out, p)
 	}
-	return out
+	return out, nil
 }
 
-// envValue is the last value of k in env.
+// envValue is k's value in env ("" when unset).
 func envValue(env []string, k string) string {
-	v := ""
+	v, _ := envLookup(env, k)
+	return v
+}
+
+// envLookup is k's value in env as a process started with env sees it:
+// the last one (exec.Cmd keeps the last of duplicates).
+func envLookup(env []string, k string) (v string, found bool) {
 	for _, kv := range env {
 		if key, val, ok := strings.Cut(kv, "="); ok && key == k {
-			v = val
+			v, found = val, true
 		}
 	}
-	return v
+	return v, found
 }

@@ -194,6 +194,15 @@ func (p *Project) Config() config.Config {
 				p.cfg.Actor = ""
 			}
 		}
+		for name := range p.cfg.Agents {
+			// An agent's table name is its processes' $FLOWDECK_AGENT and the
+			// actor of its runs and events: held to the same rule, and a
+			// project's file is anyone's who writes the repository.
+			if err := model.CheckAgentName("agents table", name); err != nil {
+				p.cfgErrs = append(p.cfgErrs, fmt.Errorf("%v; the role falls back to the person", err))
+				delete(p.cfg.Agents, name)
+			}
+		}
 		for _, err := range p.cfgErrs {
 			p.warnf("flowdeck: config: %v\n", err)
 		}

@@ -235,3 +235,27 @@ func TestMaxParallelLimitsAgree(t *testing.T) {
 		t.Fatalf("config allows %d, the model %d", config.MaxParallelLimit, model.MaxParallelLimit)
 	}
 }
+
+// An agent table whose name is not an agent's name (it becomes the agent's
+// $FLOWDECK_AGENT and the actor of its runs) is dropped with an error that
+// quotes it, from the project's file as from the person's.
+func TestConfigAgentNamesAreAgentNames(t *testing.T) {
+	root, _ := newRepo(t)
+	path := filepath.Join(t.TempDir(), "config.toml")
+	write(t, path, "[agents.\"bad\\u001b]0;x\\u0007\"]\ncommand = [\"a\"]\n[agents.worker]\ncommand = [\"w\"]\n")
+	t.Setenv("FLOWDECK_CONFIG", path)
+	os.MkdirAll(filepath.Join(root, ".flow"), 0o755)
+	write(t, filepath.Join(root, ".flow", "config.toml"), "[agents.\"rev iewer\"]\ncommand = [\"r\"]\n")
+	var warn bytes.Buffer
+	p, err := Open(root, Options{Warn: &warn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	agents := p.Config().Agents
+	if len(agents) != 1 || agents["worker"].Command[0] != "w" {
+		t.Fatalf("agents: %v", agents)
+	}
+	if len(p.ConfigErrors()) != 2 || strings.Contains(warn.String(), "\x1b") || !strings.Contains(warn.String(), `"rev iewer"`) {
+		t.Fatalf("errors %v:\n%q", p.ConfigErrors(), warn.String())
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -114,14 +115,26 @@ func Find(path string) (string, error) {
 }
 
 // Usable is bwrap's path on path when it can make a sandbox here: Find,
-// then Check.
+// then Check, which runs once per bwrap in a process (every sandboxed
+// agent step asks; the machine's answer does not change between them). A
+// failed Check is asked again next time.
 func Usable(ctx context.Context, path string) (string, error) {
 	p, err := Find(path)
-	if err == nil {
-		err = Check(ctx, p)
+	if err != nil {
+		return p, err
 	}
-	return p, err
+	if _, ok := checked.Load(p); ok {
+		return p, nil
+	}
+	if err := Check(ctx, p); err != nil {
+		return p, err
+	}
+	checked.Store(p, true)
+	return p, nil
 }
+
+// checked are the bwrap paths whose Check passed in this process.
+var checked sync.Map
 
 // Check runs bwrap once with the namespaces an agent gets and returns why
 // it cannot make them, nil when it can. Where unprivileged user namespaces

@@ -108,3 +108,26 @@ exit 0`
 		t.Fatal("/tmp is not private")
 	}
 }
+
+// Usable checks a bwrap once per process: a crew's every agent step asks.
+// A check that failed is asked again.
+func TestUsableChecksOnce(t *testing.T) {
+	dir := t.TempDir()
+	count, fail := filepath.Join(dir, "count"), filepath.Join(dir, "fail")
+	os.WriteFile(filepath.Join(dir, Program), []byte("#!/bin/sh\necho x >> "+count+"\n[ ! -e "+fail+" ]\n"), 0o755)
+	os.WriteFile(fail, nil, 0o644)
+	for i := 0; i < 2; i++ {
+		if _, err := Usable(context.Background(), dir); err == nil {
+			t.Fatal("a failing bwrap was usable")
+		}
+	}
+	os.Remove(fail)
+	for i := 0; i < 3; i++ {
+		if _, err := Usable(context.Background(), dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if b, _ := os.ReadFile(count); strings.Count(string(b), "x") != 3 {
+		t.Fatalf("bwrap ran %d times, want 2 failed checks and 1 that passed", strings.Count(string(b), "x"))
+	}
+}
