@@ -58,35 +58,17 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
-	"later": closedUnanswered,
-	"cancel": func(h *harness, st *db.Store, before, after string) string {
-		if h.m.top() != nil {
-			return "the dialog is still open"
-		}
-		if after != before {
-			return "something was stored"
-		}
-		return ""
-	},
-	"send": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "nothing was stored"
-		}
-		return ""
-	},
+	"later":  closedUnanswered,
+	"cancel": closedUnanswered,
+	"send":   stored("nothing was stored"),
 	"back to the review": func(h *harness, _ *db.Store, _, _ string) string {
 		if _, ok := h.m.top().(*reviewDialog); !ok {
 			return "the review dialog is not back"
 		}
 		return ""
 	},
-	"yes": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "y stored nothing"
-		}
-		return ""
-	},
-	"no": closedUnanswered,
+	"yes": stored("y stored nothing"),
+	"no":  closedUnanswered,
 	"quit": func(h *harness, _ *db.Store, _, _ string) string {
 		if !h.quit {
 			return "the cockpit did not quit"
@@ -99,12 +81,7 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
-	"choose": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "choosing an option stored nothing"
-		}
-		return ""
-	},
+	"choose": stored("choosing an option stored nothing"),
 	"one file": func(h *harness, _ *db.Store, _, _ string) string {
 		if c := h.m.shownChange(); c == nil || c.view.Mode() != diffview.ModeFile {
 			return "no file's diff shows"
@@ -136,6 +113,16 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
+}
+
+// stored: the key stored something; else why says what went wrong.
+func stored(why string) func(*harness, *db.Store, string, string) string {
+	return func(_ *harness, _ *db.Store, before, after string) string {
+		if after == before {
+			return why
+		}
+		return ""
+	}
 }
 
 // closedUnanswered: the dialog closed and nothing was stored.
