@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/gittest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
@@ -246,18 +245,7 @@ func TestDialogFootersAreHonest(t *testing.T) {
 // and waits for its review: the review dialog opens on the change.
 func changeProject(t *testing.T) (*harness, *db.Store) {
 	t.Helper()
-	dir := gittest.Repo(t, "footers", map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := testProject(st, zeroConfig(), func() time.Time { return t0 })
-	do := func(a model.Action) {
-		t.Helper()
-		if res, err := p.Do(a, 0, false); err != nil || !res.OK {
-			t.Fatalf("%s: %v %+v", a.Name(), err, res)
-		}
-	}
+	dir, st, do := gitProject(t, "footers")
 	do(model.PlanStart{Goal: "greet"})
 	do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "greet", Title: "Greet", Verification: []string{"go test ./..."}}, {ID: "more", Title: "More"}}}})
 	do(model.PlanApprove{})
@@ -265,9 +253,7 @@ func changeProject(t *testing.T) (*harness, *db.Store) {
 	os.WriteFile(filepath.Join(dir, "greet.go"), []byte("package main\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "wave.go"), []byte("package main\n\n// Wave waves.\nfunc Wave() string { return \"o/\" }\n"), 0o644)
 	do(model.Validate{Feature: "greet", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./...", Source: model.SourceObserved})
-	vi := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE
-	os.WriteFile(vi, []byte("#!/bin/sh\nexit 0\n"), 0o755)
-	t.Setenv("VISUAL", vi)
+	fakeEditor(t)
 	h := newHarness(t, st, 160, 48, zeroConfig())
 	h.clk.Add(time.Second)
 	return h, st
