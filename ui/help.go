@@ -115,6 +115,17 @@ func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// helpPaste types a paste into the help's filter, starting it as a key
+// the help does not bind does; never into a field under the help.
+func (m *Model) helpPaste(msg tea.PasteMsg) tea.Cmd {
+	defer m.refreshHelp()
+	m.hlp.typing, m.hlp.off = true, 0
+	focus := m.hlp.filter.Focus()
+	var cmd tea.Cmd
+	m.hlp.filter, cmd = m.hlp.filter.Update(msg)
+	return tea.Batch(focus, cmd)
+}
+
 func (m *Model) clearHelpFilter() {
 	m.hlp.typing = false
 	m.hlp.filter.SetValue("")
