@@ -14,24 +14,43 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 )
 
+// gitProject is a project in a new git repository (main.go committed),
+// with do applying actions through the project as the cockpit does.
+func gitProject(t *testing.T, label string) (string, *db.Store, func(model.Action)) {
+	t.Helper()
+	dir := gittest.Repo(t, label, map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := testProject(st, zeroConfig(), func() time.Time { return t0 })
+	return dir, st, func(a model.Action) {
+		t.Helper()
+		if res, err := p.Do(a, 0, false); err != nil || !res.OK {
+			t.Fatalf("%s: %v %+v", a.Name(), err, res)
+		}
+	}
+}
+
+// fakeEditor sets VISUAL to an editor that takes +LINE and does nothing,
+// on any machine; it returns its path.
+func fakeEditor(t *testing.T) string {
+	t.Helper()
+	vi := filepath.Join(t.TempDir(), "vi")
+	if err := os.WriteFile(vi, []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("VISUAL", vi)
+	return vi
+}
+
 // TestReviewOpensOnTheChange: in a real git repository the review dialog
 // opens on the feature's diff with each verification command's state; E
 // switches to the evidence and back; e opens the editor at the first
 // changed line of the selected file; esc lists the files, then leaves; d
 // shows the change from the features pane.
 func TestReviewOpensOnTheChange(t *testing.T) {
-	dir := gittest.Repo(t, "the change is read from git", map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := testProject(st, zeroConfig(), func() time.Time { return t0 })
-	do := func(a model.Action) {
-		t.Helper()
-		if res, err := p.Do(a, 0, false); err != nil || !res.OK {
-			t.Fatalf("%s: %v %+v", a.Name(), err, res)
-		}
-	}
+	dir, st, do := gitProject(t, "the change is read from git")
 	do(model.PlanStart{Goal: "greet"})
 	do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{
 		{ID: "greet", Title: "Greet", Verification: []string{"go test ./...", "go vet ./..."}}, {ID: "more", Title: "More"}}}})
@@ -51,9 +70,7 @@ func TestReviewOpensOnTheChange(t *testing.T) {
 	h.key("E")
 	h.mustSee("+func Hello() string")
 
-	script := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE
-	os.WriteFile(script, []byte("#!/bin/sh\nexit 0\n"), 0o755)
-	t.Setenv("VISUAL", script)
+	script := fakeEditor(t)
 	_, cmd := h.m.Update(keyMsg("e"))
 	x := h.nextExec(cmd)
 	if x == nil {
@@ -92,9 +109,7 @@ func TestEditorAtStaysInTheWorkTree(t *testing.T) {
 	os.Symlink(outside, filepath.Join(dir, "out"))
 	os.Symlink(filepath.Join(outside, "secret.go"), filepath.Join(dir, "leak.go"))
 	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
-	vi := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE, on any machine
-	os.WriteFile(vi, []byte("#!/bin/sh\nexit 0\n"), 0o755)
-	t.Setenv("VISUAL", vi)
+	fakeEditor(t)
 	if cmd, err := editorAt(dir, "a.go", 3); err != nil || !slices.Contains(cmd.Args, "+3") || cmd.Dir != dir {
 		t.Fatalf("a file in the tree: %v %v", cmd, err)
 	}

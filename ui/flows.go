@@ -252,7 +252,7 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 	case st == model.FlowStateRefused:
 		return "✗ refused: " + flowpane.OneLine(r.Error), flowpane.NoticeError
 	case st == model.FlowStatePaused:
-		return "‖ paused at " + flowpane.OneLine(stepTitleOf(v, r.Step)) + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
+		return "‖ paused at " + flowpane.StepTitle(v, r.Step) + " · " + m.keyName(keys.ResumeFlow) + " resumes", flowpane.NoticeInfo
 	case st == model.FlowStatePausing:
 		return "pausing after this step · " + m.keyName(keys.ResumeFlow) + " resumes it later", flowpane.NoticeInfo
 	case st == model.FlowStateInterrupted:
@@ -266,16 +266,6 @@ func (m *Model) flowNotice(v *flows.RunView) (string, int) {
 func question(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")
 	return flowpane.OneLine(lines[len(lines)-1])
-}
-
-// stepTitleOf is how the pane names step name of v's flow: its title.
-func stepTitleOf(v *flows.RunView, name string) string {
-	for _, s := range v.Steps {
-		if s.Name == name && s.Title != "" {
-			return s.Title
-		}
-	}
-	return name
 }
 
 // flowEmptyNote is what the flow pane says before any flow has run: how

@@ -10,7 +10,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/db"
-	"github.com/flowdeck/flowdeck/internal/gittest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
@@ -58,35 +57,17 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
-	"later": closedUnanswered,
-	"cancel": func(h *harness, st *db.Store, before, after string) string {
-		if h.m.top() != nil {
-			return "the dialog is still open"
-		}
-		if after != before {
-			return "something was stored"
-		}
-		return ""
-	},
-	"send": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "nothing was stored"
-		}
-		return ""
-	},
+	"later":  closedUnanswered,
+	"cancel": closedUnanswered,
+	"send":   stored("nothing was stored"),
 	"back to the review": func(h *harness, _ *db.Store, _, _ string) string {
 		if _, ok := h.m.top().(*reviewDialog); !ok {
 			return "the review dialog is not back"
 		}
 		return ""
 	},
-	"yes": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "y stored nothing"
-		}
-		return ""
-	},
-	"no": closedUnanswered,
+	"yes": stored("y stored nothing"),
+	"no":  closedUnanswered,
 	"quit": func(h *harness, _ *db.Store, _, _ string) string {
 		if !h.quit {
 			return "the cockpit did not quit"
@@ -99,12 +80,7 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
-	"choose": func(h *harness, st *db.Store, before, after string) string {
-		if after == before {
-			return "choosing an option stored nothing"
-		}
-		return ""
-	},
+	"choose": stored("choosing an option stored nothing"),
 	"one file": func(h *harness, _ *db.Store, _, _ string) string {
 		if c := h.m.shownChange(); c == nil || c.view.Mode() != diffview.ModeFile {
 			return "no file's diff shows"
@@ -136,6 +112,16 @@ var footerChecks = map[string]func(h *harness, st *db.Store, before, after strin
 		}
 		return ""
 	},
+}
+
+// stored: the key stored something; else why says what went wrong.
+func stored(why string) func(*harness, *db.Store, string, string) string {
+	return func(_ *harness, _ *db.Store, before, after string) string {
+		if after == before {
+			return why
+		}
+		return ""
+	}
 }
 
 // closedUnanswered: the dialog closed and nothing was stored.
@@ -259,18 +245,7 @@ func TestDialogFootersAreHonest(t *testing.T) {
 // and waits for its review: the review dialog opens on the change.
 func changeProject(t *testing.T) (*harness, *db.Store) {
 	t.Helper()
-	dir := gittest.Repo(t, "footers", map[string]string{"main.go": "package main\n\nfunc main() {}\n"})
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := testProject(st, zeroConfig(), func() time.Time { return t0 })
-	do := func(a model.Action) {
-		t.Helper()
-		if res, err := p.Do(a, 0, false); err != nil || !res.OK {
-			t.Fatalf("%s: %v %+v", a.Name(), err, res)
-		}
-	}
+	dir, st, do := gitProject(t, "footers")
 	do(model.PlanStart{Goal: "greet"})
 	do(model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "greet", Title: "Greet", Verification: []string{"go test ./..."}}, {ID: "more", Title: "More"}}}})
 	do(model.PlanApprove{})
@@ -278,9 +253,7 @@ func changeProject(t *testing.T) (*harness, *db.Store) {
 	os.WriteFile(filepath.Join(dir, "greet.go"), []byte("package main\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "wave.go"), []byte("package main\n\n// Wave waves.\nfunc Wave() string { return \"o/\" }\n"), 0o644)
 	do(model.Validate{Feature: "greet", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test ./...", Source: model.SourceObserved})
-	vi := filepath.Join(t.TempDir(), "vi") // an editor that takes +LINE
-	os.WriteFile(vi, []byte("#!/bin/sh\nexit 0\n"), 0o755)
-	t.Setenv("VISUAL", vi)
+	fakeEditor(t)
 	h := newHarness(t, st, 160, 48, zeroConfig())
 	h.clk.Add(time.Second)
 	return h, st

@@ -15,7 +15,8 @@ import (
 
 // helpState is the full help (?): where it is scrolled to, its filter, the
 // mode it was opened from, and its lines for the current size and filter
-// (made in Update by refreshHelp; View only slices them).
+// (made by refreshHelp, which relayout calls at the end of every Update;
+// View only slices them).
 type helpState struct {
 	off    int
 	filter textinput.Model
@@ -40,7 +41,6 @@ func (m *Model) openHelp(from mode) {
 	m.hlp.filter.SetStyles(m.th.Input())
 	m.hlp.filter.SetValue("")
 	m.hlp.filter.Blur()
-	m.refreshHelp()
 }
 
 // closeHelp goes back to what the help was opened over.
@@ -58,7 +58,6 @@ func (m *Model) closeHelp() {
 // every printable key is text and the arrows scroll. help, back and quit
 // close it (quit quits: it works from anywhere).
 func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
-	defer m.refreshHelp()
 	if m.hlp.typing {
 		a, _ := m.textAction(k, m.helpFilterKeyMap().actions()...)
 		switch a {
@@ -113,6 +112,16 @@ func (m *Model) helpKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	m.scrollHelp(a)
 	return nil
+}
+
+// helpPaste types a paste into the help's filter, starting it as a key
+// the help does not bind does; never into a field under the help.
+func (m *Model) helpPaste(msg tea.PasteMsg) tea.Cmd {
+	m.hlp.typing, m.hlp.off = true, 0
+	focus := m.hlp.filter.Focus()
+	var cmd tea.Cmd
+	m.hlp.filter, cmd = m.hlp.filter.Update(msg)
+	return tea.Batch(focus, cmd)
 }
 
 func (m *Model) clearHelpFilter() {
@@ -237,7 +246,8 @@ func matches(q, title string, e helpEntry) bool {
 }
 
 // refreshHelp makes the help's lines for the current size and filter and
-// keeps the scroll offset inside them. Called from Update only.
+// keeps the scroll offset inside them: relayout calls it at the end of
+// every Update, whatever changed them (a key, a paste, a resize).
 func (m *Model) refreshHelp() {
 	if m.mode != modeHelp || m.w <= 0 {
 		return

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,23 +44,10 @@ func testProject(st *db.Store, cfg config.Config, now func() time.Time) *project
 
 func newStore(tb testing.TB) *db.Store {
 	tb.Helper()
-	dir := tb.TempDir()
-	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{NoSync: true})
+	st, err := db.Open(filepath.Join(tb.TempDir(), db.DBFile), db.Options{NoSync: true})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Runs before the temporary directory's own removal (cleanups run last
-	// first): under load a straggling write of a flow that just ended can
-	// re-create a file in .flow while it is being removed, which failed
-	// the test in its cleanup (seen 2 in 6 loaded runs; its writer is not
-	// found yet). Removal is retried until it holds, with a backstop.
-	tb.Cleanup(func() {
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
-			if err := os.RemoveAll(filepath.Join(dir, ".flow")); err == nil || time.Now().After(deadline) {
-				return
-			}
-		}
-	})
 	return st
 }
 
@@ -169,6 +155,9 @@ type harness struct {
 	quit  bool
 	raw   []string
 	inbox chan tea.Msg
+	// inFlight counts the commands async started that have not returned:
+	// the harness waits for them before the project is removed.
+	inFlight sync.WaitGroup
 }
 
 func newHarness(tb testing.TB, st *db.Store, w, h int, cfg config.Config) *harness {
@@ -193,12 +182,17 @@ func newHarnessOpts(tb testing.TB, st *db.Store, w, h int, cfg config.Config, op
 	clk := &clock{now: t0}
 	m := New(testProject(st, cfg, clk.Now), opts)
 	hs := &harness{tb: tb, m: m, st: st, clk: clk}
-	// Engine goroutines (flows the test started) end before the project
-	// directory is removed: waited for as long as a loaded machine needs
-	// (the cockpit's own quitWait is what a person waits at q, too short
-	// a backstop here: a flow still writing its last events left files in
-	// the directory being removed).
-	tb.Cleanup(func() { m.shutdown(2 * time.Minute) })
+	// Engine goroutines (flows the test started) and the commands pump
+	// left running (the load a flow's end starts, a poll) end before the
+	// project directory is removed: a read in flight re-creates the
+	// store's lock file in .flow, and the removal fails ("directory not
+	// empty"). Waited for as long as a loaded machine needs (the
+	// cockpit's own quitWait is what a person waits at q, too short a
+	// backstop here).
+	tb.Cleanup(func() {
+		m.shutdown(2 * time.Minute)
+		hs.settle(2 * time.Minute)
+	})
 	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		hs.ticks = append(hs.ticks, fn)
 		return nil
@@ -432,7 +426,35 @@ func (h *harness) async(cmd tea.Cmd) {
 	if h.inbox == nil {
 		h.inbox = make(chan tea.Msg, 256)
 	}
-	go func() { h.inbox <- cmd() }()
+	h.inFlight.Add(1)
+	go func() {
+		defer h.inFlight.Done()
+		h.inbox <- cmd()
+	}()
+}
+
+// settle waits up to d for the commands async started (a load, a poll)
+// to return, dropping their messages: the test is over, and a read still
+// in flight would re-create the store's lock file in a project being
+// removed.
+func (h *harness) settle(d time.Duration) {
+	h.tb.Helper()
+	if h.inbox == nil {
+		return
+	}
+	idle := make(chan struct{})
+	go func() { h.inFlight.Wait(); close(idle) }()
+	deadline := time.After(d)
+	for {
+		select {
+		case <-idle:
+			return
+		case <-h.inbox:
+		case <-deadline:
+			h.tb.Errorf("commands still running %v after the test", d)
+			return
+		}
+	}
 }
 
 // keyAsync presses a key and runs what it leads to in the background.

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
@@ -62,6 +64,26 @@ func TestHelpFiltersAsYouType(t *testing.T) {
 	h.key("?")
 	h.typeText("zzqx")
 	h.mustSee(`no key or command matches "zzqx"`)
+}
+
+// A paste while the help is open filters the help; it never reaches the
+// text field of the dialog under it.
+func TestPasteIntoHelpFilters(t *testing.T) {
+	st := newStore(t)
+	scenario(t, st, "review")
+	h := newHarness(t, st, 80, 24, zeroConfig())
+	h.key("x", "f1") // the findings field, then the help over it
+	h.send(tea.PasteMsg{Content: "wrap"})
+	h.mustSee("/wrap", "w  wrap")
+	h.mustNotSee("mouse on/off")
+	h.key("esc", "esc")
+	d, ok := h.m.top().(*findingsDialog)
+	if !ok {
+		t.Fatalf("the findings dialog is not back:\n%s", h.screen())
+	}
+	if v := d.input.Value(); v != "" {
+		t.Fatalf("the paste went into the findings under the help: %q", v)
+	}
 }
 
 // In a text field j and k are typed: the help lists, for the recall query,

@@ -506,6 +506,8 @@ func (m *Model) searchKey(k tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) onPaste(msg tea.PasteMsg) tea.Cmd {
 	switch {
+	case m.mode == modeHelp: // over a dialog too: the help has the keys
+		return m.helpPaste(msg)
 	case m.top() != nil && !m.docked:
 		return pasteInto(m.top(), msg)
 	case m.mode == modeCommand:

@@ -524,7 +524,7 @@ func (m *Model) View() []string {
 		body := m.promptH - 1
 		label := "prompt"
 		if v.PromptStep != "" && v.PromptStep != v.Run.Step {
-			label = "prompt of " + m.stepTitle(v.PromptStep)
+			label = "prompt of " + StepTitle(v, v.PromptStep)
 		}
 		if len(m.prompt) > body {
 			label += fmt.Sprintf(" (%d–%d of %d lines)", m.promptOff+1, min(len(m.prompt), m.promptOff+body), len(m.prompt))
@@ -592,10 +592,10 @@ func (m *Model) rule(label string, w int) string {
 	return m.th.Dim.Render(layout.Cut(text+strings.Repeat(m.th.Frame.Top, max(0, w-layout.Width(text))), w))
 }
 
-// stepTitle is the title of the step named name (its name when the flow
-// has no such step).
-func (m *Model) stepTitle(name string) string {
-	for _, s := range m.d.View.Steps {
+// StepTitle is how the pane names the step name of v's flow: its title
+// (its name when the flow has no such step), safe and on one line.
+func StepTitle(v *flows.RunView, name string) string {
+	for _, s := range v.Steps {
 		if s.Name == name {
 			return title(s)
 		}
