@@ -13,6 +13,12 @@ import (
 // version would misread.
 const FleetAPI = 1
 
+// FleetGlanceURI is the MCP resource a fleet subscribes to: the server
+// sends notifications/resources/updated for it whenever the project
+// changes (any process's write), and the fleet then calls fleet_glance.
+// Reading it returns the same JSON as the tool.
+const FleetGlanceURI = "flowdeck://fleet/glance"
+
 // FleetGlance is what one project's flowdeck tells the fleet (the MCP tool
 // fleet_glance): enough for a row and for the queue of what waits for the
 // person. Every string in it is the remote's and untrusted: the fleet
