@@ -333,18 +333,33 @@ func (c *conn) breakWith(f *failure) {
 // ended and what it last wrote to stderr.
 func (c *conn) explain(err error, what string) *failure {
 	msg := what + ": " + err.Error()
-	if errors.Is(err, context.DeadlineExceeded) {
+	timedOut := errors.Is(err, context.DeadlineExceeded)
+	if timedOut {
 		msg = fmt.Sprintf("no answer within %s (%s)", c.m.f.opts.CallTimeout, what)
 	}
 	if c.proc != nil {
-		if c.proc.stderr.contains("unknown flag: --person") || c.proc.stderr.contains("unknown flag: --via") {
+		exit, last := c.proc.story(300 * time.Millisecond)
+		if strings.Contains(last, "unknown flag: --person") || strings.Contains(last, "unknown flag: --via") {
 			return incompatible("the remote flowdeck does not know mcp --person: it is older than this fleet (upgrade it)")
 		}
-		if s := c.proc.story(300 * time.Millisecond); s != "" {
+		// A transport that timed out exits when its stdin closes: that
+		// exit says nothing.
+		if timedOut {
+			exit = ""
+		}
+		if s := join(exit, last); s != "" {
 			msg += "; " + s
 		}
 	}
 	return unreachable("%s", msg)
+}
+
+// join is "a: b", or the one that is not empty.
+func join(a, b string) string {
+	if a != "" && b != "" {
+		return a + ": " + b
+	}
+	return a + b
 }
 
 // connect starts the transport, does the handshake, subscribes to the
@@ -504,7 +519,7 @@ func (c *conn) ended(err error) *failure {
 		msg = "the connection broke: " + err.Error()
 	}
 	if c.proc != nil {
-		if s := c.proc.story(300 * time.Millisecond); s != "" {
+		if s := join(c.proc.story(300 * time.Millisecond)); s != "" {
 			msg += "; " + s
 		}
 	}

@@ -82,26 +82,19 @@ func (p *proc) stop() {
 }
 
 // story says how the process ended, when it has (waiting up to grace for
-// it), with the last line it wrote to stderr: "exited (exit status 255):
-// ssh: connect to host h port 22: Connection refused". "" when it runs on
-// and said nothing.
-func (p *proc) story(grace time.Duration) string {
-	var s string
+// it): "exited (exit status 255)"; and the last line it wrote to stderr:
+// "ssh: connect to host h port 22: Connection refused". Either is "" when
+// there is none.
+func (p *proc) story(grace time.Duration) (exit, last string) {
 	select {
 	case <-p.exited:
-		s = "exited"
+		exit = "exited"
 		if p.err != nil {
-			s += " (" + p.err.Error() + ")"
+			exit += " (" + p.err.Error() + ")"
 		}
 	case <-time.After(grace):
 	}
-	if last := p.stderr.lastLine(); last != "" {
-		if s != "" {
-			s += ": "
-		}
-		s += last
-	}
-	return s
+	return exit, p.stderr.lastLine()
 }
 
 // tail keeps the last max bytes written to it.
@@ -133,9 +126,3 @@ func (t *tail) lastLine() string {
 	return line(string(lines[len(lines)-1]))
 }
 
-// contains reports whether s was among the last bytes written.
-func (t *tail) contains(s string) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return bytes.Contains(t.buf, []byte(s))
-}

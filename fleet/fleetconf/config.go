@@ -36,6 +36,10 @@ type file struct {
 // projectHeader is a [[project]] table's header line.
 var projectHeader = regexp.MustCompile(`^\s*\[\[\s*"?project"?\s*\]\]`)
 
+// lineMsg is how the toml package words an error it has no ParseError
+// for.
+var lineMsg = regexp.MustCompile(`^line (\d+) (.*)$`)
+
 // Load reads the fleet's projects from path, in the file's order. A
 // missing file is an empty fleet. Any problem is an error naming the file
 // and the line: bad TOML, an unknown key, a project Check refuses, a name,
@@ -54,7 +58,12 @@ func Load(path string) ([]Entry, error) {
 		if errors.As(err, &pe) {
 			return nil, fmt.Errorf("%s:%d: %s", path, pe.Position.Line, pe.Message)
 		}
-		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "toml: "))
+		// A value of the wrong type: "toml: line 2 (last key …): …".
+		msg := strings.TrimPrefix(err.Error(), "toml: ")
+		if m := lineMsg.FindStringSubmatch(msg); m != nil {
+			return nil, fmt.Errorf("%s:%s: %s", path, m[1], m[2])
+		}
+		return nil, fmt.Errorf("%s: %s", path, msg)
 	}
 	lines := headerLines(data)
 	lineOf := func(i int) int {
