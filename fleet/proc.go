@@ -125,4 +125,3 @@ func (t *tail) lastLine() string {
 	lines := bytes.Split(bytes.TrimRight(t.buf, " \t\r\n"), []byte("\n"))
 	return line(string(lines[len(lines)-1]))
 }
-
