@@ -57,6 +57,7 @@ func NewServer(p *project.Project, opts Options) *sdk.Server {
 	s.addResources()
 	s.addDiff() // mcp/diff.go
 	s.addPrompts()
+	s.addFleet() // mcp/fleet.go
 	return srv
 }
 
