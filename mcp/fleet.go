@@ -18,7 +18,7 @@ import (
 type glanceArgs struct{}
 
 var glanceResource = &sdk.Resource{URI: ops.FleetGlanceURI, Name: "fleet-glance",
-	Title: "What a fleet shows of this project: progress, active features, what waits for the person (subscribe for changes)",
+	Title:    "What a fleet shows of this project: progress, active features, what waits for the person (subscribe for changes)",
 	MIMEType: "application/json"}
 
 func (s *server) addFleet() {
