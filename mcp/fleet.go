@@ -14,8 +14,8 @@ import (
 // ops.FleetGlanceURI, whose updates (see watch.go) tell a fleet to call it
 // again.
 
-// glanceArgs are fleet_glance's arguments: none.
-type glanceArgs struct{}
+// glanceArgs are fleet_glance's arguments: only agent_id, which every tool takes.
+type glanceArgs struct{ agent }
 
 var glanceResource = &sdk.Resource{URI: ops.FleetGlanceURI, Name: "fleet-glance",
 	Title:    "What a fleet shows of this project: progress, active features, what waits for the person (subscribe for changes)",
