@@ -293,6 +293,25 @@ func (s *Server) KillConnections() int {
 	return killBelow(pid)
 }
 
+// FreezeConnections makes every live connection hang without closing, as
+// a half-open network path or a wedged remote does: every process below
+// the listener (sshd's and the remote commands) is stopped, so the TCP
+// connection stays up and nothing answers on it. New connections are
+// served as before. thaw resumes the frozen processes (Stop kills them
+// whether thawed or not).
+func (s *Server) FreezeConnections() (thaw func()) {
+	pid := s.pid()
+	if pid == 0 {
+		return func() {}
+	}
+	pids := stopBelow(pid)
+	return func() {
+		for _, p := range pids {
+			syscall.Kill(p, syscall.SIGCONT)
+		}
+	}
+}
+
 // Stop takes the host away: the listener and every connection's
 // processes are killed, and new connections are refused until Restart.
 // Cleanup calls it.
@@ -332,18 +351,37 @@ func (s *Server) pid() int {
 	return s.cmd.Process.Pid
 }
 
-// killBelow kills every process below pid and returns how many. They are
-// stopped first, until a pass finds none that runs: a stopped process
-// cannot fork, so none escapes by forking while its parent is killed (an
-// orphan is no longer below pid, and would be missed).
+// killBelow kills every process below pid and returns how many, once
+// they are dead (a zombie or gone): SIGKILL is not instant.
 func killBelow(pid int) int {
+	pids := stopBelow(pid)
+	killAll(pids)
+	deadline := time.Now().Add(backstop)
+	for _, p := range pids {
+		for time.Now().Before(deadline) {
+			if _, state, err := readStat(p); err != nil || state == 'Z' || state == 'X' {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	return len(pids)
+}
+
+// stopBelow stops every process below pid (SIGSTOP) and returns them.
+// Passes repeat until one finds none that runs: a stopped process cannot
+// fork, so none escapes by forking meanwhile (were its parent killed
+// later, an orphan would no longer be below pid, and would be missed).
+func stopBelow(pid int) []int {
 	stopped := map[int]bool{}
+	var pids []int
 	for range 20 {
 		fresh := 0
 		for _, p := range procTree().below(pid) {
 			if !stopped[p] {
 				syscall.Kill(p, syscall.SIGSTOP)
 				stopped[p] = true
+				pids = append(pids, p)
 				fresh++
 			}
 		}
@@ -351,12 +389,7 @@ func killBelow(pid int) int {
 			break
 		}
 	}
-	pids := make([]int, 0, len(stopped))
-	for p := range stopped {
-		pids = append(pids, p)
-	}
-	killAll(pids)
-	return len(pids)
+	return pids
 }
 
 func killAll(pids []int) {

@@ -3,6 +3,7 @@ package sshtest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -75,6 +76,20 @@ func TestMCPThroughSSH(t *testing.T) {
 	if n := srv.Connections(); n != 1 {
 		t.Fatalf("%d connections on the server, want the client's one", n)
 	}
+
+
+	// A frozen connection stays up and answers nothing: a call times out;
+	// new connections are served meanwhile; thawed, it answers again.
+	thaw := srv.FreezeConnections()
+	short, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	_, err = cs.CallTool(short, &sdk.CallToolParams{Name: "flow_status"})
+	cancel()
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a call on a frozen connection: %v, want it to time out", err)
+	}
+	goalOverSSH(t, connect(t, remote), "served over ssh")
+	thaw()
+	goalOverSSH(t, cs, "served over ssh")
 
 	// A dropped connection ends the session (the client sees its
 	// transport close); the listener stays and serves a new one.
