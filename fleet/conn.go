@@ -254,15 +254,14 @@ func (m *member) run(ctx context.Context) {
 		if fail == nil {
 			up := time.Now()
 			fail = m.serve(ctx, c)
-			m.f.mu.Lock()
-			m.conn = nil
-			m.f.mu.Unlock()
-			c.close()
 			if time.Since(up) >= maxBackoff {
 				failures = 0 // it was up a while: not a flapping transport
 			}
 		}
 		if ctx.Err() != nil {
+			if c != nil {
+				c.close()
+			}
 			return
 		}
 		delay := incompatibleRetry
@@ -271,12 +270,19 @@ func (m *member) run(ctx context.Context) {
 			failures++
 		}
 		retry := m.f.opts.Now().Add(delay)
-		m.update(func(st *Status) {
-			st.Reach, st.Err, st.Retry = fail.reach, fail.msg, retry
-			if fail.reach == Incompatible {
-				st.Glance = nil // a glance of another API is not understood
-			}
-		})
+		// The connection goes with the status that says why: an action
+		// meanwhile is told the reason.
+		m.f.mu.Lock()
+		m.conn = nil
+		m.st.Reach, m.st.Err, m.st.Retry = fail.reach, fail.msg, retry
+		if fail.reach == Incompatible {
+			m.st.Glance = nil // a glance of another API is not understood
+		}
+		m.f.mu.Unlock()
+		m.f.signal()
+		if c != nil {
+			c.close()
+		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():

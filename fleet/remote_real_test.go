@@ -22,6 +22,15 @@ func flowdeckBin(t *testing.T) string {
 	return bin
 }
 
+// compatible fails the test at once when s is incompatible: that does not
+// change by waiting.
+func compatible(t *testing.T, s Status) {
+	t.Helper()
+	if s.Reach == Incompatible {
+		t.Fatalf("%s is incompatible: %s", s.Name, s.Err)
+	}
+}
+
 // A remote reached through a real `flowdeck --dir D mcp` process: its
 // waits arrive, the person's review is applied once (the same answer again
 // is stale), and a change made by another process reaches the fleet.
@@ -32,6 +41,7 @@ func TestRemoteOverProcess(t *testing.T) {
 	f := Open([]Entry{{Name: "remote", Command: []string{bin, "--dir", dir, "mcp"}}}, Options{Origin: "fleet@test", CallTimeout: 30 * time.Second})
 	defer f.Close()
 	st := waitFor(t, f, "reachable with the review waiting", time.Second, func(st []Status) bool {
+		compatible(t, st[0])
 		return st[0].Reach == Reachable && len(kinds(st[0])) == 1
 	})
 	if st[0].Glance.Goal != "remote goal" || st[0].Version == "" {
@@ -64,7 +74,7 @@ func TestRemoteOverSSH(t *testing.T) {
 	const timeout = 5 * time.Second
 	f := Open([]Entry{{Name: "ssh", Command: srv.Command(bin, "--dir", dir, "mcp")}}, Options{CallTimeout: timeout, KeepAlive: time.Second})
 	defer f.Close()
-	reachable := func(st []Status) bool { return st[0].Reach == Reachable }
+	reachable := func(st []Status) bool { compatible(t, st[0]); return st[0].Reach == Reachable }
 	unreachable := func(st []Status) bool { return st[0].Reach == Unreachable }
 	st := waitFor(t, f, "reachable over ssh", time.Second, reachable)
 	if st[0].Glance.Goal != "over ssh" {
