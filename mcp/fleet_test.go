@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -160,6 +161,7 @@ func TestGlanceSubscriptionLegacyProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := runtime.NumGoroutine()
 	s := newServer(project.FromStore(st, project.Options{Warn: io.Discard}), Options{WatchEvery: 10 * time.Millisecond})
 	ctx := context.Background()
 	serverT, clientT := sdk.NewInMemoryTransports()
@@ -186,6 +188,9 @@ func TestGlanceSubscriptionLegacyProtocol(t *testing.T) {
 	}
 	cs.Close()
 	waitFor(t, "the watcher to stop with the session", func() bool { return !s.watching() })
+	// Nothing of the session stays behind: the watcher, the goroutine that
+	// waited for the session's end, the connection's.
+	waitFor(t, "the session's goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
 }
 
 // A glance the project cannot give (its database is not one) is a tool
