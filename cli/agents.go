@@ -198,6 +198,7 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 				if err := agentinit.Apply(root, plan.Changes); err != nil {
 					return e.fail(err)
 				}
+				e.rememberProject(root) // cli/fleet.go
 			}
 			return e.printInit(plan, dryRun, initNext(p, dryRun))
 		},
