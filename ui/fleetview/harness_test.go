@@ -195,3 +195,10 @@ func (h *harness) waitSee(parts ...string) {
 }
 
 func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
+func (h *harness) mustSee(parts ...string) {
+	h.tb.Helper()
+	if !h.sees(parts...) {
+		h.tb.Fatalf("screen lacks one of %q:\n%s", parts, h.screen())
+	}
+}
