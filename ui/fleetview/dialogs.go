@@ -145,11 +145,30 @@ func (m *Model) send(d dialog, what string, call func(context.Context) (*model.E
 	b.sending, b.problem, b.refused = true, nil, false
 	calls, id, project := m.calls, b.id, b.item.Project
 	calls.Add(1)
+	m.inflight++
 	return func() tea.Msg {
 		defer calls.Done()
 		e, err := call(context.Background())
 		return answeredMsg{dialog: id, what: what, project: project, refusal: e, err: err}
 	}
+}
+
+// sendingKeyMap: while an answer is on its way, esc puts its dialog away
+// (the result comes to the note); help and quit work.
+func (m *Model) sendingKeyMap() keyMap {
+	k := m.keyMapOf([]keys.Action{keys.Back})
+	k.desc = map[keys.Action]string{keys.Back: "put away (the result comes to the note)"}
+	return k
+}
+
+func (m *Model) sendingKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if m.keys.Matches(k, keys.Back) {
+		it := m.top().base().item
+		m.dropItem(it)
+		m.note = infoNote("the answer to " + termtext.Line(it.Project+": "+label(it)) + " is on its way")
+		return nil, true
+	}
+	return nil, false
 }
 
 // answeredMsg is a project's answer to the person's review or decision.
@@ -164,7 +183,9 @@ type answeredMsg struct {
 // onAnswered: done closes the item's dialogs with a note; a refusal stays
 // in the dialog (only esc closes it); a transport error too, and the person
 // may send again (the project refuses it as stale if the first went through).
+// A dialog put away while it was sending leaves the result to the note.
 func (m *Model) onAnswered(msg answeredMsg) {
+	m.inflight--
 	d := m.dialogByID(msg.dialog)
 	var lines []string
 	refused := false
@@ -203,9 +224,15 @@ func refusalLines(e *model.Error) []string {
 // One that is sending or shows a refusal stays; so does the change alone,
 // which decides nothing.
 func (m *Model) closeStale() {
+	busy := map[string]bool{} // items a dialog sends or reports a refusal for
+	for _, d := range m.dialogs {
+		if b := d.base(); b.sending || b.refused {
+			busy[itemID(b.item)] = true
+		}
+	}
 	for _, d := range append([]dialog(nil), m.dialogs...) {
 		b := d.base()
-		if _, change := d.(*changeDialog); change || b.sending || b.refused || m.inQueue(b.item) {
+		if _, change := d.(*changeDialog); change || busy[itemID(b.item)] || m.inQueue(b.item) || m.dialogByID(b.id) == nil {
 			continue
 		}
 		if s, ok := m.status(b.item.Project); ok && s.Reach != fleet.Reachable {
@@ -300,7 +327,7 @@ func (d *reviewDialog) body(m *Model, w, h int) []string {
 func (d *reviewDialog) keyMap(m *Model) keyMap {
 	switch {
 	case d.sending:
-		return keyMap{km: m.keys}
+		return m.sendingKeyMap()
 	case d.refused:
 		k := m.keyMapOf([]keys.Action{keys.Back})
 		k.desc = map[keys.Action]string{keys.Back: "close"}
@@ -313,6 +340,9 @@ func (d *reviewDialog) keyMap(m *Model) keyMap {
 }
 
 func (d *reviewDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
+	if d.sending {
+		return m.sendingKey(k)
+	}
 	a, ok := m.keys.Which(k, d.keyMap(m).actions()...)
 	if !ok {
 		return nil, false
@@ -406,7 +436,7 @@ func (d *findingsDialog) body(m *Model, w, h int) []string {
 func (d *findingsDialog) keyMap(m *Model) keyMap {
 	switch {
 	case d.sending:
-		return keyMap{km: m.keys}
+		return m.sendingKeyMap()
 	case d.refused:
 		k := m.keyMapOf([]keys.Action{keys.Back})
 		k.desc = map[keys.Action]string{keys.Back: "close"}
@@ -422,7 +452,7 @@ func (d *findingsDialog) keyMap(m *Model) keyMap {
 
 func (d *findingsDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if d.sending {
-		return nil, !m.keys.Matches(k, keys.Quit) && !m.keys.Matches(k, keys.Help)
+		return m.sendingKey(k)
 	}
 	if !printable(k) || d.refused {
 		if a, ok := m.keys.Which(k, keys.Open, keys.Back); ok {
@@ -580,7 +610,7 @@ func verdictOption(w ops.FleetWait, a keys.Action) string {
 func (d *decisionDialog) keyMap(m *Model) keyMap {
 	switch {
 	case d.sending:
-		return keyMap{km: m.keys}
+		return m.sendingKeyMap()
 	case d.refused:
 		k := m.keyMapOf([]keys.Action{keys.Back})
 		k.desc = map[keys.Action]string{keys.Back: "close"}
@@ -616,7 +646,7 @@ func (d *decisionDialog) keyMap(m *Model) keyMap {
 
 func (d *decisionDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if d.sending {
-		return nil, !m.keys.Matches(k, keys.Quit) && !m.keys.Matches(k, keys.Help)
+		return m.sendingKey(k)
 	}
 	if d.refused {
 		if m.keys.Matches(k, keys.Back) || m.keys.Matches(k, keys.Open) {

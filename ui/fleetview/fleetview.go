@@ -115,6 +115,9 @@ type Model struct {
 	dialogs []dialog
 	// dialogSeq numbers dialogs, so a late answer finds its own.
 	dialogSeq int
+	// inflight counts the answers sent whose result has not come back
+	// (their dialog may have been put away meanwhile).
+	inflight int
 	helpOpen  bool
 	helpOff   int
 	note      note
@@ -471,14 +474,7 @@ func (m *Model) quit() tea.Cmd {
 }
 
 // sending reports whether an answer is in flight.
-func (m *Model) sending() bool {
-	for _, d := range m.dialogs {
-		if d.base().sending {
-			return true
-		}
-	}
-	return false
-}
+func (m *Model) sending() bool { return m.inflight > 0 }
 
 // title is the terminal title: how many things wait, across the fleet.
 func (m *Model) title() string {
