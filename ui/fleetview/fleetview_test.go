@@ -153,7 +153,7 @@ func (h *harness) ready() {
 func (h *harness) selectItem(text string) {
 	h.tb.Helper()
 	for i, it := range h.m.items {
-		if strings.Contains(it.Wait.Label, text) {
+		if strings.Contains(it.Wait.Label+" "+it.Wait.Reason, text) {
 			h.m.focus = focusQueue
 			h.m.queue.Set(i)
 			h.send(nil)

@@ -400,8 +400,8 @@ func (m *Model) queueBox(h int) []string {
 		sel := i == m.queue.Cursor
 		what := termtext.Line(label(it))
 		reason := ""
-		if k := it.Wait.Kind; k != "review" && k != "final" && k != "decision" && it.Wait.Reason != "" {
-			reason = termtext.Line(it.Wait.Reason)
+		if !isReview(it) && it.Wait.Reason != "" {
+			reason = termtext.Line(it.Wait.Reason) // why it is blocked; a decision's question
 		}
 		labelW := max(1, inner-2-projW-2-whenW-2)
 		text := layout.Cut(what, labelW)
