@@ -12,6 +12,10 @@ type Glance struct {
 	Active    *model.Session
 	Decisions []model.Decision // pending only
 	Agents    []model.AgentEvent
+	// FlowRuns (newest first, without their text) and LastRun (the newest
+	// command run, nil when none) are read by FleetGlance only.
+	FlowRuns []model.FlowRun
+	LastRun  *model.RunRecord
 }
 
 // Glance reads the three in one read transaction. The HUD runs on every
@@ -27,6 +31,34 @@ func (s *Store) Glance() (*Glance, error) {
 			return err
 		}
 		g.Agents, err = agentEventsTx(tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// FleetGlance reads what a fleet's glance at the project needs in one read
+// transaction: the active session, the pending decisions, the flow runs
+// (what the waits are a function of) and the newest command run (when the
+// project last changed).
+func (s *Store) FleetGlance() (*Glance, error) {
+	g := &Glance{}
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		if g.Active, err = loadActive(tx); err != nil {
+			return err
+		}
+		if g.Decisions, err = decisionsTx(tx, true); err != nil {
+			return err
+		}
+		if g.FlowRuns, err = flowRunsTx(tx); err != nil {
+			return err
+		}
+		runs, err := runsTx(tx, 1, true)
+		if len(runs) > 0 {
+			g.LastRun = &runs[0]
+		}
 		return err
 	})
 	if err != nil {

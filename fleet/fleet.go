@@ -10,31 +10,16 @@
 package fleet
 
 import (
-	"strings"
 	"time"
 
+	"github.com/flowdeck/flowdeck/fleet/fleetconf"
 	"github.com/flowdeck/flowdeck/ops"
 )
 
 // Entry is one project of the fleet as the user's config keeps it: a local
 // directory, or a transport command that ends by running `flowdeck … mcp`.
-type Entry struct {
-	Name    string   `toml:"name" json:"name"`
-	Dir     string   `toml:"dir,omitempty" json:"dir,omitempty"`
-	Command []string `toml:"command,omitempty" json:"command,omitempty"`
-}
-
-// Remote reports whether the project is reached through a transport command.
-func (e Entry) Remote() bool { return len(e.Command) > 0 }
-
-// Where is how a row names where the project is: its directory, or its
-// transport command.
-func (e Entry) Where() string {
-	if e.Remote() {
-		return strings.Join(e.Command, " ")
-	}
-	return e.Dir
-}
+// It is defined in fleetconf, which flowdeck-cli links without the MCP SDK.
+type Entry = fleetconf.Entry
 
 // Reach says whether a project answers.
 type Reach string

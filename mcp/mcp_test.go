@@ -115,7 +115,7 @@ var coreTools = []string{"flow_status", "flow_plan_start", "flow_plan_apply", "f
 	"run", "flow_review_record_feature", "flow_run_complete_feature", "flow_review_record_final"}
 
 var allTools = []string{
-	"decision_resolve", "decisions_list", "diagram", "diff", "flow_history", "flow_land", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
+	"decision_resolve", "decisions_list", "diagram", "diff", "fleet_glance", "flow_history", "flow_land", "flow_note", "flow_plan_apply", "flow_plan_approve", "flow_plan_select_features",
 	"flow_plan_start", "flow_reset_feature", "flow_reset_session", "flow_review_record_feature",
 	"flow_review_record_final", "flow_run_complete_feature", "flow_run_interrupt", "flow_run_resume", "flow_run_start", "flow_session_activate",
 	"flow_status", "flow_validate", "recall", "run",

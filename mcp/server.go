@@ -30,6 +30,9 @@ type Options struct {
 	// MaxLineBytes and MaxDepth bound one inbound message (0: the package
 	// constants).
 	MaxLineBytes, MaxDepth int
+	// WatchEvery is how often the project is polled for changes while a
+	// client is subscribed to the fleet glance (default 250 ms).
+	WatchEvery time.Duration
 }
 
 // instructions tell an agent how flowdeck wants to be used.
@@ -41,23 +44,29 @@ A refused call is a tool error whose JSON starts {"ok":false,"error":{code, mess
 // NewServer builds the MCP server for project p. p's Warn receives config
 // and pattern problems (stderr: stdout is the protocol), and its clock
 // stamps the events.
-func NewServer(p *project.Project, opts Options) *sdk.Server {
+func NewServer(p *project.Project, opts Options) *sdk.Server { return newServer(p, opts).srv }
+
+func newServer(p *project.Project, opts Options) *server {
 	if opts.ProgressEvery <= 0 {
 		opts.ProgressEvery = 500 * time.Millisecond
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	srv := sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
-		&sdk.ServerOptions{Instructions: instructions})
+	if opts.WatchEvery <= 0 {
+		opts.WatchEvery = watchEvery
+	}
 	// Callers over MCP are agents: the project's person_decisions setting
 	// may keep the person's decisions from all of them.
-	s := &server{p: p.OverMCP(), opts: opts, srv: srv, docs: map[string]bool{}}
+	s := &server{p: p.OverMCP(), opts: opts, docs: map[string]bool{}, subscribed: map[*sdk.ServerSession]bool{}}
+	s.srv = sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
+		&sdk.ServerOptions{Instructions: instructions, SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
 	s.addTools()
 	s.addResources()
 	s.addDiff() // mcp/diff.go
 	s.addPrompts()
-	return srv
+	s.addFleet() // mcp/fleet.go
+	return s
 }
 
 // Serve answers MCP requests on in/out until the client disconnects or ctx

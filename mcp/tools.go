@@ -24,6 +24,12 @@ type server struct {
 
 	mu   sync.Mutex
 	docs map[string]bool // feature doc URIs listed as resources
+	// subscribed are the sessions subscribed to the glance; the watcher
+	// (watch.go) runs while there are any: stopWatch ends it, watchDone
+	// is closed when it returned.
+	subscribed map[*sdk.ServerSession]bool
+	stopWatch  context.CancelFunc
+	watchDone  chan struct{}
 }
 
 // Tool arguments. Names follow the CLI in snake_case; fields without

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -62,6 +63,20 @@ type Decision struct {
 	Actor      string         `json:"actor"`
 	Resolution *Resolution    `json:"resolution,omitempty"`
 }
+
+// Offers reports whether d offers every one of the option ids.
+func (d *Decision) Offers(ids ...string) bool {
+	for _, id := range ids {
+		if !slices.ContainsFunc(d.Options, func(o DecisionOption) bool { return o.ID == id }) {
+			return false
+		}
+	}
+	return true
+}
+
+// IsReview reports whether d is a review: it offers the review's verdicts.
+// The cockpit and the fleet ask it (which waits a flow's review covers).
+func (d *Decision) IsReview() bool { return d.Offers("approved", "needs_fix") }
 
 // DecisionOption is one choice.
 type DecisionOption struct {

@@ -1,8 +1,11 @@
 package ops
 
 import (
+	"slices"
 	"time"
 
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/flows"
 	"github.com/flowdeck/flowdeck/model"
 )
 
@@ -86,4 +89,116 @@ type FleetWait struct {
 type FleetOption struct {
 	ID    string `json:"id"`
 	Label string `json:"label,omitempty"`
+}
+
+// Bounds of what a glance carries of the store's text (the fleet bounds
+// it again on arrival; these keep one answer small whatever a flow asked).
+const (
+	fleetPromptMax  = 2000 // runes of a decision's prompt
+	fleetOptionsMax = 32   // options of one decision
+	fleetLabelMax   = 200  // runes of an option's label
+)
+
+// BuildFleetGlance is the fleet's view of the project at root whose store
+// is st (nil: a project without a database, no session yet), read in one
+// transaction. Its waits are the cockpit's (Waits), oldest first.
+func BuildFleetGlance(st *db.Store, root string) (*FleetGlance, error) {
+	g := &db.Glance{}
+	if st != nil {
+		var err error
+		if g, err = st.FleetGlance(); err != nil {
+			return nil, err
+		}
+	}
+	return fleetGlanceOf(g, root), nil
+}
+
+// fleetGlanceOf is the glance of what the store read.
+func fleetGlanceOf(g *db.Glance, root string) *FleetGlance {
+	s := g.Active
+	out := &FleetGlance{OK: true, API: FleetAPI, Root: root, Status: "no active session", NextCommand: model.NextCommand(s)}
+	out.LastActivity = lastActivity(g)
+	if s == nil {
+		return out
+	}
+	out.Seq, out.Session, out.Goal, out.Status = s.Seq, s.ID, s.Goal, model.StatusText(s)
+	if s.Plan != nil {
+		out.Done, out.Total = s.Plan.CompletedCount(), s.Plan.Required()
+		for _, c := range model.ActiveClaims(s) {
+			if f := s.Plan.Feature(c.Feature); f != nil {
+				out.Active = append(out.Active, FleetActive{Feature: f.ID, Title: f.Title, Agent: c.Agent, State: string(model.StateOf(s, f))})
+			}
+		}
+	}
+	ws := Waits(s, g.Decisions, g.FlowRuns)
+	// Oldest first; the cockpit's order (plan order, then decisions)
+	// breaks ties.
+	slices.SortStableFunc(ws, func(a, b Wait) int { return a.Since.Compare(b.Since) })
+	for _, w := range ws {
+		out.Waits = append(out.Waits, fleetWait(w, g.FlowRuns))
+	}
+	return out
+}
+
+// fleetWait is w as the fleet receives it: a decision with its prompt,
+// options and the feature its flow run works on.
+func fleetWait(w Wait, runs []model.FlowRun) FleetWait {
+	fw := FleetWait{Kind: w.Kind, Key: w.Key, Label: w.Label, Feature: w.Feature, Reason: w.Reason, Since: w.Since}
+	d := w.Decision
+	if d == nil {
+		return fw
+	}
+	fw.Decision, fw.Reason = d.ID, firstRunes(d.Prompt, fleetPromptMax)
+	for _, r := range runs {
+		if r.ID == d.FlowRun {
+			fw.Feature = flows.RunString(&r, flows.VarFeature)
+		}
+	}
+	for i, o := range d.Options {
+		if i == fleetOptionsMax {
+			break
+		}
+		fw.Options = append(fw.Options, FleetOption{ID: o.ID, Label: firstRunes(o.Description, fleetLabelMax)})
+	}
+	return fw
+}
+
+// lastActivity is when the project last changed: its session's latest
+// event, a flow run's latest step, a pending decision, the newest command
+// run's start or end.
+func lastActivity(g *db.Glance) time.Time {
+	var t time.Time
+	later := func(u time.Time) {
+		if u.After(t) {
+			t = u
+		}
+	}
+	if s := g.Active; s != nil {
+		later(s.Timestamps.Updated)
+		if h := s.Execution.History; len(h) > 0 {
+			later(h[len(h)-1].At)
+		}
+	}
+	for _, r := range g.FlowRuns {
+		later(r.Updated)
+	}
+	for _, d := range g.Decisions {
+		later(d.Created)
+	}
+	if r := g.LastRun; r != nil {
+		later(r.Start.Add(r.Duration))
+	}
+	return t
+}
+
+// firstRunes is s cut to at most n runes.
+func firstRunes(s string, n int) string {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at]
+		}
+		i++
+	}
+	return s
 }

@@ -99,6 +99,17 @@ func (p *Project) HUDFor(self ops.HUDSelf) (*ops.HUD, error) {
 	return ops.BuildHUDFor(st, self)
 }
 
+// FleetGlance is what the project tells a fleet (ops.BuildFleetGlance): a
+// project without a database reads as having no session, and none is
+// created.
+func (p *Project) FleetGlance() (*ops.FleetGlance, error) {
+	st, err := p.reader()
+	if err != nil {
+		return nil, err
+	}
+	return ops.BuildFleetGlance(st, p.Root())
+}
+
 // AgentEvents are the agents' latest lifecycle events.
 func (p *Project) AgentEvents() ([]model.AgentEvent, error) {
 	st, err := p.reader()

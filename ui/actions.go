@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
@@ -146,7 +147,7 @@ func (m *Model) featureKey(a keys.Action) tea.Cmd {
 	}
 	w, ok := m.waitFor(f, final)
 	switch {
-	case !ok && m.flowReviews() && len(m.decisions) > 0:
+	case !ok && ops.FlowReviews(m.decisions, m.flowRuns) && len(m.decisions) > 0:
 		m.note = infoNote("a flow run asks for this review: " + m.keyName(keys.Open) + " in the flow pane answers it")
 		return nil
 	case !ok:
@@ -163,7 +164,7 @@ func (m *Model) featureKey(a keys.Action) tea.Cmd {
 // waitFor finds the review (or final review) wait of feature f.
 func (m *Model) waitFor(f string, final bool) (wait, bool) {
 	for _, w := range m.waits {
-		if (final && w.kind == waitFinal) || (!final && w.kind == waitReview && w.feature == f) {
+		if (final && w.Kind == waitFinal) || (!final && w.Kind == waitReview && w.Feature == f) {
 			return w, true
 		}
 	}

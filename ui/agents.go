@@ -100,12 +100,12 @@ func (m *Model) tieWaits(r *agentspane.Agent) {
 	}
 	for _, w := range m.waits {
 		switch {
-		case w.kind == waitDecision && w.decision.ID == r.Decision && r.State == agentspane.WaitingReview:
-			m.crew.ofWait[w.key] = m.reviewName(r.Feature) + " (" + r.Name + ")"
-		case w.kind == waitDecision && w.decision.ID == r.Decision:
-			m.crew.ofWait[w.key] = "decision " + r.Feature + " (" + r.Name + ")"
-		case w.kind == waitReview && r.Feature != "" && w.feature == r.Feature && r.State == agentspane.WaitingReview:
-			m.crew.ofWait[w.key] = w.String() + " (" + r.Name + ")"
+		case w.Kind == waitDecision && w.Decision.ID == r.Decision && r.State == agentspane.WaitingReview:
+			m.crew.ofWait[w.Key] = m.reviewName(r.Feature) + " (" + r.Name + ")"
+		case w.Kind == waitDecision && w.Decision.ID == r.Decision:
+			m.crew.ofWait[w.Key] = "decision " + r.Feature + " (" + r.Name + ")"
+		case w.Kind == waitReview && r.Feature != "" && w.Feature == r.Feature && r.State == agentspane.WaitingReview:
+			m.crew.ofWait[w.Key] = w.String() + " (" + r.Name + ")"
 		}
 	}
 }
@@ -113,7 +113,7 @@ func (m *Model) tieWaits(r *agentspane.Agent) {
 // waitName is a wait as the session bar lists it: an agent's with its
 // feature and name.
 func (m *Model) waitName(w wait) string {
-	if s := m.crew.ofWait[w.key]; s != "" {
+	if s := m.crew.ofWait[w.Key]; s != "" {
 		return s
 	}
 	return m.waitLabel(w)

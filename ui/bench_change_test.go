@@ -52,9 +52,9 @@ func BenchmarkViewReviewDialog20kDiff(b *testing.B) {
 	})
 	b.Run("review-dialog", func(b *testing.B) {
 		m := benchModel(b, s, 160, 48)
-		w := wait{feature: s.Execution.ActiveFeature, kind: waitReview, key: "bench"}
-		d := &reviewDialog{feature: w.feature}
-		d.change = m.newChange(ops.DiffRequest{Feature: w.feature})
+		w := wait{Feature: s.Execution.ActiveFeature, Kind: waitReview, Key: "bench"}
+		d := &reviewDialog{feature: w.Feature}
+		d.change = m.newChange(ops.DiffRequest{Feature: w.Feature})
 		m.push(d, false)
 		parsed := diffview.Parse([]byte(patch))
 		res := &ops.DiffResult{OK: true, Patch: patch, Added: parsed.Added, Removed: parsed.Removed}

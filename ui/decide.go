@@ -11,6 +11,7 @@ import (
 	"github.com/flowdeck/flowdeck/flows/answer"
 	"github.com/flowdeck/flowdeck/flows/flowfile"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 )
@@ -531,4 +532,4 @@ func (m *Model) openDecisionFromPane() tea.Cmd {
 	return m.openDecisionPrompt(*d, false)
 }
 
-func decisionWaitKey(id string) string { return "decision:" + id }
+func decisionWaitKey(id string) string { return ops.DecisionWaitKey(id) }

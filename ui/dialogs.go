@@ -141,8 +141,8 @@ func (d *reviewDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) {
 // grace period (the review started waiting by itself). The end of the
 // evidence run's output is read in a command.
 func (m *Model) openReviewPrompt(w wait, auto bool) tea.Cmd {
-	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.key}, feature: w.feature, final: w.kind == waitFinal}
-	d.change = m.newChange(ops.DiffRequest{Feature: w.feature, Session: d.final})
+	d := &reviewDialog{dialogBase: dialogBase{seq: m.sessSeq(), waitKey: w.Key}, feature: w.Feature, final: w.Kind == waitFinal}
+	d.change = m.newChange(ops.DiffRequest{Feature: w.Feature, Session: d.final})
 	m.push(d, auto)
 	return tea.Batch(m.tailCmd(d), m.loadChange(d.change))
 }
@@ -306,7 +306,7 @@ func (m *Model) openFindings(feature string, final bool, dec model.ReviewDecisio
 	if from != nil {
 		d.seq, d.waitKey, d.fromReview = from.seq, from.waitKey, true
 	} else if w, ok := m.waitFor(feature, final); ok {
-		d.waitKey = w.key
+		d.waitKey = w.Key
 	}
 	m.push(d, false)
 	return d.input.Focus()

@@ -89,22 +89,9 @@ func flowFeature(r *model.FlowRun) string {
 	return ""
 }
 
-// IsReview reports whether a decision is a review: it offers the review's
-// verdicts. The cockpit asks it too (which waits a flow's review covers).
-func IsReview(d *model.Decision) bool { return offers(d, "approved", "needs_fix") }
-
 // isFailure reports whether a decision asks what to do about a failed
 // agent: the run flow's retry, reassign or reset.
-func isFailure(d *model.Decision) bool { return offers(d, "retry", "reassign") }
-
-func offers(d *model.Decision, ids ...string) bool {
-	for _, id := range ids {
-		if !slices.ContainsFunc(d.Options, func(o model.DecisionOption) bool { return o.ID == id }) {
-			return false
-		}
-	}
-	return true
-}
+func isFailure(d *model.Decision) bool { return d.Offers("retry", "reassign") }
 
 // Derive lists the agents: every agent that holds a claim, runs a flow,
 // last worked on a feature or reported itself idle, sorted by name
@@ -233,7 +220,7 @@ func (d *deriver) state(a *Agent, f *model.Feature, fr *model.FlowRun, dec *mode
 		a.State, a.Since, a.Detail = Failed, dec.Created, "its flow run was cut off: retry, skip or cancel ("+dec.ID+")"
 	case dec != nil && isFailure(dec):
 		a.State, a.Since, a.Detail = Failed, dec.Created, "retry, reassign or reset? ("+dec.ID+")"
-	case dec != nil && IsReview(dec):
+	case dec != nil && dec.IsReview():
 		a.State, a.Since, a.Detail = WaitingReview, dec.Created, "decision "+dec.ID
 	case dec != nil:
 		a.State, a.Since, a.Detail = WaitingDecision, dec.Created, firstLine(dec.Prompt)
