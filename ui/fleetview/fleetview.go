@@ -56,7 +56,7 @@ type Options struct {
 	// Now is the clock ("3m ago"); nil is time.Now.
 	Now func() time.Time
 	// Fleet configures the fleet Run opens (version, origin, timeouts).
-	// TODO(fleet merged): Fleet fleet.Options
+	Fleet fleet.Options
 }
 
 // focus is the box that has the keys.
@@ -118,9 +118,9 @@ type Model struct {
 	// inflight counts the answers sent whose result has not come back
 	// (their dialog may have been put away meanwhile).
 	inflight int
-	helpOpen  bool
-	helpOff   int
-	note      note
+	helpOpen bool
+	helpOff  int
+	note     note
 	// next is what Run does when the program ends: open a project, or quit.
 	next next
 }

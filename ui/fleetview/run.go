@@ -1,5 +1,3 @@
-//go:build fleetmerged
-
 package fleetview
 
 import (

@@ -159,7 +159,7 @@ func reachText(s fleet.Status) string {
 			t += ": " + s.Err
 		}
 		if !s.Retry.IsZero() {
-			t += " (next try " + s.Retry.Format("15:04:05") + ")"
+			t += " (retrying)"
 		}
 		return t
 	case fleet.Incompatible:
@@ -350,7 +350,7 @@ func (m *Model) rowsBox(h int, two bool) []string {
 		body = append(body, line)
 		if two {
 			whereW := max(10, inner/2)
-			if r.reach != "" {
+			if r.reach != "" && r.detail != "" {
 				whereW = max(10, inner/3) // the reason matters more
 			}
 			l2 := "    " + th.Dim.Render(layout.Cut(r.where, whereW))
