@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
@@ -169,17 +168,9 @@ func goneText(id string, d *model.Decision) string {
 
 // bell notifies once, the way the config says.
 func (m *Model) bell(w wait) tea.Cmd {
-	text := "flowdeck: " + m.waitName(w)
-	var seq string
-	switch m.cfg.Bell {
-	case config.BellOff:
+	seq := Notification(m.cfg.Bell, "flowdeck", m.waitName(w))
+	if seq == "" {
 		return nil
-	case config.BellOSC777:
-		seq = "\x1b]777;notify;flowdeck;" + oscSafe(m.waitName(w)) + "\x07"
-	case config.BellOSC99:
-		seq = "\x1b]99;;" + oscSafe(text) + "\x1b\\"
-	default:
-		seq = "\a"
 	}
 	m.bells++
 	return tea.Raw(seq)
