@@ -30,6 +30,7 @@ const (
 	BellBell   = "bell"   // BEL
 	BellOSC777 = "osc777" // desktop notification (urxvt, foot, kitty, …)
 	BellOSC99  = "osc99"  // desktop notification (kitty)
+	BellOSC9   = "osc9"   // desktop notification (iTerm2, WezTerm, Windows Terminal, ConEmu)
 )
 
 // Config is the cockpit's settings.
@@ -42,7 +43,7 @@ type Config struct {
 	ProjectPath string `toml:"-"`
 	// Keys rebinds actions: action name -> keys (see ui/keys).
 	Keys map[string][]string `toml:"keys"`
-	// Bell is off, bell, osc777 or osc99.
+	// Bell is off, bell, osc777, osc99 or osc9.
 	Bell string `toml:"bell"`
 	// Theme is auto (ask the terminal), dark or light.
 	Theme string `toml:"theme"`
@@ -165,9 +166,9 @@ func checkLook(c *Config, def Config, path string, data []byte) []error {
 		c.Bell = def.Bell
 	}
 	switch c.Bell {
-	case BellOff, BellBell, BellOSC777, BellOSC99:
+	case BellOff, BellBell, BellOSC777, BellOSC99, BellOSC9:
 	default:
-		errs = append(errs, fmt.Errorf("%s:%d: bell = %q: use off, bell, osc777 or osc99", path, LineOf(data, "bell"), c.Bell))
+		errs = append(errs, fmt.Errorf("%s:%d: bell = %q: use off, bell, osc777, osc99 or osc9", path, LineOf(data, "bell"), c.Bell))
 		c.Bell = def.Bell
 	}
 	if c.Theme == "" {

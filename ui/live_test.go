@@ -78,9 +78,9 @@ func TestBellOncePerChange(t *testing.T) {
 	}
 }
 
-// The bell can be an OSC 777 notification, or off.
+// The bell can be an OSC 777, 99 or 9 notification, or off.
 func TestBellModes(t *testing.T) {
-	for _, mode := range []string{"osc777", "osc99", "off"} {
+	for _, mode := range []string{"osc777", "osc99", "osc9", "off"} {
 		st := newStore(t)
 		scenario(t, st, "running")
 		cfg := zeroConfig()
@@ -99,6 +99,10 @@ func TestBellModes(t *testing.T) {
 		case "osc99":
 			if !strings.HasPrefix(raw, "\x1b]99;;flowdeck: review reset-api") {
 				t.Errorf("osc99: %q", raw)
+			}
+		case "osc9":
+			if raw != "\x1b]9;flowdeck: review reset-api\x07" {
+				t.Errorf("osc9: %q", raw)
 			}
 		case "off":
 			if raw != "" {

@@ -6,7 +6,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
@@ -143,7 +142,7 @@ func (m *Model) resolvedBy(feature string, final bool, seq uint64) string {
 		h := m.sess.Execution.History
 		for i := len(h) - 1; i >= 0 && h[i].Seq > seq; i-- {
 			if final || h[i].Feature == feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
-				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, h[i].Actor, h[i].At.UTC().Format("15:04:05"))
+				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, model.ByText(h[i].Actor, h[i].Via), h[i].At.UTC().Format("15:04:05"))
 			}
 		}
 	}
@@ -162,24 +161,16 @@ func goneText(id string, d *model.Decision) string {
 		if how == "" {
 			how = "answered"
 		}
-		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, d.Resolution.Actor, d.Resolution.At.UTC().Format("15:04:05"))
+		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, model.ByText(d.Resolution.Actor, d.Resolution.Via), d.Resolution.At.UTC().Format("15:04:05"))
 	}
 	return "decision " + id + " closed: " + string(d.Status)
 }
 
 // bell notifies once, the way the config says.
 func (m *Model) bell(w wait) tea.Cmd {
-	text := "flowdeck: " + m.waitName(w)
-	var seq string
-	switch m.cfg.Bell {
-	case config.BellOff:
+	seq := Notification(m.cfg.Bell, "flowdeck", m.waitName(w))
+	if seq == "" {
 		return nil
-	case config.BellOSC777:
-		seq = "\x1b]777;notify;flowdeck;" + oscSafe(m.waitName(w)) + "\x07"
-	case config.BellOSC99:
-		seq = "\x1b]99;;" + oscSafe(text) + "\x1b\\"
-	default:
-		seq = "\a"
 	}
 	m.bells++
 	return tea.Raw(seq)

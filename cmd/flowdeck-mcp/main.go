@@ -21,8 +21,8 @@ import (
 func main() {
 	// The run tool re-executes this binary to join a run's cgroups (v1).
 	runner.Reexec()
-	cli.MCPServer = func(ctx context.Context, p *project.Project, actor string, in io.Reader, out, warn io.Writer) error {
-		return mcp.Serve(ctx, p, mcp.Options{Actor: actor, Version: version()}, in, out)
+	cli.MCPServer = func(ctx context.Context, p *project.Project, o cli.MCPOptions, in io.Reader, out, warn io.Writer) error {
+		return mcp.Serve(ctx, p, mcp.Options{Actor: o.Actor, Person: o.Person, Via: o.Via, Version: version()}, in, out)
 	}
 	cli.FleetList = func(ctx context.Context, entries []fleetconf.Entry, offers []fleetconf.Offer, config string) (cli.FleetListing, error) {
 		return fleet.List(ctx, entries, offers, config, fleet.Options{Version: version()}), nil
