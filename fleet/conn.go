@@ -18,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/flowdeck/flowdeck/mcp"
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/project"
 )
@@ -27,9 +28,15 @@ type Options struct {
 	// Version is this flowdeck's version, sent in the handshake.
 	Version string
 	// Origin is where the person's answers come from, recorded remotely
-	// (default "fleet@" + hostname). It travels on a transport's command
-	// line, so characters other than letters, digits and @._:+- become '-'.
+	// as via (default "fleet@" + hostname). It travels on a transport's
+	// command line: characters other than letters, digits and @._:- become
+	// '-', and it is cut to model.ViaMax.
 	Origin string
+	// Actor names the person on a local project's answers (default:
+	// $FLOWDECK_ACTOR when it is a valid name, else the server's "human"),
+	// as `flowdeck mcp --person` on this machine names them. A remote's
+	// flowdeck names the person by its own environment.
+	Actor string
 	// CallTimeout bounds every call, and a connection's whole set-up
 	// (default 10 s).
 	CallTimeout time.Duration
@@ -85,19 +92,26 @@ func (o Options) withDefaults() Options {
 		o.Origin = "fleet@" + cmp.Or(host, "localhost")
 	}
 	o.Origin = safeOrigin(o.Origin)
+	if o.Actor == "" {
+		o.Actor = os.Getenv("FLOWDECK_ACTOR")
+	}
+	if !model.ValidAgentName(o.Actor) {
+		o.Actor = ""
+	}
 	return o
 }
 
-// safeOrigin keeps origin to characters that pass through a remote shell
-// (ssh joins its arguments into a command line) as they are.
+// safeOrigin keeps origin to what --via accepts (model.CheckVia), which
+// also passes through a remote shell as it is (ssh joins its arguments
+// into a command line).
 func safeOrigin(origin string) string {
 	b := []byte(origin)
 	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("@._:+-", c) >= 0) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("@._:-", c) >= 0) {
 			b[i] = '-'
 		}
 	}
-	return cut(string(b), 64)
+	return string(b[:min(len(b), model.ViaMax)])
 }
 
 // Fleet is the live view of the fleet's projects: one goroutine and one
@@ -399,7 +413,8 @@ func (m *member) connect(ctx context.Context) (*conn, *failure) {
 		if err != nil {
 			return nil, unreachable("%v", err)
 		}
-		srv := mcp.NewServer(p, mcp.Options{Version: opts.Version})
+		// The person, as a remote's `mcp --person --via ORIGIN` serves.
+		srv := mcp.NewServer(p, mcp.Options{Version: opts.Version, Person: true, Via: opts.Origin, Actor: opts.Actor})
 		st, ct := sdk.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
 		if err != nil {

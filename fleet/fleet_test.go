@@ -93,8 +93,8 @@ func item(t *testing.T, f *Fleet, project, kind string) Item {
 	return Item{}
 }
 
-// reviews counts the reviews recorded on feature in the project at dir.
-func reviews(t *testing.T, p *project.Project, feature string) int {
+// reviews are the reviews recorded on feature in p's active session.
+func reviews(t *testing.T, p *project.Project, feature string) []model.Review {
 	t.Helper()
 	s, err := p.Active()
 	if err != nil {
@@ -102,17 +102,37 @@ func reviews(t *testing.T, p *project.Project, feature string) int {
 	}
 	for _, f := range s.Plan.Features {
 		if f.ID == feature {
-			return len(f.Reviews)
+			return f.Reviews
 		}
 	}
 	t.Fatalf("no feature %s", feature)
-	return 0
+	return nil
+}
+
+// personVia checks that the one review on feature in p is the person's
+// (named person), recorded as coming from via.
+func personVia(t *testing.T, p *project.Project, feature, person, via string) {
+	t.Helper()
+	rs := reviews(t, p, feature)
+	if len(rs) != 1 || rs[0].Actor != person {
+		t.Fatalf("reviews of %s: %+v, want one by %s", feature, rs, person)
+	}
+	s, _ := p.Active()
+	for _, h := range s.Execution.History {
+		if h.Seq == rs[0].Seq {
+			if h.Actor != person || h.Via != via {
+				t.Fatalf("the review's history item: %+v, want %s via %s", h, person, via)
+			}
+			return
+		}
+	}
+	t.Fatalf("no history item for the review at %d", rs[0].Seq)
 }
 
 // A fleet over two real local projects (served in process) shows both
 // with their goals and waits; the person's review and decision from the
-// queue are applied once: the same answer again, made stale by the first,
-// is refused. A write from elsewhere reaches the fleet by the project's
+// queue are applied once, recorded as the person's with where they came
+// from: the same answer again, made stale by the first, is refused. A write from elsewhere reaches the fleet by the project's
 // change notification.
 func TestLocalFleet(t *testing.T) {
 	dirA, pa := newProject(t, "alpha goal")
@@ -120,7 +140,7 @@ func TestLocalFleet(t *testing.T) {
 	awaitingReview(t, pb)
 	decision := addDecision(t, dirB)
 
-	f := Open([]Entry{{Name: "alpha", Dir: dirA}, {Name: "beta", Dir: dirB}}, Options{Version: "test-1", CallTimeout: 30 * time.Second})
+	f := Open([]Entry{{Name: "alpha", Dir: dirA}, {Name: "beta", Dir: dirB}}, Options{Version: "test-1", Origin: "fleet@test", Actor: "ann", CallTimeout: 30 * time.Second})
 	defer f.Close()
 	st := waitFor(t, f, "both reachable with their waits", time.Second, func(st []Status) bool {
 		return st[0].Reach == Reachable && st[1].Reach == Reachable && len(kinds(st[1])) == 2
@@ -148,9 +168,7 @@ func TestLocalFleet(t *testing.T) {
 	if err != nil || me == nil || me.Code != model.CodeStaleDecision {
 		t.Fatalf("the same review again: %v %+v", err, me)
 	}
-	if n := reviews(t, pb, "parser"); n != 1 {
-		t.Fatalf("%d reviews recorded", n)
-	}
+	personVia(t, pb, "parser", "ann", "fleet@test")
 
 	// The decision, answered once.
 	dv := item(t, f, "beta", ops.FleetWaitDecision)
@@ -162,6 +180,10 @@ func TestLocalFleet(t *testing.T) {
 	}
 	if me, err := f.Resolve(t.Context(), "beta", decision, "no", ""); err != nil || me == nil || me.Code != model.CodeDecisionNotPending {
 		t.Fatalf("resolve again: %v %+v", err, me)
+	}
+	if d, err := pb.Decision(decision); err != nil || d.Resolution == nil || d.Resolution.Option != "yes" ||
+		d.Resolution.Actor != "ann" || d.Resolution.Via != "fleet@test" {
+		t.Fatalf("the decision: %v %+v", err, d)
 	}
 	waitFor(t, f, "beta's glance without its answered waits", time.Second, func(st []Status) bool { return len(kinds(st[1])) == 0 })
 

@@ -20,6 +20,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_CONFIG_HOME", cfg)
 	os.Unsetenv("FLOWDECK_CONFIG")
+	os.Unsetenv("FLOWDECK_ACTOR") // the person is "human"
+	os.Unsetenv("FLOWDECK_AGENT")
 	code := m.Run()
 	testbin.Cleanup()
 	os.RemoveAll(cfg)

@@ -32,8 +32,9 @@ func compatible(t *testing.T, s Status) {
 }
 
 // A remote reached through a real `flowdeck --dir D mcp` process: its
-// waits arrive, the person's review is applied once (the same answer again
-// is stale), and a change made by another process reaches the fleet.
+// waits arrive, the person's review is applied once and recorded as the
+// person's via the fleet's origin (the same answer again is stale), and a
+// change made by another process reaches the fleet.
 func TestRemoteOverProcess(t *testing.T) {
 	bin := flowdeckBin(t)
 	dir, p := newProject(t, "remote goal")
@@ -54,9 +55,7 @@ func TestRemoteOverProcess(t *testing.T) {
 	if me, err := f.Review(t.Context(), "remote", "parser", false, "approved", nil, rv.Seq); err != nil || me == nil || me.Code != model.CodeStaleDecision {
 		t.Fatalf("the same review again: %v %+v", err, me)
 	}
-	if n := reviews(t, p, "parser"); n != 1 {
-		t.Fatalf("%d reviews recorded", n)
-	}
+	personVia(t, p, "parser", "human", "fleet@test")
 	// Another process completes the feature: the fleet hears of it.
 	if out, err := exec.Command(bin, "--dir", dir, "--actor", "worker-1", "flow", "run", "complete", "parser", "--outcome", "completed").CombinedOutput(); err != nil {
 		t.Fatalf("complete: %v\n%s", err, out)
