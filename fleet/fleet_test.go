@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
@@ -208,4 +210,40 @@ func TestLocalProjectGone(t *testing.T) {
 	if st[0].Reach != Unreachable || !strings.Contains(st[0].Err, "not a directory") || st[1].Reach != Reachable {
 		t.Fatalf("%+v", st)
 	}
+}
+
+// A local project whose database another process holds (bbolt's lock)
+// does not answer: an answer to it fails after the call timeout and the
+// project shows unreachable, without holding up Statuses or the project
+// beside it; it answers again once the lock is let go.
+func TestLocalProjectBusy(t *testing.T) {
+	busyDir, _ := newProject(t, "busy")
+	okDir, pok := newProject(t, "ok")
+	f := Open([]Entry{{Name: "busy", Dir: busyDir}, {Name: "ok", Dir: okDir}}, Options{CallTimeout: time.Second})
+	defer f.Close()
+	waitFor(t, f, "both reachable", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable && st[1].Reach == Reachable })
+
+	holder, err := bolt.Open(filepath.Join(busyDir, db.DBFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := f.Resolve(t.Context(), "busy", "d1", "yes", "")
+		answered <- err
+	}()
+	// The other project changes meanwhile, and is seen to.
+	do(t, pok.As("human"), model.PlanApprove{})
+	st := waitFor(t, f, "busy unreachable, ok up to date", time.Second/2, func(st []Status) bool {
+		return st[0].Reach == Unreachable && len(kinds(st[1])) == 0
+	})
+	if err := <-answered; err == nil || !strings.Contains(err.Error(), "no answer within 1s (decision_resolve)") {
+		t.Fatalf("the answer to the busy project: %v", err)
+	}
+	if !strings.HasPrefix(st[0].Err, "no answer within 1s (") || st[0].Glance == nil {
+		t.Fatalf("busy: %+v", st[0])
+	}
+	holder.Close()
+	waitFor(t, f, "busy reachable again", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable })
 }
