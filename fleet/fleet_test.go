@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gittest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/project"
@@ -246,4 +248,33 @@ func TestLocalProjectBusy(t *testing.T) {
 	}
 	holder.Close()
 	waitFor(t, f, "busy reachable again", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable })
+}
+
+// A feature's change, as the project's diff tool gives it: its lines and
+// tabs kept, the escape sequences its code holds gone.
+func TestDiff(t *testing.T) {
+	dir := gittest.Repo(t, "the diff needs the git program on PATH", map[string]string{"README": "hi\n"})
+	p, err := project.Open(dir, project.Options{AsRoot: true, Actor: "agent-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := model.ParsePlan([]byte(`{"features": [{"id": "greet", "title": "Greet"}]}`))
+	do(t, p, model.PlanStart{Goal: "diff"})
+	do(t, p, model.PlanApply{Plan: *plan})
+	do(t, p.As("human"), model.PlanApprove{})
+	do(t, p, model.RunStart{Feature: "greet"})
+	code := "package greet\n\nfunc Hello() string {\n\treturn \"\x1b]0;owned\x07\x1b[31mhello\u202e\"\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "greet.go"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := Open([]Entry{{Name: "p", Dir: dir}}, Options{})
+	defer f.Close()
+	waitFor(t, f, "reachable", time.Second, func(st []Status) bool { return st[0].Reach == Reachable })
+	diff, err := f.Diff(t.Context(), "p", "greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff, "+func Hello() string {\n+\treturn \"hello\"\n") || strings.ContainsAny(diff, "\x1b\x07\u202e") {
+		t.Fatalf("diff:\n%q", diff)
+	}
 }
