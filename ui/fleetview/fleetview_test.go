@@ -360,3 +360,50 @@ func TestSmallTerminal(t *testing.T) {
 		}
 	}
 }
+
+// Text a project sends may be wide, long or hostile: every line of the
+// frame stays within the screen and no sequence but SGR reaches it.
+func TestHostileTextStaysInItsCells(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "hostile")
+	st, err := db.Open(filepath.Join(root, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proj{root: root, st: st, now: t0.Add(-time.Minute)}
+	p.do(t, model.PlanStart{Goal: "\x1b]0;pwned\x07\x1b[2J" + strings.Repeat("界🙂\u200d🙂", 60) + "\u202eevil"})
+	p.do(t, model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "f1", Title: "x"}}}})
+	p.do(t, model.PlanApprove{})
+	if _, _, err := st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: "\x1b]52;c;SGVsbG8=\x07" + strings.Repeat("一二三", 200) + "\n\x1b[31mred",
+		Options: []model.DecisionOption{{ID: "ok", Description: strings.Repeat("界", 300)}}}, "agent", t0); err != nil {
+		t.Fatal(err)
+	}
+	entries := []fleet.Entry{{Name: "a-very-long-project-name-" + strings.Repeat("x", 30), Dir: root}}
+	f := fleet.Open(entries, fleet.Options{Version: "test", CallTimeout: time.Hour, Now: func() time.Time { return t0 }})
+	t.Cleanup(f.Close)
+	for _, size := range [][2]int{{80, 24}, {40, 12}} {
+		h := newHarness(t, f, entries, size[0], size[1], testConfig())
+		h.pump(time.Minute, "the hostile project's wait", func() bool { return len(h.m.items) == 1 })
+		for _, k := range []string{"", "tab", "enter", "tab"} {
+			if k != "" {
+				h.key(k)
+			}
+			frame := h.m.View().Content
+			if testing.Verbose() {
+				t.Logf("%dx%d after %q:\n%s", size[0], size[1], k, h.screen())
+			}
+			if strings.Contains(frame, "\x1b]") || strings.Contains(frame, "\x1b[2J") || strings.Contains(frame, "\u202e") {
+				t.Fatalf("%dx%d after %q: a foreign sequence reached the frame: %q", size[0], size[1], k, frame)
+			}
+			lines := strings.Split(frame, "\n")
+			if len(lines) != size[1] {
+				t.Fatalf("%dx%d after %q: %d lines:\n%s", size[0], size[1], k, len(lines), h.screen())
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Fatalf("%dx%d after %q: a line of %d cells:\n%s", size[0], size[1], k, w, h.screen())
+				}
+			}
+		}
+	}
+}
