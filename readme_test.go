@@ -37,7 +37,7 @@ func TestREADMEWalkthrough(t *testing.T) {
 	}
 	dir, home := t.TempDir(), t.TempDir()
 	env := append(os.Environ(), "PATH="+filepath.Dir(bin)+string(os.PathListSeparator)+os.Getenv("PATH"),
-		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
+		"HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, ".config"), "XDG_STATE_HOME="+filepath.Join(home, ".local", "state"),
 		"GIT_AUTHOR_NAME=newcomer", "GIT_AUTHOR_EMAIL=newcomer@example.com",
 		"GIT_COMMITTER_NAME=newcomer", "GIT_COMMITTER_EMAIL=newcomer@example.com")
 	sh := func(line string) string {

@@ -29,31 +29,64 @@ func (e *env) agentCommands() []*cobra.Command {
 // binary that links the MCP SDK, sets it; in flowdeck-cli it is nil and
 // `flowdeck mcp` becomes flowdeck-mcp, so that agents' many other CLI calls
 // do not load the SDK (its package init and a binary twice the size).
-var MCPServer func(ctx context.Context, p *project.Project, actor string, stdin io.Reader, stdout, stderr io.Writer) error
+var MCPServer func(ctx context.Context, p *project.Project, opts MCPOptions, stdin io.Reader, stdout, stderr io.Writer) error
+
+// MCPOptions are `flowdeck mcp`'s flags, for the server (mcp.Options).
+type MCPOptions struct {
+	// Actor is --actor (else $FLOWDECK_AGENT; with Person, else
+	// $FLOWDECK_ACTOR, else "human"); "" leaves it to the client's name.
+	Actor string
+	// Person is --person: the caller is the person, as in the shell.
+	Person bool
+	// Via is --via: where the calls come from, recorded beside the actor.
+	Via string
+}
 
 // MCPBinary is the companion binary that holds the MCP server.
 const MCPBinary = lean.MCPBinary
 
 func (e *env) mcpCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "mcp",
+	var person bool
+	var via string
+	c := &cobra.Command{
+		Use:   "mcp [--person [--via ORIGIN]]",
 		Short: "Serve the flow actions, run and recall to agents over MCP (stdio)",
 		Long: `Serve the Model Context Protocol on standard input and output: one tool
 per flow action, run (a command through flowdeck's runner, observed
-evidence when it names a feature), recall and diagram, and the session's
-docs as resources. Results are the same JSON objects as --json. The server
-holds no lock while idle, so it runs beside the cockpit and CLI calls.
+evidence when it names a feature), recall and diagram, the session's
+docs as resources, and fleet_glance with its resource for a fleet of
+projects. Results are the same JSON objects as --json. The server holds
+no lock while idle, so it runs beside the cockpit and CLI calls.
 
 Events are recorded as the tool call's agent_id, else --actor, else the
-MCP client's name from the initialize handshake.`,
+MCP client's name from the initialize handshake.
+
+--person serves the person (a fleet connects so, e.g. through ssh): the
+caller is the person as in the shell, so [session] person_decisions =
+"cockpit" does not refuse it, and events are recorded as --actor, else
+$FLOWDECK_ACTOR, else human. It grants nothing an agent's shell lacks: a
+process flowdeck launched as an agent ($FLOWDECK_AGENT) is refused the
+person's decisions still. --via ORIGIN (letters, digits and . _ - @ :,
+at most 64) is recorded on the events and decision answers as where they
+came from: "by human via fleet@laptop".`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if via != "" && !person {
+				return usageErr("--via needs --person: it says where the person's calls come from")
+			}
+			if err := model.CheckVia("--via", via); err != nil {
+				return usageErr("%v", err)
+			}
 			// Only an explicit --actor, or the name flowdeck gave the agent
 			// it launched, overrides the client's name: a $FLOWDECK_ACTOR
-			// in the person's shell names the person.
+			// in the person's shell names the person. The person's server
+			// names the person, as the shell does.
 			actor := e.actor
 			if actor == "" {
 				actor = e.self.Agent
+			}
+			if person {
+				actor = e.actorName()
 			}
 			p, err := e.openProject(actor, e.stderr)
 			if err != nil {
@@ -62,33 +95,44 @@ MCP client's name from the initialize handshake.`,
 			if err := p.Create(); err != nil {
 				return e.fail(err)
 			}
+			opts := MCPOptions{Actor: actor, Person: person, Via: via}
 			if MCPServer == nil {
-				return e.execMCP(p.Root(), actor)
+				return e.execMCP(p.Root(), opts)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			// Clients show tool results to people, often in a terminal: the
 			// JSON-RPC lines carry C1 and bidi characters escaped too.
-			if err := MCPServer(ctx, p, actor, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
+			if err := MCPServer(ctx, p, opts, e.stdin, jsonSafe{e.rawOut}, e.rawErr); err != nil && ctx.Err() == nil {
 				return internalErr(fmt.Errorf("mcp: %w", err))
 			}
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&person, "person", false, "serve the person (a fleet), not agents: person_decisions = \"cockpit\" does not refuse it; an agent flowdeck launched ($FLOWDECK_AGENT) is refused the person's decisions still")
+	c.Flags().StringVar(&via, "via", "", "with --person: where the calls come from, recorded beside the actor (e.g. fleet@laptop)")
+	return c
 }
 
-// execMCP becomes flowdeck-mcp on the same project; the client's pipes and
-// signals reach it directly.
-func (e *env) execMCP(root, actor string) error {
+// execMCP becomes flowdeck-mcp on the same project with the same flags;
+// the client's pipes and signals reach it directly.
+func (e *env) execMCP(root string, opts MCPOptions) error {
 	bin, err := lean.FindCompanion(MCPBinary)
 	if err != nil {
 		return internalErr(err)
 	}
 	args := []string{bin, "--dir", root}
-	if actor != "" {
-		args = append(args, "--actor", actor)
+	if opts.Actor != "" {
+		args = append(args, "--actor", opts.Actor)
 	}
-	return internalErr(syscall.Exec(bin, append(args, "mcp"), os.Environ()))
+	args = append(args, "mcp")
+	if opts.Person {
+		args = append(args, "--person")
+	}
+	if opts.Via != "" {
+		args = append(args, "--via", opts.Via)
+	}
+	return internalErr(syscall.Exec(bin, args, os.Environ()))
 }
 
 func (e *env) initCmd() *cobra.Command {
@@ -154,6 +198,7 @@ stay), AGENTS.md between flowdeck's markers. A second run changes nothing.
 				if err := agentinit.Apply(root, plan.Changes); err != nil {
 					return e.fail(err)
 				}
+				e.rememberProject(root) // cli/fleet.go
 			}
 			return e.printInit(plan, dryRun, initNext(p, dryRun))
 		},

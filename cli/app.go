@@ -194,7 +194,7 @@ work. New here: flowdeck init, then flowdeck flow plan start GOAL.`,
 	})
 	root.AddCommand(e.flowCommand(), e.diagramCommand(), e.demoCommand(), e.diffCommand(),
 		e.runCmd(), e.recallCmd(), e.runsCmd(), e.showCmd(), e.forgetCmd(), e.patternsCmd(), e.doctorCmd(),
-		e.exportCmd(), e.importCmd(), e.configCmd())
+		e.exportCmd(), e.importCmd(), e.configCmd(), e.fleetCmd())
 	root.AddCommand(e.agentCommands()...)
 	root.AddCommand(e.flowsCommands()...)
 	return root

@@ -64,7 +64,7 @@ func printDecision(e *env, d model.Decision) {
 		fmt.Fprintf(e.stdout, "  times out at %s: then %s\n", d.Deadline.Format("15:04:05"), fb)
 	}
 	if r := d.Resolution; r != nil {
-		fmt.Fprintf(e.stdout, "  resolved %q by %s at %s\n", r.Option, r.Actor, r.At.Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(e.stdout, "  resolved %q by %s at %s\n", r.Option, model.ByText(r.Actor, r.Via), r.At.Format("2006-01-02 15:04:05"))
 	}
 }
 

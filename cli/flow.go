@@ -319,7 +319,7 @@ func (e *env) historyCommand() *cobra.Command {
 					printSessions(e.stdout, res.Sessions)
 				case *ops.HistoryResult:
 					for _, ev := range res.Events {
-						fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), termtext.Line(ev.Actor), describeEvent(ev))
+						fmt.Fprintf(e.stdout, "%5d  %s  %-10s %s\n", ev.Seq, ev.At.Format("2006-01-02 15:04:05"), termtext.Line(model.ByText(ev.Actor, ev.Via)), describeEvent(ev))
 					}
 				}
 			})

@@ -25,7 +25,14 @@ var binary string
 
 func TestMain(m *testing.M) {
 	runner.Reexec() // in-process captures re-execute this test binary to join cgroups
-	var err error
+	// flowdeck init records the projects it ran in (for fleet list): the
+	// tests' throwaway projects go to a state directory of their own.
+	state, err := os.MkdirTemp("", "flowdeck-test-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
 	// flowdeck-mcp too: a real client's project MCP server (init's
 	// .mcp.json) runs `flowdeck mcp`, which execs it.
 	if binary, err = testbin.Build(testbin.Flowdeck, testbin.MCP); err != nil {
@@ -34,6 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	testbin.Cleanup()
+	os.RemoveAll(state)
 	os.Exit(code)
 }
 

@@ -44,10 +44,19 @@ func (s *Store) Do(a model.Action, actor string, now time.Time) (*Outcome, error
 // sequence seen (0: no guard): when an event stored after it touches what a
 // decides, the action is refused with model.CodeStaleDecision.
 func (s *Store) DoSeen(a model.Action, seen uint64, actor string, now time.Time) (*Outcome, error) {
-	if actor == "" {
-		actor = "human"
+	return s.DoBy(a, seen, model.Context{Now: now, Actor: actor})
+}
+
+// DoBy is DoSeen for the caller ctx says: who acts, when, and where the
+// call came from (ctx.Via, recorded on the events).
+func (s *Store) DoBy(a model.Action, seen uint64, ctx model.Context) (*Outcome, error) {
+	if ctx.Actor == "" {
+		ctx.Actor = "human"
 	}
-	ctx := model.Context{Now: now, Actor: actor}
+	if err := model.CheckVia("via", ctx.Via); err != nil {
+		return nil, err // the front-ends refuse it first, naming their flag
+	}
+	now := ctx.Now
 	var out *Outcome
 	var refusal error
 	var touched []docsJob

@@ -339,7 +339,7 @@ func (c *conn) explain(err error, what string) *failure {
 	}
 	if c.proc != nil {
 		exit, last := c.proc.story(300 * time.Millisecond)
-		if strings.Contains(last, "unknown flag: --person") || strings.Contains(last, "unknown flag: --via") {
+		if c.proc.stderr.contains("unknown flag: --person") || c.proc.stderr.contains("unknown flag: --via") {
 			return incompatible("the remote flowdeck does not know mcp --person: it is older than this fleet (upgrade it)")
 		}
 		// A transport that timed out exits when its stdin closes: that

@@ -3,6 +3,8 @@ package fleet
 import (
 	"os"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/internal/testbin"
 )
 
 func TestMain(m *testing.M) {
@@ -11,5 +13,15 @@ func TestMain(m *testing.M) {
 		serveFake(os.Args[2:])
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	// The projects' config is the tests' own, not the user's.
+	cfg, err := os.MkdirTemp("", "fleet-test-config-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_CONFIG_HOME", cfg)
+	os.Unsetenv("FLOWDECK_CONFIG")
+	code := m.Run()
+	testbin.Cleanup()
+	os.RemoveAll(cfg)
+	os.Exit(code)
 }

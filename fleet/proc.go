@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -82,9 +83,9 @@ func (p *proc) stop() {
 }
 
 // story says how the process ended, when it has (waiting up to grace for
-// it): "exited (exit status 255)"; and the last line it wrote to stderr:
-// "ssh: connect to host h port 22: Connection refused". Either is "" when
-// there is none.
+// it): "exited (exit status 255)"; and the last two lines it wrote to
+// stderr: "ssh: connect to host h port 22: Connection refused". Either is
+// "" when there is none.
 func (p *proc) story(grace time.Duration) (exit, last string) {
 	select {
 	case <-p.exited:
@@ -94,7 +95,7 @@ func (p *proc) story(grace time.Duration) (exit, last string) {
 		}
 	case <-time.After(grace):
 	}
-	return exit, p.stderr.lastLine()
+	return exit, p.stderr.lastLines(2)
 }
 
 // tail keeps the last max bytes written to it.
@@ -118,10 +119,24 @@ func (t *tail) Write(b []byte) (int, error) {
 	return n, nil
 }
 
-// lastLine is the last non-empty line written, sanitised.
-func (t *tail) lastLine() string {
+// lastLines are the last n non-empty lines written, sanitised, joined by
+// " / ".
+func (t *tail) lastLines(n int) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	lines := bytes.Split(bytes.TrimRight(t.buf, " \t\r\n"), []byte("\n"))
-	return line(string(lines[len(lines)-1]))
+	var out []string
+	for _, l := range bytes.Split(t.buf, []byte("\n")) {
+		if l = bytes.TrimSpace(l); len(l) > 0 {
+			out = append(out, string(l))
+		}
+	}
+	out = out[max(0, len(out)-n):]
+	return line(strings.Join(out, " / "))
+}
+
+// contains reports whether s is among the bytes kept.
+func (t *tail) contains(s string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return bytes.Contains(t.buf, []byte(s))
 }

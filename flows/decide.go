@@ -30,6 +30,16 @@ type Answer struct {
 // and records it on its flow run (in one transaction). The run continues in
 // the process that executes it (or at the next `flowdeck flows resume`).
 func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.Time) (*model.Decision, error) {
+	return ResolveDecisionBy(st, id, a, model.Context{Actor: actor, Now: now})
+}
+
+// ResolveDecisionBy is ResolveDecision for the caller by says: who answers,
+// when, and where the answer came from (by.Via, kept on the resolution).
+func ResolveDecisionBy(st *db.Store, id string, a Answer, by model.Context) (*model.Decision, error) {
+	actor, now := by.Actor, by.Now
+	if err := model.CheckVia("via", by.Via); err != nil {
+		return nil, err // the front-ends refuse it first, naming their flag
+	}
 	d, err := st.ExpireDecision(id, now)
 	if err != nil {
 		return nil, err
@@ -43,7 +53,7 @@ func ResolveDecision(st *db.Store, id string, a Answer, actor string, now time.T
 		return nil, err
 	}
 	values["decision"] = map[string]any{"option": a.Option, "note": a.Note, "actor": actor}
-	res, _, err := st.ResolveDecision(id, model.Resolution{Option: a.Option, Note: a.Note, Vars: values, Actor: actor, At: now})
+	res, _, err := st.ResolveDecision(id, model.Resolution{Option: a.Option, Note: a.Note, Vars: values, Actor: actor, Via: by.Via, At: now})
 	return res, err
 }
 

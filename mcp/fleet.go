@@ -24,7 +24,12 @@ var glanceResource = &sdk.Resource{URI: ops.FleetGlanceURI, Name: "fleet-glance"
 func (s *server) addFleet() {
 	addTool(s, "fleet_glance", "The project at a glance for a fleet of projects: its session's progress, the features in progress with their agents, what waits for the person (oldest first, with each decision's prompt and options), the session sequence to answer with (expect_seq), and the fleet API version (api).", true,
 		func(ctx context.Context, req *sdk.CallToolRequest, in glanceArgs) (ops.Result, error) {
-			return asResult(s.p.FleetGlance())
+			g, err := s.p.FleetGlance()
+			if err != nil {
+				// Still saying api: unreadable now is not incompatible.
+				return ops.FleetGlanceFailed(err), nil
+			}
+			return g, nil
 		})
 	s.srv.AddResource(glanceResource, s.readGlance)
 }

@@ -1,10 +1,13 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -12,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
@@ -157,6 +161,7 @@ func TestGlanceSubscriptionLegacyProtocol(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	before := runtime.NumGoroutine()
 	s := newServer(project.FromStore(st, project.Options{Warn: io.Discard}), Options{WatchEvery: 10 * time.Millisecond})
 	ctx := context.Background()
 	serverT, clientT := sdk.NewInMemoryTransports()
@@ -183,4 +188,39 @@ func TestGlanceSubscriptionLegacyProtocol(t *testing.T) {
 	}
 	cs.Close()
 	waitFor(t, "the watcher to stop with the session", func() bool { return !s.watching() })
+	// Nothing of the session stays behind: the watcher, the goroutine that
+	// waited for the session's end, the connection's.
+	waitFor(t, "the session's goroutines to end", func() bool { return runtime.NumGoroutine() <= before })
+}
+
+// A glance the project cannot give (its database is not one) is a tool
+// error that still says api: unreadable now, not incompatible.
+func TestFleetGlanceFailureSaysAPI(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, db.DBFile)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, bytes.Repeat([]byte("not a database "), 512), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Open(dir, project.Options{AsRoot: true, Warn: io.Discard, Config: &config.Config{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	serverT, clientT := sdk.NewInMemoryTransports()
+	if _, err := NewServer(p, Options{}).Connect(ctx, serverT, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "fleet"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	text, isErr := rawCall(t, cs, "fleet_glance", nil)
+	var f ops.FleetGlanceFailure
+	if err := json.Unmarshal([]byte(text), &f); err != nil || !isErr || f.OK || f.API != ops.FleetAPI || f.Error.Code == "" || !strings.Contains(f.Error.Message, db.DBFile) {
+		t.Fatalf("fleet_glance on a broken database: %s (error %v)", text, isErr)
+	}
 }

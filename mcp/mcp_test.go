@@ -265,7 +265,7 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		t.Fatalf("flow_status differs from flowdeck --json flow status (%v)", err)
 	}
 
-	// Resources: the index and one doc per feature.
+	// Resources: the fleet's glance, the diff, the index and one doc per feature.
 	var uris []string
 	for r, err := range cs.Resources(context.Background(), nil) {
 		if err != nil {
@@ -274,12 +274,12 @@ func TestEveryToolRoundTrip(t *testing.T) {
 		uris = append(uris, r.URI)
 	}
 	slices.Sort(uris)
-	if want := []string{"flowdeck://session/diff", "flowdeck://session/features/reset-api.md", "flowdeck://session/features/token-store.md", "flowdeck://session/index.md"}; !slices.Equal(uris, want) {
+	if want := []string{"flowdeck://fleet/glance", "flowdeck://session/diff", "flowdeck://session/features/reset-api.md", "flowdeck://session/features/token-store.md", "flowdeck://session/index.md"}; !slices.Equal(uris, want) {
 		t.Fatalf("resources = %v", uris)
 	}
 	for _, uri := range uris {
-		if uri == "flowdeck://session/diff" {
-			continue // the project is not in git: its diff is refused (TestDiffToolAndResource)
+		if uri == "flowdeck://session/diff" || uri == "flowdeck://fleet/glance" {
+			continue // the project is not in git: its diff is refused (TestDiffToolAndResource); the glance is JSON (TestFleetGlanceToolAndResource)
 		}
 		doc, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: uri})
 		if err != nil || !strings.Contains(doc.Contents[0].Text, "#") {

@@ -6,9 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/model"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -109,5 +112,89 @@ func TestMCPPersonDecisionsCockpitOnly(t *testing.T) {
 	var res map[string]any
 	if err != nil || json.Unmarshal(raw, &res) != nil || res["ok"] != true {
 		t.Fatalf("the person's CLI approval: %v %s", err, raw)
+	}
+}
+
+// connectWith is connectEnv with extra arguments for `flowdeck mcp`.
+func connectWith(t *testing.T, project string, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "fleet-client", Version: "1"}, nil)
+	cmd := exec.Command(bin, append([]string{"--dir", project, "mcp"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// `flowdeck mcp --person --via ORIGIN` serves the person: under the
+// "cockpit" policy its plan approval and decision answer are accepted,
+// recorded as human via the origin (not the client's name), and the
+// history says so; without --person the approval is refused as before,
+// and a launched agent's --person grants it nothing.
+func TestMCPPersonServesThePerson(t *testing.T) {
+	dir := t.TempDir()
+	cfg := personConfig(t, "[session]\nperson_decisions = \"cockpit\"\n")
+	flowdeck(t, dir, "flow", "plan", "start", "the fleet approves")
+	apply := connectEnv(t, dir, cfg)
+	mustOK(t, apply, "flow_plan_apply", map[string]any{"plan": map[string]any{"summary": "p",
+		"features": []any{map[string]any{"id": "a", "title": "A"}}}})
+	refusedPerson(t, apply, "flow_plan_approve", nil)
+	agent := connectWith(t, dir, []string{cfg, "FLOWDECK_AGENT=worker-1"}, "--person", "--via", "fleet@laptop")
+	refusedPerson(t, agent, "flow_plan_approve", nil)
+
+	person := connectWith(t, dir, []string{cfg, "FLOWDECK_ACTOR="}, "--person", "--via", "fleet@laptop")
+	out := mustOK(t, person, "flow_plan_approve", nil)
+	evs, _ := out["events"].([]any)
+	if len(evs) == 0 {
+		t.Fatalf("no events: %v", out)
+	}
+	if ev := evs[0].(map[string]any); ev["actor"] != "human" || ev["via"] != "fleet@laptop" {
+		t.Fatalf("the approval is recorded as %v via %v, want human via fleet@laptop", ev["actor"], ev["via"])
+	}
+	sess := out["session"].(map[string]any)["id"].(string)
+	if hist := flowdeck(t, dir, "flow", "history", sess); !strings.Contains(hist, "human via fleet@laptop") {
+		t.Fatalf("flow history does not say where the approval came from:\n%s", hist)
+	}
+	doc, err := person.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: "flowdeck://session/index.md"})
+	if err != nil || !strings.Contains(doc.Contents[0].Text, "| human via fleet@laptop |") {
+		t.Fatalf("the session's rendered history does not say where the approval came from: %v %v", err, doc)
+	}
+
+	st, err := db.Open(filepath.Join(dir, db.DBFile), db.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _, err := st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: "ship?",
+		Options: []model.DecisionOption{{ID: "yes"}, {ID: "no"}}}, "flow", time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustOK(t, person, "decision_resolve", map[string]any{"decision_id": d.ID, "option": "yes"})
+	got, err := st.Decision(d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := got.Resolution; r == nil || r.Actor != "human" || r.Via != "fleet@laptop" {
+		t.Fatalf("the answer is recorded as %+v", r)
+	}
+}
+
+// A --via outside its rule is refused before the server starts, naming
+// the flag.
+func TestMCPViaIsChecked(t *testing.T) {
+	for _, via := range []string{"fleet laptop", "\x1b]0;pwned\x07", strings.Repeat("a", 65)} {
+		cmd := exec.Command(bin, "--dir", t.TempDir(), "mcp", "--person", "--via", via)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), "--via") {
+			t.Errorf("--via %q: %v, stderr %q", via, err, stderr.String())
+		}
 	}
 }

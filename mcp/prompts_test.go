@@ -74,7 +74,7 @@ func TestResourcesListChanged(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	if got := uris(); len(got) != 2 { // the index and the session's diff
+	if got := uris(); len(got) != 3 { // the fleet's glance, the index and the session's diff
 		t.Fatalf("before the plan: %v", got)
 	}
 	drain(changed)
@@ -83,7 +83,7 @@ func TestResourcesListChanged(t *testing.T) {
 	mustOK(t, cs, "flow_plan_apply", map[string]any{"plan": map[string]any{"features": []any{
 		map[string]any{"id": "alpha", "title": "A"}, map[string]any{"id": "beta", "title": "B"}}}})
 	waitNotified(t, ctx, changed, "flow_plan_apply")
-	want := []string{"flowdeck://session/diff", "flowdeck://session/features/alpha.md", "flowdeck://session/features/beta.md", "flowdeck://session/index.md"}
+	want := []string{"flowdeck://fleet/glance", "flowdeck://session/diff", "flowdeck://session/features/alpha.md", "flowdeck://session/features/beta.md", "flowdeck://session/index.md"}
 	if got := uris(); !slices.Equal(got, want) {
 		t.Fatalf("after the plan: %v", got)
 	}

@@ -14,14 +14,27 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
 )
 
 // Options tune a server.
 type Options struct {
 	// Actor is recorded on the events of calls without an agent_id; ""
-	// means the client's name from the initialize handshake.
+	// means the client's name from the initialize handshake (with Person:
+	// "human").
 	Actor string
+	// Person serves the person rather than agents (a fleet's connection,
+	// `flowdeck mcp --person`): the project's person_decisions policy,
+	// which may keep the person's decisions from every MCP caller, does
+	// not apply, as in the person's shell. It grants nothing an agent's
+	// shell lacks: a process flowdeck launched as an agent
+	// ($FLOWDECK_AGENT, project.Options.Agent) is refused them still.
+	Person bool
+	// Via is where the calls come from (e.g. "fleet@laptop"), recorded on
+	// their events and decision answers; it must pass model.CheckVia
+	// (Serve refuses it otherwise).
+	Via string
 	// Version is reported to clients.
 	Version string
 	// ProgressEvery is how often a running command reports progress
@@ -56,9 +69,16 @@ func newServer(p *project.Project, opts Options) *server {
 	if opts.WatchEvery <= 0 {
 		opts.WatchEvery = watchEvery
 	}
-	// Callers over MCP are agents: the project's person_decisions setting
-	// may keep the person's decisions from all of them.
-	s := &server{p: p.OverMCP(), opts: opts, docs: map[string]bool{}, subscribed: map[*sdk.ServerSession]bool{}}
+	// Callers over MCP are agents (unless the server serves the person):
+	// the project's person_decisions setting may keep the person's
+	// decisions from all of them.
+	if !opts.Person {
+		p = p.OverMCP()
+	}
+	if opts.Via != "" {
+		p = p.From(opts.Via)
+	}
+	s := &server{p: p, opts: opts, docs: map[string]bool{}, subscribed: map[*sdk.ServerSession]bool{}}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "flowdeck", Version: opts.Version},
 		&sdk.ServerOptions{Instructions: instructions, SubscribeHandler: s.subscribe, UnsubscribeHandler: s.unsubscribe})
 	s.addTools()
@@ -73,6 +93,9 @@ func newServer(p *project.Project, opts Options) *server {
 // ends. Malformed input is answered with JSON-RPC errors (see frameFilter);
 // it never ends the session.
 func Serve(ctx context.Context, p *project.Project, opts Options, in io.Reader, out io.Writer) error {
+	if err := model.CheckVia("--via", opts.Via); err != nil {
+		return err
+	}
 	w := &lockedWriter{w: out}
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = MaxLineBytes

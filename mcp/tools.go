@@ -301,6 +301,9 @@ func (s *server) actor(req *sdk.CallToolRequest, a agent) string {
 	if s.opts.Actor != "" {
 		return s.opts.Actor
 	}
+	if s.opts.Person {
+		return "human" // the person, whatever the client calls itself
+	}
 	// The client names itself: a name that is not a valid actor (a space,
 	// a newline, an escape) is not recorded; "mcp" stands in for it.
 	if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil && model.ValidAgentName(p.ClientInfo.Name) {

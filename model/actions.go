@@ -10,6 +10,10 @@ import (
 type Context struct {
 	Now   time.Time
 	Actor string
+	// Via is where the call came from when it did not come from this
+	// machine's own front-ends (e.g. "fleet@laptop"): recorded on the
+	// events, "" otherwise. CheckVia holds it to its rule.
+	Via string
 }
 
 // Action is one of the /flow-* actions. Decide turns it into events or a
@@ -177,7 +181,7 @@ type builder struct {
 
 func (b *builder) emit(e Event) *Event {
 	b.seq++
-	e.Seq, e.Session, e.At, e.Actor = b.seq, b.session, b.ctx.Now.UTC(), b.ctx.Actor
+	e.Seq, e.Session, e.At, e.Actor, e.Via = b.seq, b.session, b.ctx.Now.UTC(), b.ctx.Actor, b.ctx.Via
 	b.events = append(b.events, e)
 	return &b.events[len(b.events)-1]
 }

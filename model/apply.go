@@ -46,7 +46,7 @@ func Apply(s *Session, e Event) error {
 	s.Timestamps.Updated = e.At
 	s.Execution.HistoryTotal++
 	s.Execution.History = lastN(append(s.Execution.History, HistoryItem{
-		Seq: e.Seq, At: e.At, Actor: e.Actor, Type: e.Type, Feature: e.Feature, Summary: Describe(e),
+		Seq: e.Seq, At: e.At, Actor: e.Actor, Via: e.Via, Type: e.Type, Feature: e.Feature, Summary: Describe(e),
 	}), MaxHistory)
 	return nil
 }

@@ -98,6 +98,7 @@ type Resolution struct {
 	Note    string         `json:"note,omitempty"`
 	Vars    map[string]any `json:"vars,omitempty"`
 	Actor   string         `json:"actor"`
+	Via     string         `json:"via,omitempty"` // where the answer came from (Context.Via)
 	At      time.Time      `json:"at"`
 	Timeout bool           `json:"timeout,omitempty"`
 }

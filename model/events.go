@@ -43,6 +43,9 @@ type Event struct {
 	Type    EventType `json:"type"`
 	At      time.Time `json:"at"`
 	Actor   string    `json:"actor"`
+	// Via is where the actor's call came from (Context.Via), e.g.
+	// "fleet@laptop"; absent for calls made on the project's machine.
+	Via string `json:"via,omitempty"`
 
 	Goal       string    `json:"goal,omitempty"`
 	Plan       *Plan     `json:"plan,omitempty"`

@@ -138,6 +138,7 @@ type HistoryItem struct {
 	Seq     uint64    `json:"seq"`
 	At      time.Time `json:"at"`
 	Actor   string    `json:"actor"`
+	Via     string    `json:"via,omitempty"` // the event's Via
 	Type    EventType `json:"type"`
 	Feature string    `json:"feature,omitempty"`
 	Summary string    `json:"summary"`

@@ -41,11 +41,11 @@ type DecisionResult struct {
 
 func (*DecisionResult) Refusal() *model.Error { return nil }
 
-// Resolve answers a decision through flows.ResolveDecision. An answer that
-// does not fit the decision, or comes after its run ended, is refused in the
-// result.
-func Resolve(st *db.Store, id string, a flows.Answer, actor string, now time.Time) (Result, error) {
-	d, err := flows.ResolveDecision(st, id, a, actor, now)
+// Resolve answers a decision through flows.ResolveDecisionBy, as the
+// caller by says. An answer that does not fit the decision, or comes after
+// its run ended, is refused in the result.
+func Resolve(st *db.Store, id string, a flows.Answer, by model.Context) (Result, error) {
+	d, err := flows.ResolveDecisionBy(st, id, a, by)
 	if refusal, ok := model.AsError(err); ok {
 		return Refused(refusal), nil
 	}

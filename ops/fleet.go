@@ -52,6 +52,26 @@ type FleetGlance struct {
 
 func (*FleetGlance) Refusal() *model.Error { return nil }
 
+// FleetGlanceFailure is fleet_glance's answer when the project cannot be
+// read (a busy or broken database, a path out of the project): api is said
+// all the same, so that a fleet tells a project it cannot read now from an
+// incompatible one.
+type FleetGlanceFailure struct {
+	OK    bool         `json:"ok"`
+	API   int          `json:"api"`
+	Error FailureError `json:"error"`
+}
+
+// FleetGlanceFailed is the failure of a glance that err stopped.
+func FleetGlanceFailed(err error) *FleetGlanceFailure {
+	return &FleetGlanceFailure{API: FleetAPI, Error: Failed(err).Error}
+}
+
+// Refusal makes the answer a tool error, like every failure.
+func (f *FleetGlanceFailure) Refusal() *model.Error {
+	return &model.Error{Code: f.Error.Code, Message: f.Error.Message}
+}
+
 // FleetActive is one feature in progress.
 type FleetActive struct {
 	Feature string `json:"feature"`
@@ -94,9 +114,11 @@ type FleetOption struct {
 // Bounds of what a glance carries of the store's text (the fleet bounds
 // it again on arrival; these keep one answer small whatever a flow asked).
 const (
+	fleetTextMax    = 500  // runes of the goal, a title, a wait's label or reason
 	fleetPromptMax  = 2000 // runes of a decision's prompt
 	fleetOptionsMax = 32   // options of one decision
 	fleetLabelMax   = 200  // runes of an option's label
+	fleetListMax    = 200  // active features, waits (the oldest kept)
 )
 
 // BuildFleetGlance is the fleet's view of the project at root whose store
@@ -121,12 +143,13 @@ func fleetGlanceOf(g *db.Glance, root string) *FleetGlance {
 	if s == nil {
 		return out
 	}
-	out.Seq, out.Session, out.Goal, out.Status = s.Seq, s.ID, s.Goal, model.StatusText(s)
+	out.Seq, out.Session, out.Goal, out.Status = s.Seq, s.ID, firstRunes(s.Goal, fleetTextMax), model.StatusText(s)
 	if s.Plan != nil {
 		out.Done, out.Total = s.Plan.CompletedCount(), s.Plan.Required()
 		for _, c := range model.ActiveClaims(s) {
-			if f := s.Plan.Feature(c.Feature); f != nil {
-				out.Active = append(out.Active, FleetActive{Feature: f.ID, Title: f.Title, Agent: c.Agent, State: string(model.StateOf(s, f))})
+			if f := s.Plan.Feature(c.Feature); f != nil && len(out.Active) < fleetListMax {
+				out.Active = append(out.Active, FleetActive{Feature: f.ID, Title: firstRunes(f.Title, fleetTextMax), Agent: c.Agent,
+					State: string(model.StateOf(s, f))})
 			}
 		}
 	}
@@ -134,7 +157,7 @@ func fleetGlanceOf(g *db.Glance, root string) *FleetGlance {
 	// Oldest first; the cockpit's order (plan order, then decisions)
 	// breaks ties.
 	slices.SortStableFunc(ws, func(a, b Wait) int { return a.Since.Compare(b.Since) })
-	for _, w := range ws {
+	for _, w := range ws[:min(len(ws), fleetListMax)] {
 		out.Waits = append(out.Waits, fleetWait(w, g.FlowRuns))
 	}
 	return out
@@ -143,7 +166,8 @@ func fleetGlanceOf(g *db.Glance, root string) *FleetGlance {
 // fleetWait is w as the fleet receives it: a decision with its prompt,
 // options and the feature its flow run works on.
 func fleetWait(w Wait, runs []model.FlowRun) FleetWait {
-	fw := FleetWait{Kind: w.Kind, Key: w.Key, Label: w.Label, Feature: w.Feature, Reason: w.Reason, Since: w.Since}
+	fw := FleetWait{Kind: w.Kind, Key: w.Key, Label: firstRunes(w.Label, fleetTextMax), Feature: firstRunes(w.Feature, fleetTextMax),
+		Reason: firstRunes(w.Reason, fleetTextMax), Since: w.Since}
 	d := w.Decision
 	if d == nil {
 		return fw

@@ -2,9 +2,12 @@ package ops
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/flowdeck/flowdeck/model"
 )
@@ -111,5 +114,27 @@ func TestFleetGlanceWaitsOldestFirstAndCountedOnce(t *testing.T) {
 	}
 	if w := g.Waits[2]; w.Decision != rd.ID || w.Feature != "a" {
 		t.Fatalf("the run's review decision %+v", w)
+	}
+}
+
+// The glance bounds the store's text: a goal of many kilobytes, a
+// decision with a long prompt and many options.
+func TestFleetGlanceBoundsText(t *testing.T) {
+	s := newSeed(t)
+	s.do(model.PlanStart{Goal: strings.Repeat("é", 20_000)})
+	var opts []model.DecisionOption
+	for i := range 40 {
+		opts = append(opts, model.DecisionOption{ID: fmt.Sprintf("o%d", i), Description: strings.Repeat("x", 1000)})
+	}
+	if _, _, err := s.st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: strings.Repeat("?", 10_000), Options: opts}, "agent", s.now); err != nil {
+		t.Fatal(err)
+	}
+	g := s.glance()
+	if n := utf8.RuneCountInString(g.Goal); n != fleetTextMax {
+		t.Fatalf("goal of %d runes", n)
+	}
+	w := g.Waits[0]
+	if len(w.Reason) != fleetPromptMax || len(w.Options) != fleetOptionsMax || len(w.Options[0].Label) != fleetLabelMax {
+		t.Fatalf("prompt of %d, %d options, label of %d", len(w.Reason), len(w.Options), len(w.Options[0].Label))
 	}
 }

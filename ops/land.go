@@ -71,11 +71,13 @@ func landRefusal(code, prerequisite, hint, next, msg string, args ...any) *LandR
 
 // LandRequest is a flow land: Force lands a session that is not completed;
 // Seen is the session sequence the caller decided on (0: no guard), as an
-// action's expect_seq; Actor and Now are who lands and when, for the record.
+// action's expect_seq; Actor and Now are who lands and when, for the record,
+// and Via where the call came from (model.Context.Via).
 type LandRequest struct {
 	Force bool
 	Seen  uint64
 	Actor string
+	Via   string
 	Now   time.Time
 }
 
@@ -222,7 +224,7 @@ func landStale(st *db.Store, s *model.Session, seen uint64) (*model.Error, error
 // transaction like any action. Git has moved the branch by then: a failure
 // to record is a warning on the result, not a refusal of what happened.
 func recordLanding(st *db.Store, out *LandResult, r LandRequest) {
-	o, err := st.DoSeen(model.Land{Branch: out.Branch, Commit: out.Commit}, 0, r.Actor, r.Now)
+	o, err := st.DoBy(model.Land{Branch: out.Branch, Commit: out.Commit}, 0, model.Context{Actor: r.Actor, Now: r.Now, Via: r.Via})
 	if o != nil {
 		out.State = o.Session
 		out.Events = ViewEvents(o.Events, out.Session)

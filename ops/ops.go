@@ -55,13 +55,14 @@ func Refused(e *model.Error) *ActionResult { return &ActionResult{Error: e} }
 // puts the whole session in the result instead of its summary. red removes
 // secrets from the action's text (nil: the built-in rules).
 func DoSeen(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor) (*ActionResult, error) {
-	return DoSeenFaults(st, a, expectSeq, actor, now, full, red, Faults{})
+	return DoBy(st, a, expectSeq, model.Context{Now: now, Actor: actor}, full, red, Faults{})
 }
 
-// DoSeenFaults is DoSeen with the deliberate failures faults asks for
-// (tests of the real binary only).
-func DoSeenFaults(st *db.Store, a model.Action, expectSeq uint64, actor string, now time.Time, full bool, red *patterns.Redactor, faults Faults) (*ActionResult, error) {
-	out, git, err := doGit(st, redactAction(a, red), expectSeq, actor, now, faults) // ops/worktrees.go
+// DoBy is DoSeen for the caller by says (who, when, and where the call
+// came from: by.Via is recorded on the events), with the deliberate
+// failures faults asks for (tests of the real binary only).
+func DoBy(st *db.Store, a model.Action, expectSeq uint64, by model.Context, full bool, red *patterns.Redactor, faults Faults) (*ActionResult, error) {
+	out, git, err := doGit(st, redactAction(a, red), expectSeq, by, faults) // ops/worktrees.go
 	refusal, refused := model.AsError(err)
 	if err != nil && !refused {
 		return nil, err

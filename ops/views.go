@@ -162,6 +162,7 @@ type EventView struct {
 	Seq        uint64          `json:"seq"`
 	Type       model.EventType `json:"type"`
 	Actor      string          `json:"actor"`
+	Via        string          `json:"via,omitempty"` // where the call came from (model.Context.Via)
 	Feature    string          `json:"feature,omitempty"`
 	Agent      string          `json:"agent,omitempty"`
 	FeatureIDs []string        `json:"feature_ids,omitempty"`
@@ -184,7 +185,7 @@ func ViewEvents(events []model.Event, session string) []EventView {
 	}
 	out := make([]EventView, len(events))
 	for i, e := range events {
-		v := EventView{Seq: e.Seq, Type: e.Type, Actor: e.Actor, Feature: e.Feature, Agent: e.Agent, FeatureIDs: e.FeatureIDs,
+		v := EventView{Seq: e.Seq, Type: e.Type, Actor: e.Actor, Via: e.Via, Feature: e.Feature, Agent: e.Agent, FeatureIDs: e.FeatureIDs,
 			Goal: cut(e.Goal), Evidence: viewEvidence(e.Evidence, false), Review: viewReview(e.Review, false),
 			Outcome: e.Outcome, Code: e.Code, Summary: cut(e.Summary), Text: cut(e.Text)}
 		if e.Plan != nil {

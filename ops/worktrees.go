@@ -2,7 +2,6 @@ package ops
 
 import (
 	"os"
-	"time"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
@@ -74,7 +73,7 @@ func (f Faults) afterMerge() {
 
 // doGit stores a, doing the git work an action needs in a session that uses
 // worktrees; other actions are stored as they are.
-func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
+func doGit(st *db.Store, a model.Action, seen uint64, by model.Context, faults Faults) (*db.Outcome, *GitReport, error) {
 	// What starts from the integration branch (a feature's start, the
 	// trees a plan approval or the final review pins) starts from it as
 	// the stored state says it is: a merge a crashed completion left on it
@@ -97,7 +96,7 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 	case model.PlanApprove:
 		a = withGitSetup(st, act)
 	case model.RunStart:
-		out, rep, err := startWithWorktree(st, act, seen, actor, now)
+		out, rep, err := startWithWorktree(st, act, seen, by)
 		if settled != "" {
 			if rep == nil {
 				rep = &GitReport{}
@@ -107,14 +106,14 @@ func doGit(st *db.Store, a model.Action, seen uint64, actor string, now time.Tim
 		return out, rep, err
 	case model.RunComplete:
 		if act.Outcome == model.OutcomeCompleted {
-			return completeWithMerge(st, act, seen, actor, now, faults)
+			return completeWithMerge(st, act, seen, by, faults)
 		}
 	case model.ResetFeature:
-		return resetWithWorktrees(st, act, seen, actor, now)
+		return resetWithWorktrees(st, act, seen, by)
 	case model.ResetSession, model.ActivateSession, model.PlanStart:
-		return archiveWithWorktrees(st, a, seen, actor, now)
+		return archiveWithWorktrees(st, a, seen, by)
 	}
-	out, err := st.DoSeen(a, seen, actor, now)
+	out, err := st.DoBy(a, seen, by)
 	return out, nil, err
 }
 
@@ -141,8 +140,8 @@ func withGitSetup(st *db.Store, a model.PlanApprove) model.PlanApprove {
 	return a
 }
 
-func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	out, err := st.DoSeen(a, seen, actor, now)
+func startWithWorktree(st *db.Store, a model.RunStart, seen uint64, by model.Context) (*db.Outcome, *GitReport, error) {
+	out, err := st.DoBy(a, seen, by)
 	if out == nil || out.Session == nil || !out.Session.UsesWorktrees() {
 		return out, nil, err
 	}

@@ -2,7 +2,6 @@ package ops
 
 import (
 	"os"
-	"time"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
@@ -18,8 +17,8 @@ import (
 // stay, with what the agent left uncommitted committed onto them, so that
 // activating the session again (run --feature remakes a worktree) loses
 // nothing; Kept says so.
-func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
-	out, err := st.DoSeen(a, seen, actor, now)
+func archiveWithWorktrees(st *db.Store, a model.Action, seen uint64, by model.Context) (*db.Outcome, *GitReport, error) {
+	out, err := st.DoBy(a, seen, by)
 	if err != nil || out == nil {
 		return out, nil, err
 	}

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/internal/gitwork"
@@ -20,9 +19,9 @@ import (
 // integration branch and the completion stored with the merge commit. A
 // conflict is stored as such and refused with merge_conflict; the worktree
 // stays. Without worktrees it is the plain action.
-func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
+func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, by model.Context, faults Faults) (*db.Outcome, *GitReport, error) {
 	plain := func() (*db.Outcome, *GitReport, error) {
-		out, err := st.DoSeen(a, seen, actor, now)
+		out, err := st.DoBy(a, seen, by)
 		return out, nil, err
 	}
 	// Merges happen one at a time, each on the state as the previous one
@@ -65,10 +64,10 @@ func completeWithMerge(st *db.Store, a model.RunComplete, seen uint64, actor str
 	}
 	// A refusal (a gate, stale_decision, a bad argument) is the stored
 	// action's own business: it records what it records, and no merge runs.
-	if _, derr := model.Decide(s, a, model.Context{Now: now, Actor: actor}); derr != nil {
+	if _, derr := model.Decide(s, a, by); derr != nil {
 		return plain()
 	}
-	return mergeAndStore(st, repo, s, f, a, rep, seen, actor, now, faults)
+	return mergeAndStore(st, repo, s, f, a, rep, seen, by, faults)
 }
 
 // underGitLock takes the git lock for an action on a session that uses
@@ -118,7 +117,7 @@ func settleGit(st *db.Store) (string, error) {
 // completion is stored: a process that dies in between leaves it for the
 // next one to settle (worktrees.Settle).
 func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.Feature, a model.RunComplete,
-	rep *GitReport, seen uint64, actor string, now time.Time, faults Faults) (*db.Outcome, *GitReport, error) {
+	rep *GitReport, seen uint64, by model.Context, faults Faults) (*db.Outcome, *GitReport, error) {
 	n, err := model.GitNamesOf(s, f.ID)
 	if err != nil {
 		return nil, nil, err
@@ -135,7 +134,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	}
 	if len(res.Conflicts) > 0 {
 		rep.Merge = res
-		out, cerr := st.DoSeen(model.RecordConflict{Feature: f.ID, Files: res.Conflicts}, 0, actor, now)
+		out, cerr := st.DoBy(model.RecordConflict{Feature: f.ID, Files: res.Conflicts}, 0, by)
 		return out, rep, cerr
 	}
 	moved := res.Commit != res.Base
@@ -173,7 +172,7 @@ func mergeAndStore(st *db.Store, repo *gitwork.Repo, s *model.Session, f *model.
 	if moved {
 		a.MergeBase = res.Base // what a reset of the feature reverts to
 	}
-	out, err := st.DoSeen(a, seen, actor, now)
+	out, err := st.DoBy(a, seen, by)
 	_, refused := model.AsError(err)
 	if err != nil && !refused && moved {
 		// The store failed: whether the completion is stored is the
@@ -246,20 +245,20 @@ func completed(out *db.Outcome, id string) bool {
 // reset is stored and the branch moves after it, all under the git lock:
 // a revert that conflicts refuses the reset (reset_conflict) and changes
 // nothing.
-func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor string, now time.Time) (*db.Outcome, *GitReport, error) {
+func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, by model.Context) (*db.Outcome, *GitReport, error) {
 	s, unlock, settled, ok, err := underGitLock(st)
 	if err != nil {
 		return nil, nil, err
 	}
 	if !ok {
-		out, err := st.DoSeen(a, seen, actor, now)
+		out, err := st.DoBy(a, seen, by)
 		return out, nil, err
 	}
 	defer unlock()
 	root := worktrees.ProjectRoot(st)
 	rep := &GitReport{}
 	rep.warn(settled)
-	move, err := revertMerges(root, s, a.Feature, actor, rep)
+	move, err := revertMerges(root, s, a.Feature, by.Actor, rep)
 	if _, refused := model.AsError(err); refused {
 		return nil, nil, err // reset_conflict: nothing changes
 	} else if err != nil {
@@ -268,7 +267,7 @@ func resetWithWorktrees(st *db.Store, a model.ResetFeature, seen uint64, actor s
 		rep.warn("the merges of " + strings.Join(rep.Reverted, ", ") + " stay on " + model.IntegrationBranch(s.ID) + ": " + err.Error())
 		move, rep.Reverted = nil, nil
 	}
-	out, err := st.DoSeen(a, seen, actor, now)
+	out, err := st.DoBy(a, seen, by)
 	if err != nil || out == nil || out.Session == nil || !resetStored(out, rep.Reverted) {
 		return out, nil, err // not stored: nothing moved
 	}

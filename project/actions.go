@@ -18,7 +18,7 @@ func (p *Project) Do(a model.Action, expectSeq uint64, full bool) (*ops.ActionRe
 	if err != nil {
 		return nil, err
 	}
-	return ops.DoSeenFaults(st, p.withConfigDefaults(a), expectSeq, p.Actor(), p.Now(), full, p.actionRedactor(), p.opts.Faults)
+	return ops.DoBy(st, p.withConfigDefaults(a), expectSeq, p.by(), full, p.actionRedactor(), p.opts.Faults)
 }
 
 // Status is the active session and its next command (no session when the
@@ -156,7 +156,7 @@ func (p *Project) Resolve(id string, a flows.Answer) (ops.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ops.Resolve(st, id, a, p.Actor(), p.Now())
+	return ops.Resolve(st, id, a, p.by())
 }
 
 // ResolveDecision answers a decision and returns it as it stands (the
@@ -169,7 +169,7 @@ func (p *Project) ResolveDecision(id string, a flows.Answer) (*model.Decision, e
 	if err != nil {
 		return nil, err
 	}
-	return flows.ResolveDecision(st, id, a, p.Actor(), p.Now())
+	return flows.ResolveDecisionBy(st, id, a, p.by())
 }
 
 // Verify replays every session's log against the stored state.
@@ -236,7 +236,7 @@ func (p *Project) LandSeen(force bool, seen uint64) (*ops.LandResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ops.Land(st, ops.LandRequest{Force: force, Seen: seen, Actor: p.Actor(), Now: p.Now()})
+	return ops.Land(st, ops.LandRequest{Force: force, Seen: seen, Actor: p.Actor(), Via: p.via, Now: p.Now()})
 }
 
 // LandTarget is the branch land would merge into (ops.LandTarget).

@@ -58,6 +58,10 @@ type Options struct {
 	// of an agent flowdeck launched, which is refused the person's
 	// decisions (model.CheckPersonDecision).
 	Agent string
+	// Via is where the calls come from, recorded on every event and
+	// decision answer (model.Context.Via; `flowdeck mcp --via`): ""
+	// for this machine's own front-ends. Open holds it to model.CheckVia.
+	Via string
 }
 
 // Project is an opened project. It is safe for concurrent use: what loads
@@ -65,7 +69,8 @@ type Options struct {
 type Project struct {
 	*shared
 	actor string
-	mcp   bool // calls come over the MCP server (OverMCP)
+	via   string // where the calls come from (Options.Via, From)
+	mcp   bool   // calls come over the MCP server (OverMCP)
 }
 
 // shared is what every view of a project (As) shares.
@@ -96,13 +101,16 @@ type shared struct {
 // first method that writes, and a project without one reads as having no
 // session.
 func Open(dir string, opts Options) (*Project, error) {
+	if err := model.CheckVia("via", opts.Via); err != nil {
+		return nil, err
+	}
 	root, err := rootdir.Resolve(dir, opts.AsRoot)
 	if errors.Is(err, rootdir.ErrNotDir) {
 		return nil, &NotDirError{Dir: dir}
 	} else if err != nil {
 		return nil, err
 	}
-	return &Project{shared: &shared{root: root, opts: opts}, actor: opts.Actor}, nil
+	return &Project{shared: &shared{root: root, opts: opts}, actor: opts.Actor, via: opts.Via}, nil
 }
 
 // NotDirError is a --dir that is not a directory.
@@ -116,14 +124,24 @@ func (p *Project) As(actor string) *Project {
 	if actor == "" || actor == p.actor {
 		return p
 	}
-	return &Project{shared: p.shared, actor: actor, mcp: p.mcp}
+	return &Project{shared: p.shared, actor: actor, via: p.via, mcp: p.mcp}
 }
+
+// From is the same project for calls that come from via (model.Context.Via,
+// e.g. "fleet@laptop"), recorded on their events and answers. via must
+// pass model.CheckVia: the store refuses to record one that does not.
+func (p *Project) From(via string) *Project {
+	return &Project{shared: p.shared, actor: p.actor, via: via, mcp: p.mcp}
+}
+
+// Via is where p's calls come from ("": this machine's own front-ends).
+func (p *Project) Via() string { return p.via }
 
 // OverMCP is the same project for the MCP server: its callers are agents,
 // which the project's person_decisions setting may refuse the person's
 // decisions.
 func (p *Project) OverMCP() *Project {
-	return &Project{shared: p.shared, actor: p.actor, mcp: true}
+	return &Project{shared: p.shared, actor: p.actor, via: p.via, mcp: true}
 }
 
 // Caller is who acts on p, for the person's decisions: the launched agent
@@ -137,6 +155,11 @@ func (p *Project) Caller() model.Caller {
 func (p *Project) personDecision(what string) *model.Error {
 	me, _ := model.AsError(model.CheckPersonDecision(what, p.Caller()))
 	return me
+}
+
+// by is who acts on p, when and from where: the context of an action.
+func (p *Project) by() model.Context {
+	return model.Context{Now: p.Now(), Actor: p.Actor(), Via: p.via}
 }
 
 // Root is the directory that holds .flow.
@@ -360,5 +383,5 @@ func (p *Project) actionRedactor() *patterns.Redactor {
 // FromStore is the project whose database st is already open (tests that
 // prepared a store); opts.Store is not used.
 func FromStore(st *db.Store, opts Options) *Project {
-	return &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor}
+	return &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor, via: opts.Via}
 }

@@ -75,7 +75,7 @@ func writeHistory(b *strings.Builder, items []model.HistoryItem, total int, only
 		b.WriteString("| Seq | At | Actor | Event | Feature | Summary |\n|---|---|---|---|---|---|\n")
 	}
 	for _, h := range items {
-		fmt.Fprintf(b, "| %d | %s | %s | %s | ", h.Seq, fmtTime(h.At), orNone(mdCell(h.Actor)), mdCell(string(h.Type)))
+		fmt.Fprintf(b, "| %d | %s | %s | %s | ", h.Seq, fmtTime(h.At), orNone(mdCell(model.ByText(h.Actor, h.Via))), mdCell(string(h.Type)))
 		if only == "" {
 			if h.Feature == "" {
 				b.WriteString(none)

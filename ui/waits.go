@@ -142,7 +142,7 @@ func (m *Model) resolvedBy(feature string, final bool, seq uint64) string {
 		h := m.sess.Execution.History
 		for i := len(h) - 1; i >= 0 && h[i].Seq > seq; i-- {
 			if final || h[i].Feature == feature || h[i].Feature == "" && h[i].Type != model.EventNoteAdded {
-				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, h[i].Actor, h[i].At.UTC().Format("15:04:05"))
+				return fmt.Sprintf("%s closed: %s (by %s at %s)", what, h[i].Summary, model.ByText(h[i].Actor, h[i].Via), h[i].At.UTC().Format("15:04:05"))
 			}
 		}
 	}
@@ -161,7 +161,7 @@ func goneText(id string, d *model.Decision) string {
 		if how == "" {
 			how = "answered"
 		}
-		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, d.Resolution.Actor, d.Resolution.At.UTC().Format("15:04:05"))
+		return fmt.Sprintf("decision %s closed: %s by %s at %s", id, how, model.ByText(d.Resolution.Actor, d.Resolution.Via), d.Resolution.At.UTC().Format("15:04:05"))
 	}
 	return "decision " + id + " closed: " + string(d.Status)
 }

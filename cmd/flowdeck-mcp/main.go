@@ -1,6 +1,7 @@
-// Command flowdeck-mcp is flowdeck with its MCP server linked in. It accepts
-// every flowdeck subcommand; `flowdeck mcp` (through flowdeck-cli) becomes
-// it, so the MCP SDK is loaded only by the server.
+// Command flowdeck-mcp is flowdeck with its MCP server and client linked
+// in. It accepts every flowdeck subcommand; `flowdeck mcp` and `flowdeck
+// fleet list` (through flowdeck-cli) become it, so the MCP SDK is loaded
+// only where it is used.
 package main
 
 import (
@@ -10,6 +11,8 @@ import (
 	"runtime/debug"
 
 	"github.com/flowdeck/flowdeck/cli"
+	"github.com/flowdeck/flowdeck/fleet"
+	"github.com/flowdeck/flowdeck/fleet/fleetconf"
 	"github.com/flowdeck/flowdeck/mcp"
 	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
@@ -18,8 +21,11 @@ import (
 func main() {
 	// The run tool re-executes this binary to join a run's cgroups (v1).
 	runner.Reexec()
-	cli.MCPServer = func(ctx context.Context, p *project.Project, actor string, in io.Reader, out, warn io.Writer) error {
-		return mcp.Serve(ctx, p, mcp.Options{Actor: actor, Version: version()}, in, out)
+	cli.MCPServer = func(ctx context.Context, p *project.Project, o cli.MCPOptions, in io.Reader, out, warn io.Writer) error {
+		return mcp.Serve(ctx, p, mcp.Options{Actor: o.Actor, Person: o.Person, Via: o.Via, Version: version()}, in, out)
+	}
+	cli.FleetList = func(ctx context.Context, entries []fleetconf.Entry, offers []fleetconf.Offer, config string) (cli.FleetListing, error) {
+		return fleet.List(ctx, entries, offers, config, fleet.Options{Version: version()}), nil
 	}
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }
