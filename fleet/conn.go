@@ -393,7 +393,9 @@ func (m *member) connect(ctx context.Context) (*conn, *failure) {
 		if err != nil {
 			return nil, unreachable("%v", err)
 		}
-		srv := mcp.NewServer(p, mcp.Options{Version: opts.Version})
+		// The person's answers, from where the fleet runs, as a remote's
+		// `mcp --person --via ORIGIN` records them.
+		srv := mcp.NewServer(p, mcp.Options{Version: opts.Version, Person: true, Via: opts.Origin})
 		st, ct := sdk.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
 		if err != nil {

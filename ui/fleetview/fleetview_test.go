@@ -217,11 +217,23 @@ func TestApproveFromQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := lastReview(s, "reset-api")
-	// TODO(person/via on main): r.Actor == "human" and the history item's Via == "fleet@test".
-	if r == nil || r.Decision != model.ReviewApproved {
+	if r == nil || r.Decision != model.ReviewApproved || r.Actor != "human" {
 		t.Fatalf("alpha's review of reset-api: %+v", r)
 	}
+	if hi := lastHistory(s, r.Seq); hi == nil || hi.Actor != "human" || hi.Via != "fleet@test" {
+		t.Fatalf("the review's history item: %+v", hi)
+	}
 	h.pump(time.Minute, "the review to leave the queue", func() bool { return len(h.m.items) == 1 })
+}
+
+// lastHistory is the session's history item of event seq.
+func lastHistory(s *model.Session, seq uint64) *model.HistoryItem {
+	for i := range s.Execution.History {
+		if s.Execution.History[i].Seq == seq {
+			return &s.Execution.History[i]
+		}
+	}
+	return nil
 }
 
 func lastReview(s *model.Session, feature string) *model.Review {
@@ -271,7 +283,8 @@ func TestAnswerDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || ds[0].Resolution == nil || ds[0].Resolution.Option != "yes" || ds[0].Resolution.Note != "looks fine" {
+	if len(ds) != 1 || ds[0].Resolution == nil || ds[0].Resolution.Option != "yes" || ds[0].Resolution.Note != "looks fine" ||
+		ds[0].Resolution.Actor != "human" || ds[0].Resolution.Via != "fleet@test" {
 		t.Fatalf("beta's decision: %+v", ds)
 	}
 }
