@@ -101,10 +101,7 @@ func openFleet(b *testing.B, entries []fleet.Entry) opened {
 	if _, err := fmt.Sscanf(line, "reachable %d\n", &o.failed); err != nil {
 		b.Fatalf("the fleet of %d did not become reachable: %q (%v)", len(entries), line, rerr)
 	}
-	o.pss = pss(cmd.Process.Pid)
-	for _, c := range children(cmd.Process.Pid) {
-		o.transport += pss(c)
-	}
+	o.pss, o.transport = treePSS(cmd.Process.Pid)
 	return o
 }
 
@@ -121,27 +118,6 @@ func pss(pid int) int64 {
 		}
 	}
 	return 0
-}
-
-// children are the processes whose parent is pid.
-func children(pid int) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		i := strings.LastIndexByte(string(raw), ')')
-		if f := strings.Fields(string(raw[i+1:])); len(f) > 1 && f[1] == strconv.Itoa(pid) {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // benchProjects are n projects like newProject's with a review waiting
