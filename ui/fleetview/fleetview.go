@@ -55,6 +55,11 @@ type Options struct {
 	NoColor, Light bool
 	// Now is the clock ("3m ago"); nil is time.Now.
 	Now func() time.Time
+	// Actor acts in a local project's cockpit that Run opens (--actor,
+	// $FLOWDECK_ACTOR); empty: the config's actor, else human. The
+	// fleet's own answers are the person's (fleet.Options.Origin says
+	// from where).
+	Actor string
 	// Fleet configures the fleet Run opens (version, origin, timeouts).
 	Fleet fleet.Options
 }

@@ -217,11 +217,23 @@ func TestApproveFromQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := lastReview(s, "reset-api")
-	// TODO(person/via on main): r.Actor == "human" and the history item's Via == "fleet@test".
-	if r == nil || r.Decision != model.ReviewApproved {
+	if r == nil || r.Decision != model.ReviewApproved || r.Actor != "human" {
 		t.Fatalf("alpha's review of reset-api: %+v", r)
 	}
+	if hi := lastHistory(s, r.Seq); hi == nil || hi.Actor != "human" || hi.Via != "fleet@test" {
+		t.Fatalf("the review's history item: %+v", hi)
+	}
 	h.pump(time.Minute, "the review to leave the queue", func() bool { return len(h.m.items) == 1 })
+}
+
+// lastHistory is the session's history item of event seq.
+func lastHistory(s *model.Session, seq uint64) *model.HistoryItem {
+	for i := range s.Execution.History {
+		if s.Execution.History[i].Seq == seq {
+			return &s.Execution.History[i]
+		}
+	}
+	return nil
 }
 
 func lastReview(s *model.Session, feature string) *model.Review {
@@ -271,7 +283,8 @@ func TestAnswerDecision(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ds) != 1 || ds[0].Resolution == nil || ds[0].Resolution.Option != "yes" || ds[0].Resolution.Note != "looks fine" {
+	if len(ds) != 1 || ds[0].Resolution == nil || ds[0].Resolution.Option != "yes" || ds[0].Resolution.Note != "looks fine" ||
+		ds[0].Resolution.Actor != "human" || ds[0].Resolution.Via != "fleet@test" {
 		t.Fatalf("beta's decision: %+v", ds)
 	}
 }
@@ -356,6 +369,53 @@ func TestSmallTerminal(t *testing.T) {
 		for _, l := range lines {
 			if ansi.StringWidth(l) > 40 {
 				t.Fatalf("a line of %d cells at 40x12 after %q:\n%s", ansi.StringWidth(l), k, h.screen())
+			}
+		}
+	}
+}
+
+// Text a project sends may be wide, long or hostile: every line of the
+// frame stays within the screen and no sequence but SGR reaches it.
+func TestHostileTextStaysInItsCells(t *testing.T) {
+	parent := t.TempDir()
+	root := filepath.Join(parent, "hostile")
+	st, err := db.Open(filepath.Join(root, db.DBFile), db.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proj{root: root, st: st, now: t0.Add(-time.Minute)}
+	p.do(t, model.PlanStart{Goal: "\x1b]0;pwned\x07\x1b[2J" + strings.Repeat("界🙂\u200d🙂", 60) + "\u202eevil"})
+	p.do(t, model.PlanApply{Plan: model.Plan{Features: []model.Feature{{ID: "f1", Title: "x"}}}})
+	p.do(t, model.PlanApprove{})
+	if _, _, err := st.CreateDecision(&model.Decision{Kind: model.DecisionChoice, Prompt: "\x1b]52;c;SGVsbG8=\x07" + strings.Repeat("一二三", 200) + "\n\x1b[31mred",
+		Options: []model.DecisionOption{{ID: "ok", Description: strings.Repeat("界", 300)}}}, "agent", t0); err != nil {
+		t.Fatal(err)
+	}
+	entries := []fleet.Entry{{Name: "a-very-long-project-name-" + strings.Repeat("x", 30), Dir: root}}
+	f := fleet.Open(entries, fleet.Options{Version: "test", CallTimeout: time.Hour, Now: func() time.Time { return t0 }})
+	t.Cleanup(f.Close)
+	for _, size := range [][2]int{{80, 24}, {40, 12}} {
+		h := newHarness(t, f, entries, size[0], size[1], testConfig())
+		h.pump(time.Minute, "the hostile project's wait", func() bool { return len(h.m.items) == 1 })
+		for _, k := range []string{"", "tab", "enter", "tab"} {
+			if k != "" {
+				h.key(k)
+			}
+			frame := h.m.View().Content
+			if testing.Verbose() {
+				t.Logf("%dx%d after %q:\n%s", size[0], size[1], k, h.screen())
+			}
+			if strings.Contains(frame, "\x1b]") || strings.Contains(frame, "\x1b[2J") || strings.Contains(frame, "\u202e") {
+				t.Fatalf("%dx%d after %q: a foreign sequence reached the frame: %q", size[0], size[1], k, frame)
+			}
+			lines := strings.Split(frame, "\n")
+			if len(lines) != size[1] {
+				t.Fatalf("%dx%d after %q: %d lines:\n%s", size[0], size[1], k, len(lines), h.screen())
+			}
+			for _, l := range lines {
+				if w := ansi.StringWidth(l); w > size[0] {
+					t.Fatalf("%dx%d after %q: a line of %d cells:\n%s", size[0], size[1], k, w, h.screen())
+				}
 			}
 		}
 	}

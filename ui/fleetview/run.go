@@ -32,7 +32,13 @@ func Run(entries []fleet.Entry, opts Options) error {
 	}
 	var cfgErrs []error
 	if opts.Config == nil {
-		cfg, errs := config.Load(config.DefaultPath())
+		// The person's file, as a project's cockpit reads it (the
+		// project's own .flow/config.toml is the project's business).
+		path := os.Getenv("FLOWDECK_CONFIG")
+		if path == "" {
+			path = config.DefaultPath()
+		}
+		cfg, errs := config.Load(path)
 		opts.Config, cfgErrs = &cfg, errs
 	}
 	fo := opts.Fleet
@@ -88,7 +94,7 @@ func Run(entries []fleet.Entry, opts Options) error {
 // away), so the fleet does not come back.
 func openProject(e fleet.Entry, opts Options) (end bool, err error) {
 	if !e.Remote() {
-		p, err := project.Open(e.Dir, project.Options{AsRoot: true, Warn: io.Discard})
+		p, err := project.Open(e.Dir, project.Options{AsRoot: true, Actor: opts.Actor, Warn: io.Discard})
 		if err != nil {
 			return false, err
 		}
