@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/flowdeck/flowdeck/fleet/fleetconf"
 	"github.com/flowdeck/flowdeck/internal/lean"
@@ -26,6 +27,13 @@ type FleetListing interface{ Text(w io.Writer) }
 // MCPServer).
 var FleetList func(ctx context.Context, entries []fleetconf.Entry, offers []fleetconf.Offer, config string) (FleetListing, error)
 
+// FleetView opens the fleet view (the cockpit over every project of the
+// fleet) on entries and returns when the person quits it; actor names the
+// person (--actor, $FLOWDECK_ACTOR; "" the config's, else human).
+// flowdeck-mcp, which links the fleet and the cockpit, sets it; in
+// flowdeck-cli it is nil and `flowdeck fleet` becomes flowdeck-mcp.
+var FleetView func(entries []fleetconf.Entry, actor string) error
+
 func (e *env) fleetCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "fleet",
@@ -34,8 +42,13 @@ func (e *env) fleetCmd() *cobra.Command {
 remote ones reached by any command whose stdio speaks flowdeck mcp
 (ssh HOST flowdeck --dir DIR mcp, kubectl exec -i POD -- flowdeck --dir DIR mcp,
 docker exec -i BOX flowdeck mcp). The list is kept in
-$XDG_CONFIG_HOME/flowdeck/fleet.toml. See docs/fleet.md.`,
+$XDG_CONFIG_HOME/flowdeck/fleet.toml. See docs/fleet.md.
+
+Without a subcommand, flowdeck fleet opens the fleet view: a row per
+project and one queue of everything that waits for you across the fleet,
+answered there or in each project's cockpit (enter).`,
 		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error { return e.fleetView() },
 	}
 	c.AddCommand(e.fleetAddCmd(), e.fleetRmCmd(), e.fleetListCmd())
 	return c
@@ -173,6 +186,41 @@ say so. See docs/fleet.md for the --json object.`,
 			return nil
 		},
 	}
+}
+
+// fleetView is `flowdeck fleet`: the fleet view, on a terminal.
+func (e *env) fleetView() error {
+	in, inOK := e.stdin.(*os.File)
+	out, outOK := e.rawOut.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
+		return usageErr("the fleet view needs a terminal; for scripts use flowdeck fleet list --json")
+	}
+	_, entries, err := e.fleetConfig()
+	if err != nil {
+		return err
+	}
+	if FleetView == nil {
+		return e.execFleetView()
+	}
+	if err := FleetView(entries, e.cockpitActor()); err != nil {
+		return internalErr(fmt.Errorf("fleet view: %w", err))
+	}
+	return nil
+}
+
+// execFleetView becomes flowdeck-mcp for `flowdeck fleet`: the fleet's
+// MCP client is linked there, and flowdeck-cockpit stays lean for its own
+// first frame.
+func (e *env) execFleetView() error {
+	bin, err := lean.FindCompanion(MCPBinary)
+	if err != nil {
+		return internalErr(err)
+	}
+	args := []string{bin, "fleet"}
+	if e.actor != "" {
+		args = append(args, "--actor", e.actor)
+	}
+	return internalErr(fmt.Errorf("exec %s: %w", strings.Join(args, " "), syscall.Exec(bin, args, os.Environ())))
 }
 
 // execFleetList becomes flowdeck-mcp for `fleet list`: the MCP client is

@@ -88,6 +88,11 @@ func TestFleetCommands(t *testing.T) {
 		t.Errorf("list: %d\n%s", code, out)
 	}
 
+	// The fleet view paints a terminal; piped, it says what to use instead.
+	if _, errOut, code := run("fleet"); code != ExitUsage || !strings.Contains(errOut, "the fleet view needs a terminal") {
+		t.Errorf("fleet without a terminal: %d %s", code, errOut)
+	}
+
 	if out, errOut, code := run("fleet", "rm", "down"); code != 0 || !strings.Contains(out, "removed down") {
 		t.Fatalf("rm: %d %s%s", code, out, errOut)
 	}

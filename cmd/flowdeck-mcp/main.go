@@ -1,7 +1,8 @@
 // Command flowdeck-mcp is flowdeck with its MCP server and client linked
-// in. It accepts every flowdeck subcommand; `flowdeck mcp` and `flowdeck
-// fleet list` (through flowdeck-cli) become it, so the MCP SDK is loaded
-// only where it is used.
+// in. It accepts every flowdeck subcommand; `flowdeck mcp`, `flowdeck
+// fleet list` and `flowdeck fleet` (the fleet view, with the cockpit it
+// opens on a local project) become it through flowdeck-cli, so the MCP SDK
+// is loaded only where it is used.
 package main
 
 import (
@@ -16,6 +17,7 @@ import (
 	"github.com/flowdeck/flowdeck/mcp"
 	"github.com/flowdeck/flowdeck/project"
 	"github.com/flowdeck/flowdeck/runner"
+	"github.com/flowdeck/flowdeck/ui/fleetview"
 )
 
 func main() {
@@ -26,6 +28,9 @@ func main() {
 	}
 	cli.FleetList = func(ctx context.Context, entries []fleetconf.Entry, offers []fleetconf.Offer, config string) (cli.FleetListing, error) {
 		return fleet.List(ctx, entries, offers, config, fleet.Options{Version: version()}), nil
+	}
+	cli.FleetView = func(entries []fleetconf.Entry, actor string) error {
+		return fleetview.Run(entries, fleetview.Options{Actor: actor, Fleet: fleet.Options{Version: version(), Actor: actor}})
 	}
 	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, nil))
 }
