@@ -72,10 +72,9 @@ func (s *tmuxSession) waitFor(want string) (string, time.Duration) {
 	return s.waitScreen(fmt.Sprintf("%q", want), func(scr string) bool { return strings.Contains(scr, want) })
 }
 
-// TestFleetTmuxEndToEnd drives the fleet view in a real terminal over two
-// local projects and a remote one served through the SSH server, all added
-// with `flowdeck fleet add` (the view runs from the test binary on that
-// config, see viewHelperEnv): the view shows the three; a review
+// TestFleetTmuxEndToEnd drives `flowdeck fleet` in a real terminal over
+// two local projects and a remote one served through the SSH server, all
+// added with `flowdeck fleet add`: the view shows the three; a review
 // raised in the remote by its own CLI appears in the queue within a
 // second; the person approves it with keys; the remote's store holds the
 // approval, once, as the person's, via the fleet's origin.
@@ -96,8 +95,7 @@ func TestFleetTmuxEndToEnd(t *testing.T) {
 	add(append([]string{"remote", "--"}, srv.Command(bin, "--dir", remote, "mcp")...)...)
 	add("beta", beta)
 
-	argv, env := viewProgram(t, "fleet")
-	tm := newTmux(t, 120, 40, "env "+shellWords(append(env, "XDG_CONFIG_HOME="+cfg, "TERM=xterm-256color"))+" "+shellWords(argv)+
+	tm := newTmux(t, 120, 40, "env "+shellWords([]string{"XDG_CONFIG_HOME=" + cfg, "TERM=xterm-256color", bin, "fleet"})+
 		"; echo flowdeck exited $?; sleep 60")
 	_, took := tm.waitScreen("the three projects answering", func(scr string) bool {
 		return strings.Contains(scr, "3 projects") && !strings.Contains(scr, "connecting") &&
