@@ -44,13 +44,26 @@ type Options struct {
 	// (default 15 s; a ping unanswered within CallTimeout ends the
 	// connection). Local projects, served in this process, are not pinged.
 	KeepAlive time.Duration
-	Now       func() time.Time
+	// MaxConnecting bounds the projects that set up a connection at once
+	// (default DefaultMaxConnecting): fifty handshakes started together
+	// on two cores starve the first frame and one another, and the last
+	// ones time out. A project waiting for its turn is still connecting;
+	// its CallTimeout starts with its turn.
+	MaxConnecting int
+	// Deferred holds every connection until Start, so that a front-end
+	// draws its first frame before the handshakes compete for the CPU.
+	Deferred bool
+	Now      func() time.Time
 }
 
 // Defaults of Options.
 const (
 	DefaultCallTimeout = 10 * time.Second
 	DefaultKeepAlive   = 15 * time.Second
+	// DefaultMaxConnecting: measured with 50 projects over ssh on two
+	// cores, all 50 at once timed 20 of them out; a handful at a time
+	// keeps each handshake well inside the call timeout.
+	DefaultMaxConnecting = 6
 )
 
 // Reconnection: an unreachable project is tried again after minBackoff,
@@ -80,6 +93,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeepAlive <= 0 {
 		o.KeepAlive = DefaultKeepAlive
+	}
+	if o.MaxConnecting <= 0 {
+		o.MaxConnecting = DefaultMaxConnecting
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -121,7 +137,12 @@ type Fleet struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	changed chan struct{}
-	members []*member
+	// turns holds a token per connection being set up (MaxConnecting);
+	// started is closed by Start.
+	turns     chan struct{}
+	started   chan struct{}
+	startOnce sync.Once
+	members   []*member
 	byName  map[string]*member
 
 	// mu guards every member's st and conn: the accessors copy under it
@@ -147,7 +168,11 @@ type member struct {
 func Open(entries []Entry, opts Options) *Fleet {
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
-	f := &Fleet{opts: opts, cancel: cancel, changed: make(chan struct{}, 1), byName: map[string]*member{}}
+	f := &Fleet{opts: opts, cancel: cancel, changed: make(chan struct{}, 1), byName: map[string]*member{},
+		turns: make(chan struct{}, opts.MaxConnecting), started: make(chan struct{})}
+	if !opts.Deferred {
+		f.Start()
+	}
 	for _, e := range entries {
 		e.Command = slices.Clone(e.Command) // the caller's slice may change
 		m := &member{f: f, entry: e, refresh: make(chan struct{}, 1), st: Status{Entry: e, Reach: Connecting}}
@@ -167,6 +192,10 @@ func Open(entries []Entry, opts Options) *Fleet {
 	}
 	return f
 }
+
+// Start lets the connections of a Deferred fleet begin (once; later calls
+// do nothing). It never blocks.
+func (f *Fleet) Start() { f.startOnce.Do(func() { close(f.started) }) }
 
 // Close ends every connection and transport process, and waits for them.
 func (f *Fleet) Close() {
@@ -261,10 +290,30 @@ func incompatible(format string, args ...any) *failure {
 
 // run keeps the project connected until ctx ends: connect, serve its
 // updates, and after a failure wait (backing off) and connect again.
+// connectInTurn is connect once a turn is free (MaxConnecting); nil, nil
+// when ctx ends first.
+func (m *member) connectInTurn(ctx context.Context) (*conn, *failure) {
+	select {
+	case m.f.turns <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil
+	}
+	defer func() { <-m.f.turns }()
+	return m.connect(ctx)
+}
+
 func (m *member) run(ctx context.Context) {
 	failures := 0
+	select {
+	case <-m.f.started:
+	case <-ctx.Done():
+		return
+	}
 	for ctx.Err() == nil {
-		c, fail := m.connect(ctx)
+		c, fail := m.connectInTurn(ctx)
+		if c == nil && fail == nil {
+			return // closed while waiting for a turn
+		}
 		if fail == nil {
 			up := time.Now()
 			fail = m.serve(ctx, c)
