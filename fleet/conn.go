@@ -143,7 +143,7 @@ type Fleet struct {
 	started   chan struct{}
 	startOnce sync.Once
 	members   []*member
-	byName  map[string]*member
+	byName    map[string]*member
 
 	// mu guards every member's st and conn: the accessors copy under it
 	// and never wait on a project.
