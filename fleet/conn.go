@@ -331,7 +331,10 @@ func (c *conn) close() {
 		c.cs.Close()
 	}
 	if c.ss != nil {
-		c.ss.Close()
+		// The server's session ends once its calls in flight return: one
+		// stuck on a busy database (bounded by the lock timeout) must
+		// not hold up a reconnection or the fleet's Close.
+		go c.ss.Close()
 	}
 	if c.proc != nil {
 		c.proc.stop()

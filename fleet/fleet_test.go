@@ -1,13 +1,17 @@
 package fleet
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/gittest"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/project"
@@ -207,5 +211,70 @@ func TestLocalProjectGone(t *testing.T) {
 	st := waitFor(t, f, "settled", time.Second, settled)
 	if st[0].Reach != Unreachable || !strings.Contains(st[0].Err, "not a directory") || st[1].Reach != Reachable {
 		t.Fatalf("%+v", st)
+	}
+}
+
+// A local project whose database another process holds (bbolt's lock)
+// does not answer: an answer to it fails after the call timeout and the
+// project shows unreachable, without holding up Statuses or the project
+// beside it; it answers again once the lock is let go.
+func TestLocalProjectBusy(t *testing.T) {
+	busyDir, _ := newProject(t, "busy")
+	okDir, pok := newProject(t, "ok")
+	f := Open([]Entry{{Name: "busy", Dir: busyDir}, {Name: "ok", Dir: okDir}}, Options{CallTimeout: time.Second})
+	defer f.Close()
+	waitFor(t, f, "both reachable", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable && st[1].Reach == Reachable })
+
+	holder, err := bolt.Open(filepath.Join(busyDir, db.DBFile), 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	answered := make(chan error, 1)
+	go func() {
+		_, err := f.Resolve(t.Context(), "busy", "d1", "yes", "")
+		answered <- err
+	}()
+	// The other project changes meanwhile, and is seen to.
+	do(t, pok.As("human"), model.PlanApprove{})
+	st := waitFor(t, f, "busy unreachable, ok up to date", time.Second/2, func(st []Status) bool {
+		return st[0].Reach == Unreachable && len(kinds(st[1])) == 0
+	})
+	if err := <-answered; err == nil || !strings.Contains(err.Error(), "no answer within 1s (decision_resolve)") {
+		t.Fatalf("the answer to the busy project: %v", err)
+	}
+	if !strings.HasPrefix(st[0].Err, "no answer within 1s (") || st[0].Glance == nil {
+		t.Fatalf("busy: %+v", st[0])
+	}
+	holder.Close()
+	waitFor(t, f, "busy reachable again", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable })
+}
+
+// A feature's change, as the project's diff tool gives it: its lines and
+// tabs kept, the escape sequences its code holds gone.
+func TestDiff(t *testing.T) {
+	dir := gittest.Repo(t, "the diff needs the git program on PATH", map[string]string{"README": "hi\n"})
+	p, err := project.Open(dir, project.Options{AsRoot: true, Actor: "agent-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := model.ParsePlan([]byte(`{"features": [{"id": "greet", "title": "Greet"}]}`))
+	do(t, p, model.PlanStart{Goal: "diff"})
+	do(t, p, model.PlanApply{Plan: *plan})
+	do(t, p.As("human"), model.PlanApprove{})
+	do(t, p, model.RunStart{Feature: "greet"})
+	code := "package greet\n\nfunc Hello() string {\n\treturn \"\x1b]0;owned\x07\x1b[31mhello\u202e\"\n}\n"
+	if err := os.WriteFile(filepath.Join(dir, "greet.go"), []byte(code), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f := Open([]Entry{{Name: "p", Dir: dir}}, Options{})
+	defer f.Close()
+	waitFor(t, f, "reachable", time.Second, func(st []Status) bool { return st[0].Reach == Reachable })
+	diff, err := f.Diff(t.Context(), "p", "greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(diff, "+func Hello() string {\n+\treturn \"hello\"\n") || strings.ContainsAny(diff, "\x1b\x07\u202e") {
+		t.Fatalf("diff:\n%q", diff)
 	}
 }

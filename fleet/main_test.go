@@ -13,6 +13,10 @@ func TestMain(m *testing.M) {
 		serveFake(os.Args[2:])
 		os.Exit(0)
 	}
+	if len(os.Args) > 1 && os.Args[1] == ttyProbeFlag {
+		ttyProbe()
+		os.Exit(0)
+	}
 	// The projects' config is the tests' own, not the user's.
 	cfg, err := os.MkdirTemp("", "fleet-test-config-")
 	if err != nil {

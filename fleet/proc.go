@@ -26,9 +26,12 @@ type proc struct {
 // closed and it got SIGTERM, before its process group is killed.
 const killGrace = time.Second
 
-// startProc starts argv in a process group of its own, so that closing the
-// fleet ends it and whatever it started (ssh's children, a shell's), and so
-// that the person's Ctrl-C in a terminal does not reach it.
+// startProc starts argv in a session of its own (so in a process group of
+// its own): closing the fleet ends it and whatever it started (ssh's
+// children, a shell's); the person's Ctrl-C does not reach it; and it has
+// no controlling terminal, so a transport that would ask (ssh's password
+// or host-key prompt) fails saying so instead of writing over the fleet's
+// screen and waiting for keys that never come.
 func startProc(argv []string) (*proc, error) {
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -43,7 +46,7 @@ func startProc(argv []string) (*proc, error) {
 	p := &proc{stdin: inW, stdout: outR, stderr: &tail{max: maxStderr}, exited: make(chan struct{})}
 	p.cmd = exec.Command(argv[0], argv[1:]...)
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, p.stderr
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	// A grandchild that keeps stderr open must not keep Wait waiting.
 	p.cmd.WaitDelay = killGrace
 	err = p.cmd.Start()

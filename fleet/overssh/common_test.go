@@ -21,6 +21,9 @@ func TestMain(m *testing.M) {
 	if path := os.Getenv(fleetHelperEnv); path != "" {
 		os.Exit(serveFleet(path))
 	}
+	if mode := os.Getenv(viewHelperEnv); mode != "" {
+		os.Exit(runView(mode))
+	}
 	code := m.Run()
 	testbin.Cleanup()
 	os.Exit(code)

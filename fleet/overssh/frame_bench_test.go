@@ -22,13 +22,14 @@ import (
 	"github.com/flowdeck/flowdeck/internal/sshtest"
 )
 
-// BenchmarkFleetFirstFrame: `flowdeck fleet` on 50 local projects, and on
+// BenchmarkFleetFirstFrame: the fleet view on 50 local projects, and on
 // remote ones through the SSH server ($FLOWDECK_BENCH_REMOTE, else 50),
-// against the single-project cockpit (`flowdeck --dir D` on one of them),
-// measured side by side under a pty as a person starts them (process start
-// until the frame is on an emulated terminal's screen; see
-// cli/firstframe_bench_test.go), five of each, interleaved so load on the
-// machine hits all alike. For the fleets also the time until the header
+// against the single-project cockpit on one of them, both run from the
+// test binary (see viewHelperEnv), and the real `flowdeck --dir D`
+// besides (real-cockpit-first-ms), measured side by side under a pty as a
+// person starts them (process start until the frame is on an emulated
+// terminal's screen; see cli/firstframe_bench_test.go), five of each,
+// interleaved so load on the machine hits all alike. For the fleets also the time until the header
 // says every project answers, and then the memory of the process (PSS:
 // shared pages divided among their users) apart from its transports'
 // (the ssh clients). Metrics: the medians in ms, the ratios of first
@@ -48,17 +49,23 @@ func BenchmarkFleetFirstFrame(b *testing.B) {
 	cockpitEnv := fleetEnv(b, nil) // the same config dir, no fleet
 	nl, nr := strconv.Itoa(len(local)), strconv.Itoa(len(remote))
 
+	fleetArgv, fleetEnv := viewProgram(b, "fleet")
+	cockpitArgv, cockpitHelper := viewProgram(b, "cockpit", "--dir", dirs[0])
+	localEnv, remoteEnv = append(localEnv, fleetEnv...), append(remoteEnv, fleetEnv...)
+
 	for b.Loop() {
-		var cockpit, lf, rf, lr, rr []time.Duration
+		var real, cockpit, lf, rf, lr, rr []time.Duration
 		var cm, lm, rm, rt []int64
 		for range 5 {
-			c := startFrame(b, cockpitEnv, screenHas("bench goal"), nil, bin, "--dir", dirs[0])
-			l := startFrame(b, localEnv, screenHas(nl+" projects"), allAnswer(nl), bin, "fleet")
-			r := startFrame(b, remoteEnv, screenHas(nr+" projects"), allAnswer(nr), bin, "fleet")
+			real = append(real, startFrame(b, cockpitEnv, screenHas("bench goal"), nil, bin, "--dir", dirs[0]).first)
+			c := startFrame(b, append(cockpitEnv, cockpitHelper...), screenHas("bench goal"), nil, cockpitArgv...)
+			l := startFrame(b, localEnv, screenHas(nl+" projects"), allAnswer(nl), fleetArgv...)
+			r := startFrame(b, remoteEnv, screenHas(nr+" projects"), allAnswer(nr), fleetArgv...)
 			cockpit, lf, rf = append(cockpit, c.first), append(lf, l.first), append(rf, r.first)
 			lr, rr = append(lr, l.reachable), append(rr, r.reachable)
 			cm, lm, rm, rt = append(cm, c.pss), append(lm, l.pss), append(rm, r.pss), append(rt, r.transports)
 		}
+		b.ReportMetric(ms(median(real)), "real-cockpit-first-ms")
 		b.ReportMetric(ms(median(cockpit)), "cockpit-first-ms")
 		b.ReportMetric(ms(median(lf)), "local"+nl+"-first-ms")
 		b.ReportMetric(ms(median(rf)), "remote"+nr+"-first-ms")

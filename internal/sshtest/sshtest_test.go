@@ -77,7 +77,6 @@ func TestMCPThroughSSH(t *testing.T) {
 		t.Fatalf("%d connections on the server, want the client's one", n)
 	}
 
-
 	// A frozen connection stays up and answers nothing: a call times out;
 	// new connections are served meanwhile; thawed, it answers again.
 	thaw := srv.FreezeConnections()
