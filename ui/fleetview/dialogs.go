@@ -639,6 +639,9 @@ func (d *decisionDialog) keyMap(m *Model) keyMap {
 		short, desc[keys.NextField] = append(short, keys.NextField), "note"
 	}
 	short = append(short, keys.Back)
+	if _, ok := desc[keys.Open]; !ok {
+		desc[keys.Open] = "to the options"
+	}
 	full := append([]keys.Action{keys.Choose}, verdictKeys...)
 	full = append(full, keys.Open, keys.NextField, keys.PageDown, keys.PageUp, keys.Back)
 	return keyMap{km: m.keys, short: short, full: full, desc: desc, label: label}

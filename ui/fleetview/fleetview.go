@@ -76,7 +76,15 @@ const (
 // programs Run starts (one before and one after each project's cockpit):
 // the selection, what was seen (so nothing rings twice) and the note stay.
 type Model struct {
-	f     Fleet
+	// f is the fleet; nil until start opens it (Run).
+	f Fleet
+	// start opens the fleet (once; later calls return the same one). Run
+	// sets it instead of f: the fleet is opened by a command a moment
+	// after the first frame, so that its transports (fifty ssh processes
+	// starting at once) do not compete with the first frame for the CPU.
+	// armed: this program has asked for it.
+	start func() Fleet
+	armed bool
 	cfg   config.Config
 	keys  keys.Map
 	th    *styles.Styles
@@ -196,8 +204,11 @@ func (m *Model) Init() tea.Cmd {
 		m.cancel()
 	}
 	m.ctx, m.cancel = context.WithCancel(context.Background())
-	m.quiet, m.next = true, next{}
-	cmds := []tea.Cmd{m.snapshotCmd(nil), m.clockCmd()}
+	m.quiet, m.next, m.armed = true, next{}, false
+	cmds := []tea.Cmd{m.clockCmd()}
+	if m.f != nil {
+		cmds = append(cmds, m.snapshotCmd(nil))
+	}
 	if m.cfg.Theme == "auto" && m.color {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -210,6 +221,29 @@ func (m *Model) stop() {
 	if m.cancel != nil {
 		m.cancel()
 	}
+}
+
+// firstFrameGrace is how long after the first size (which the first
+// frame follows at once, within the renderer's 60 fps) the fleet opens.
+const firstFrameGrace = 50 * time.Millisecond
+
+// fleetMsg is the fleet start opened.
+type fleetMsg struct{ f Fleet }
+
+// startCmd opens the fleet a moment after the first frame, once per
+// program while the model has none.
+func (m *Model) startCmd() tea.Cmd {
+	if m.f != nil || m.start == nil || m.armed {
+		return nil
+	}
+	m.armed = true
+	start := m.start
+	return tea.Tick(firstFrameGrace, func(time.Time) tea.Msg {
+		if f := start(); f != nil {
+			return fleetMsg{f: f}
+		}
+		return nil
+	})
 }
 
 // snapshotMsg is the fleet's state, read in a command.
@@ -253,6 +287,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
+		cmd = m.startCmd()
+	case fleetMsg:
+		if m.f == nil {
+			m.f = msg.f
+			cmd = m.snapshotCmd(nil)
+		}
 	case tea.BackgroundColorMsg:
 		if m.cfg.Theme == "auto" && m.color {
 			m.setStyles(styles.New(msg.IsDark(), m.color))

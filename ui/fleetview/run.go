@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -45,9 +46,33 @@ func Run(entries []fleet.Entry, opts Options) error {
 	if fo.Now == nil {
 		fo.Now = opts.Now
 	}
-	f := fleet.Open(entries, fo)
-	defer f.Close()
-	m := New(f, entries, opts)
+	// The fleet opens a moment after the first frame (Model.start), once;
+	// a start that comes after Run ended opens nothing.
+	var (
+		mu     sync.Mutex
+		f      *fleet.Fleet
+		closed bool
+	)
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		closed = true
+		if f != nil {
+			f.Close()
+		}
+	}()
+	m := New(nil, entries, opts)
+	m.start = func() Fleet {
+		mu.Lock()
+		defer mu.Unlock()
+		if closed {
+			return nil
+		}
+		if f == nil {
+			f = fleet.Open(entries, fo)
+		}
+		return f
+	}
 	if len(cfgErrs) > 0 {
 		// The fleet runs on with the defaults for what was wrong.
 		m.note = errNote(fmt.Sprintf("✗ config (defaults used): %v", cfgErrs[0]))
