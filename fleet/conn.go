@@ -50,10 +50,7 @@ type Options struct {
 	// ones time out. A project waiting for its turn is still connecting;
 	// its CallTimeout starts with its turn.
 	MaxConnecting int
-	// Deferred holds every connection until Start, so that a front-end
-	// draws its first frame before the handshakes compete for the CPU.
-	Deferred bool
-	Now      func() time.Time
+	Now           func() time.Time
 }
 
 // Defaults of Options.
@@ -137,13 +134,10 @@ type Fleet struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	changed chan struct{}
-	// turns holds a token per connection being set up (MaxConnecting);
-	// started is closed by Start.
-	turns     chan struct{}
-	started   chan struct{}
-	startOnce sync.Once
-	members   []*member
-	byName    map[string]*member
+	// turns holds a token per connection being set up (MaxConnecting).
+	turns   chan struct{}
+	members []*member
+	byName  map[string]*member
 
 	// mu guards every member's st and conn: the accessors copy under it
 	// and never wait on a project.
@@ -169,10 +163,7 @@ func Open(entries []Entry, opts Options) *Fleet {
 	opts = opts.withDefaults()
 	ctx, cancel := context.WithCancel(context.Background())
 	f := &Fleet{opts: opts, cancel: cancel, changed: make(chan struct{}, 1), byName: map[string]*member{},
-		turns: make(chan struct{}, opts.MaxConnecting), started: make(chan struct{})}
-	if !opts.Deferred {
-		f.Start()
-	}
+		turns: make(chan struct{}, opts.MaxConnecting)}
 	for _, e := range entries {
 		e.Command = slices.Clone(e.Command) // the caller's slice may change
 		m := &member{f: f, entry: e, refresh: make(chan struct{}, 1), st: Status{Entry: e, Reach: Connecting}}
@@ -192,10 +183,6 @@ func Open(entries []Entry, opts Options) *Fleet {
 	}
 	return f
 }
-
-// Start lets the connections of a Deferred fleet begin (once; later calls
-// do nothing). It never blocks.
-func (f *Fleet) Start() { f.startOnce.Do(func() { close(f.started) }) }
 
 // Close ends every connection and transport process, and waits for them.
 func (f *Fleet) Close() {
@@ -304,11 +291,6 @@ func (m *member) connectInTurn(ctx context.Context) (*conn, *failure) {
 
 func (m *member) run(ctx context.Context) {
 	failures := 0
-	select {
-	case <-m.f.started:
-	case <-ctx.Done():
-		return
-	}
 	for ctx.Err() == nil {
 		c, fail := m.connectInTurn(ctx)
 		if c == nil && fail == nil {

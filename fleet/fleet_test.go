@@ -279,22 +279,3 @@ func TestDiff(t *testing.T) {
 	}
 }
 
-// A deferred fleet sets up no connection before Start (its front-end draws
-// first), and connects as usual after it.
-func TestDeferredStart(t *testing.T) {
-	dir, _ := newProject(t, "later")
-	f := Open([]Entry{{Name: "later", Dir: dir}}, Options{Deferred: true})
-	defer f.Close()
-	// Only a wrong connection can fail this wait; a slow machine cannot.
-	select {
-	case <-f.Changed():
-		t.Fatalf("a deferred fleet changed before Start: %+v", f.Statuses())
-	case <-time.After(300 * time.Millisecond):
-	}
-	if st := f.Statuses(); st[0].Reach != Connecting || st[0].Glance != nil {
-		t.Fatalf("before Start: %+v", st[0])
-	}
-	f.Start()
-	f.Start() // once; a second call does nothing
-	waitFor(t, f, "reachable after Start", time.Second/2, func(st []Status) bool { return st[0].Reach == Reachable })
-}
