@@ -22,21 +22,10 @@ type Glance struct {
 // prompt of every agent: one open of the file and one shared lock instead
 // of three, and the three agree with each other.
 func (s *Store) Glance() (*Glance, error) {
-	g := &Glance{}
-	err := s.view(func(tx *bolt.Tx) (err error) {
-		if g.Active, err = loadActive(tx); err != nil {
-			return err
-		}
-		if g.Decisions, err = decisionsTx(tx, true); err != nil {
-			return err
-		}
+	return s.glance(func(tx *bolt.Tx, g *Glance) (err error) {
 		g.Agents, err = agentEventsTx(tx)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return g, nil
 }
 
 // FleetGlance reads what a fleet's glance at the project needs in one read
@@ -44,14 +33,7 @@ func (s *Store) Glance() (*Glance, error) {
 // (what the waits are a function of) and the newest command run (when the
 // project last changed).
 func (s *Store) FleetGlance() (*Glance, error) {
-	g := &Glance{}
-	err := s.view(func(tx *bolt.Tx) (err error) {
-		if g.Active, err = loadActive(tx); err != nil {
-			return err
-		}
-		if g.Decisions, err = decisionsTx(tx, true); err != nil {
-			return err
-		}
+	return s.glance(func(tx *bolt.Tx, g *Glance) (err error) {
 		if g.FlowRuns, err = flowRunsTx(tx); err != nil {
 			return err
 		}
@@ -60,6 +42,21 @@ func (s *Store) FleetGlance() (*Glance, error) {
 			g.LastRun = &runs[0]
 		}
 		return err
+	})
+}
+
+// glance reads the active session and the pending decisions, then what
+// more reads, in one read transaction.
+func (s *Store) glance(more func(*bolt.Tx, *Glance) error) (*Glance, error) {
+	g := &Glance{}
+	err := s.view(func(tx *bolt.Tx) (err error) {
+		if g.Active, err = loadActive(tx); err != nil {
+			return err
+		}
+		if g.Decisions, err = decisionsTx(tx, true); err != nil {
+			return err
+		}
+		return more(tx, g)
 	})
 	if err != nil {
 		return nil, err

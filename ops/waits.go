@@ -200,33 +200,33 @@ func historyAt(s *model.Session, seq uint64, otherwise time.Time) time.Time {
 // featureBlockedSince is the history item that blocked feature id, so that
 // a feature blocked again later rings again.
 func featureBlockedSince(s *model.Session, id string) uint64 {
-	h := s.Execution.History
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Feature == id && h[i].Type == model.EventFeatureBlocked {
-			return h[i].Seq
-		}
-	}
-	return 0
+	return lastHistorySeq(s, func(e model.HistoryItem) bool {
+		return e.Feature == id && e.Type == model.EventFeatureBlocked
+	})
 }
 
 // planSince is the history item that put the current plan in place, so a
 // plan applied again asks again.
 func planSince(s *model.Session) uint64 {
-	h := s.Execution.History
-	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Type == model.EventPlanApplied || h[i].Type == model.EventPlanSelected {
-			return h[i].Seq
-		}
-	}
-	return 0
+	return lastHistorySeq(s, func(e model.HistoryItem) bool {
+		return e.Type == model.EventPlanApplied || e.Type == model.EventPlanSelected
+	})
 }
 
 // blockedSince finds the history item that blocked the session, so that a
 // session blocked again later rings again.
 func blockedSince(s *model.Session) uint64 {
+	return lastHistorySeq(s, func(e model.HistoryItem) bool {
+		return e.Type == model.EventSessionBlocked || e.Type == model.EventFeatureBlocked
+	})
+}
+
+// lastHistorySeq is the Seq of the newest history item that is, 0 when
+// none is.
+func lastHistorySeq(s *model.Session, is func(model.HistoryItem) bool) uint64 {
 	h := s.Execution.History
 	for i := len(h) - 1; i >= 0; i-- {
-		if h[i].Type == model.EventSessionBlocked || h[i].Type == model.EventFeatureBlocked {
+		if is(h[i]) {
 			return h[i].Seq
 		}
 	}
