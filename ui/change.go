@@ -168,7 +168,19 @@ func (c *changeView) key(m *Model, a keys.Action) (tea.Cmd, bool) {
 	if !c.loaded || c.res == nil {
 		return nil, false
 	}
-	v := c.view
+	if a == keys.EditAt {
+		return m.editAtChange(c), true
+	}
+	if !MoveInDiff(c.view, a) {
+		return nil, false
+	}
+	return m.highlightSoon(), true
+}
+
+// MoveInDiff does in v what a key that moves in a change does (the
+// cockpit's and the fleet view's changes answer the same keys); false when
+// a is none of them, or is enter where nothing opens (a file's whole diff).
+func MoveInDiff(v *diffview.Model, a keys.Action) bool {
 	switch a {
 	case keys.Up:
 		v.Move(-1)
@@ -188,15 +200,13 @@ func (c *changeView) key(m *Model, a keys.Action) (tea.Cmd, bool) {
 		v.PrevFile()
 	case keys.Open: // a file's whole diff, from the list or from where it is on screen
 		if v.Mode() == diffview.ModeFile {
-			return nil, false
+			return false
 		}
 		v.OpenSelected()
-	case keys.EditAt:
-		return m.editAtChange(c), true
 	default:
-		return nil, false
+		return false
 	}
-	return m.highlightSoon(), true
+	return true
 }
 
 // shortKeys are the change's keys for a dialog's footer: enter only where

@@ -93,7 +93,7 @@ func (m *Model) decisionView(f *decForm) (body []string) {
 		}
 		body = append(body, th.Dim.Render("times out at "+d.Format("15:04:05")+": then "+then))
 	}
-	for i, e := range wrapNote(f.errs, w, 6) {
+	for i, e := range layout.WrapLines(f.errs, w, 6) {
 		if i == 0 {
 			body = append(body, th.Err.Render(e))
 		} else {

@@ -278,7 +278,7 @@ func (d *findingsDialog) HandleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 				m.pop() // back to the review, if it opened this
 				return nil, true
 			}
-			findings := splitFindings(d.input.Value())
+			findings := SplitFindings(d.input.Value())
 			if d.decision == model.ReviewNeedsFix && len(findings) == 0 {
 				d.err = "needs_fix needs at least one finding"
 				return nil, true
@@ -312,7 +312,10 @@ func (m *Model) openFindings(feature string, final bool, dec model.ReviewDecisio
 	return d.input.Focus()
 }
 
-func splitFindings(s string) []string {
+// SplitFindings splits what the person typed into a review's findings:
+// several are separated with ";", blanks dropped. The fleet view's
+// findings field reads the same way.
+func SplitFindings(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ";") {
 		if f = strings.TrimSpace(f); f != "" {

@@ -273,7 +273,7 @@ func (m *Model) helpLines(w, h int, q string) []string {
 		seen := map[string]bool{}
 		for _, col := range g.keys.FullHelp() {
 			if g.text {
-				col = textKeys(col)
+				col = keys.TextOnly(col)
 			}
 			for _, b := range col {
 				e := helpEntry{b: b}

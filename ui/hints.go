@@ -155,7 +155,7 @@ func (m *Model) hintBar() string {
 	}
 	tailBs := m.keys.Bindings(keys.Help, keys.Quit)
 	if typing {
-		tailBs = textKeys(tailBs)
+		tailBs = keys.TextOnly(tailBs)
 	}
 	tail := m.bindingHints(m.w, tailBs...)
 	text := " "
@@ -169,7 +169,7 @@ func (m *Model) hintBar() string {
 			bs = append(bs, km.bindings(acts)...)
 		}
 		if typing {
-			bs = textKeys(bs)
+			bs = keys.TextOnly(bs)
 		}
 		return bs
 	}
@@ -180,54 +180,12 @@ func (m *Model) hintBar() string {
 	return layout.Fit(text+tail, m.w)
 }
 
-// textKeys keeps, of each binding, the keys that type nothing: what works
-// in a text field.
-func textKeys(bs []key.Binding) []key.Binding {
-	out := make([]key.Binding, 0, len(bs))
-	for _, b := range bs {
-		var ks []string
-		for _, k := range b.Keys() {
-			if len([]rune(k)) > 1 {
-				ks = append(ks, k)
-			}
-		}
-		if len(ks) == 0 {
-			continue
-		}
-		c := key.NewBinding(key.WithKeys(ks...), key.WithHelp(keys.Label(ks), b.Help().Desc))
-		out = append(out, c)
-	}
-	return out
-}
-
 // hintsIn renders as many "key desc" pairs as fit in w cells.
 func (m *Model) hintsIn(w int, acts ...keys.Action) string {
 	return m.bindingHints(w, m.keys.Bindings(acts...)...)
 }
 
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
-// through bubbles/help; each shows its first key only: the bar is for
-// glancing, ? lists them all.
+// bindingHints renders as many "key desc" pairs of bs as fit in w cells.
 func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	if w <= 0 || len(bs) == 0 {
-		return ""
-	}
-	short := make([]key.Binding, len(bs))
-	for i, bd := range bs {
-		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
-			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
-		}
-		short[i] = bd
-	}
-	hm := m.help
-	hm.SetWidth(w)
-	// help.Model adds the item after which its ellipsis would not fit (and
-	// all after it); drop from the end until the list fits.
-	for n := len(short); n > 0; n-- {
-		// A cut list ends in the (empty) ellipsis after a space.
-		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
-			return s
-		}
-	}
-	return ""
+	return keys.Hints(m.help, w, bs...)
 }

@@ -95,7 +95,7 @@ func (m *Model) reviewCommand(c cmdline.Command) (tea.Cmd, error) {
 	if d != model.ReviewApproved && d != model.ReviewNeedsFix && d != model.ReviewBlocked {
 		return nil, usageError("decision " + c.Args[1] + ": approved, needs_fix or blocked")
 	}
-	findings := splitFindings(strings.Join(c.Args[2:], " "))
+	findings := SplitFindings(strings.Join(c.Args[2:], " "))
 	if d == model.ReviewNeedsFix && len(findings) == 0 {
 		return nil, usageError("needs_fix needs at least one finding after the decision")
 	}

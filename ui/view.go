@@ -64,25 +64,14 @@ func (m *Model) footerLines() []string {
 }
 
 func (m *Model) noteLines() []string {
-	if len(m.note.lines) == 0 {
-		return []string{layout.Fit("", m.w)}
-	}
-	p := m.th.Dim
+	p, rest := m.th.Dim, m.th.Dim
 	switch m.note.kind {
 	case noteOK:
-		p = m.th.Ok
+		p, rest = m.th.Ok, m.th.Ok
 	case noteErr:
-		p = m.th.Err
+		p, rest = m.th.Err, m.th.Text // the error's first line in red, its detail plain
 	}
-	out := make([]string, 0, len(m.note.lines))
-	for i, l := range wrapNote(m.note.lines, m.w-1, 5) {
-		if i > 0 && m.note.kind == noteErr {
-			out = append(out, layout.Fit(m.th.Text.Render(l), m.w))
-			continue
-		}
-		out = append(out, layout.Fit(p.Render(l), m.w))
-	}
-	return out
+	return layout.NoteLines(m.note.lines, p, rest, "", m.w, 5)
 }
 
 // relayout recomputes the pane rectangles for the current size and footer,
@@ -357,23 +346,6 @@ func (m *Model) progressBar(done, total, w int) string {
 	}
 	full := done * w / total
 	return m.th.BarFull.Render(strings.Repeat("█", full)) + m.th.BarEmpty.Render(strings.Repeat("░", w-full))
-}
-
-// wrapNote wraps long note lines at the width (paths and hints run long),
-// the continuations indented, keeping at most n lines.
-func wrapNote(lines []string, w, n int) []string {
-	var out []string
-	for _, l := range lines {
-		if w <= 10 {
-			out = append(out, l)
-			continue
-		}
-		out = append(out, layout.Wrap(l, w, "    ")...)
-	}
-	if len(out) > n {
-		out = out[:n]
-	}
-	return out
 }
 
 // activeText names the active feature, or, when several are (max_parallel

@@ -12,6 +12,7 @@ import (
 	"github.com/flowdeck/flowdeck/fleet"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/ui"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
@@ -171,30 +172,7 @@ func (c *changeView) key(m *Model, a keys.Action) (tea.Cmd, bool) {
 	if !c.loaded || c.files == 0 {
 		return nil, false
 	}
-	v := c.view
-	switch a {
-	case keys.Up:
-		v.Move(-1)
-	case keys.Down:
-		v.Move(1)
-	case keys.PageUp:
-		v.FullPage(-1)
-	case keys.PageDown:
-		v.FullPage(1)
-	case keys.Top:
-		v.Top()
-	case keys.Bottom:
-		v.Bottom()
-	case keys.NextFile:
-		v.NextFile()
-	case keys.PrevFile:
-		v.PrevFile()
-	case keys.Open:
-		if v.Mode() == diffview.ModeFile {
-			return nil, false
-		}
-		v.OpenSelected()
-	default:
+	if !ui.MoveInDiff(c.view, a) {
 		return nil, false
 	}
 	return m.highlightSoon(), true

@@ -12,6 +12,7 @@ import (
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/ops"
 	"github.com/flowdeck/flowdeck/termtext"
+	"github.com/flowdeck/flowdeck/ui"
 	"github.com/flowdeck/flowdeck/ui/keys"
 	"github.com/flowdeck/flowdeck/ui/layout"
 	"github.com/flowdeck/flowdeck/ui/styles"
@@ -128,7 +129,7 @@ func (m *Model) problemLines(b *dialogBase, w int) []string {
 		return []string{m.th.Dim.Render("sending to " + termtext.Line(b.item.Project) + "…")}
 	}
 	var out []string
-	for i, l := range wrapLines(b.problem, w, 6) {
+	for i, l := range layout.WrapLines(b.problem, w, 6) {
 		if i == 0 {
 			out = append(out, m.th.Err.Render(l))
 		} else {
@@ -405,12 +406,7 @@ func (d *findingsDialog) typing() bool { return !d.sending && !d.refused }
 func (d *findingsDialog) setStyles(th *styles.Styles) { d.input.SetStyles(th.Input()) }
 
 func (d *findingsDialog) paste(msg tea.PasteMsg) tea.Cmd {
-	if !d.typing() {
-		return nil
-	}
-	var cmd tea.Cmd
-	d.input, cmd = d.input.Update(msg)
-	return cmd
+	return pasteInto(&d.input, d.typing(), msg)
 }
 
 func (d *findingsDialog) title(*Model) string {
@@ -464,7 +460,7 @@ func (d *findingsDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 				}
 				return nil, true
 			}
-			findings := splitFindings(d.input.Value())
+			findings := ui.SplitFindings(d.input.Value())
 			if d.decision == model.ReviewNeedsFix && len(findings) == 0 {
 				d.problem = []string{"needs_fix needs at least one finding"}
 				return nil, true
@@ -478,16 +474,6 @@ func (d *findingsDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(k)
 	return cmd, true
-}
-
-func splitFindings(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ";") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // decisionDialog answers a flow's pending decision: its options on the
@@ -526,11 +512,16 @@ func (d *decisionDialog) typing() bool { return d.onNote && !d.sending && !d.ref
 func (d *decisionDialog) setStyles(th *styles.Styles) { d.note.SetStyles(th.Input()) }
 
 func (d *decisionDialog) paste(msg tea.PasteMsg) tea.Cmd {
-	if !d.typing() {
+	return pasteInto(&d.note, d.typing(), msg)
+}
+
+// pasteInto gives a paste to a dialog's field, when it has the keys.
+func pasteInto(in *textinput.Model, typing bool, msg tea.PasteMsg) tea.Cmd {
+	if !typing {
 		return nil
 	}
 	var cmd tea.Cmd
-	d.note, cmd = d.note.Update(msg)
+	*in, cmd = in.Update(msg)
 	return cmd
 }
 

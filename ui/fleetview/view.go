@@ -2,7 +2,6 @@ package fleetview
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -478,39 +477,14 @@ func (m *Model) dialogView(d dialog, maxH int) []string {
 }
 
 func (m *Model) noteLines() []string {
-	if len(m.note.lines) == 0 {
-		return []string{layout.Fit("", m.w)}
-	}
-	p := m.th.Dim
+	p, rest := m.th.Dim, m.th.Dim
 	switch m.note.kind {
 	case noteOK:
-		p = m.th.Ok
+		p, rest = m.th.Ok, m.th.Ok
 	case noteErr:
-		p = m.th.Err
+		p, rest = m.th.Err, m.th.Text // the error's first line in red, its detail plain
 	}
-	var out []string
-	for i, l := range wrapLines(m.note.lines, m.w-1, 3) {
-		if i > 0 && m.note.kind == noteErr {
-			out = append(out, layout.Fit(" "+m.th.Text.Render(l), m.w))
-			continue
-		}
-		out = append(out, layout.Fit(" "+p.Render(l), m.w))
-	}
-	return out
-}
-
-// wrapLines wraps lines at w cells, the continuations indented, keeping
-// at most n lines.
-func wrapLines(lines []string, w, n int) []string {
-	var out []string
-	for _, l := range lines {
-		if w <= 10 {
-			out = append(out, l)
-			continue
-		}
-		out = append(out, layout.Wrap(l, w, "    ")...)
-	}
-	return out[:min(len(out), n)]
+	return layout.NoteLines(m.note.lines, p, rest, " ", m.w, 3)
 }
 
 // hintBar is the last line: what the keys do here, then help and quit. A
@@ -528,7 +502,7 @@ func (m *Model) hintBar() string {
 	}
 	tailBs := m.keys.Bindings(globalKeys...)
 	if typing {
-		tailBs = textKeys(tailBs)
+		tailBs = keys.TextOnly(tailBs)
 	}
 	tail := m.bindingHints(m.w, tailBs...)
 	text := " "
@@ -539,39 +513,7 @@ func (m *Model) hintBar() string {
 	return layout.Fit(text+tail, m.w)
 }
 
-// bindingHints renders as many "key desc" pairs of bs as fit in w cells,
-// each with its first key only (? lists them all).
+// bindingHints renders as many "key desc" pairs of bs as fit in w cells.
 func (m *Model) bindingHints(w int, bs ...key.Binding) string {
-	if w <= 0 || len(bs) == 0 {
-		return ""
-	}
-	short := make([]key.Binding, len(bs))
-	for i, bd := range bs {
-		if h := bd.Help(); h.Key == keys.Label(bd.Keys()) {
-			bd.SetHelp(keys.Label(bd.Keys()[:1]), h.Desc)
-		}
-		short[i] = bd
-	}
-	hm := m.help
-	hm.SetWidth(w)
-	for n := len(short); n > 0; n-- {
-		if s := strings.TrimSuffix(hm.ShortHelpView(short[:n]), " "); layout.Width(s) <= w {
-			return s
-		}
-	}
-	return ""
-}
-
-// textKeys keeps, of each binding, the keys that type nothing: what works
-// in a text field.
-func textKeys(bs []key.Binding) []key.Binding {
-	out := make([]key.Binding, 0, len(bs))
-	for _, b := range bs {
-		ks := slices.DeleteFunc(slices.Clone(b.Keys()), func(k string) bool { return len([]rune(k)) <= 1 })
-		if len(ks) == 0 {
-			continue
-		}
-		out = append(out, key.NewBinding(key.WithKeys(ks...), key.WithHelp(keys.Label(ks), b.Help().Desc)))
-	}
-	return out
+	return keys.Hints(m.help, w, bs...)
 }

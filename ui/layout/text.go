@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/flowdeck/flowdeck/ui/styles"
 )
 
 // oneLine keeps s on one screen row: a command a flow runs (sh -c with a
@@ -143,4 +144,37 @@ func FitMessage(w, h int, variants ...string) []string {
 // that it does not read as progress next to the session bar's "2/8 done".
 func Position(noun string, i, n int) string {
 	return fmt.Sprintf(" %s %d of %d ", noun, i, n)
+}
+
+// WrapLines wraps lines at w cells (paths and hints run long), the
+// continuations indented, keeping at most n lines. Below 11 cells lines
+// are kept whole: there is no room to wrap into.
+func WrapLines(lines []string, w, n int) []string {
+	var out []string
+	for _, l := range lines {
+		if w <= 10 {
+			out = append(out, l)
+			continue
+		}
+		out = append(out, Wrap(l, w, "    ")...)
+	}
+	return out[:min(len(out), n)]
+}
+
+// NoteLines draws a note of lines in w cells: wrapped at w-1 (at most n
+// rows), each row behind indent and exactly w wide. The first row is drawn in
+// head, the rest in rest; no lines are one blank row.
+func NoteLines(lines []string, head, rest styles.Style, indent string, w, n int) []string {
+	if len(lines) == 0 {
+		return []string{Fit("", w)}
+	}
+	var out []string
+	for i, l := range WrapLines(lines, w-1, n) {
+		p := head
+		if i > 0 {
+			p = rest
+		}
+		out = append(out, Fit(indent+p.Render(l), w))
+	}
+	return out
 }
