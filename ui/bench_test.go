@@ -20,6 +20,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 // bigSession builds, in memory, a session of n features in a DAG (each waits
@@ -116,7 +117,7 @@ func BenchmarkView500Features(b *testing.B) {
 		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
 			m := benchModel(b, s, size[0], size[1])
 			for range 250 {
-				m.Update(keyMsg("j"))
+				m.Update(uitest.Key("j"))
 			}
 			if v := m.View(); len(v.Content) == 0 {
 				b.Fatal("empty frame")
@@ -142,7 +143,7 @@ func BenchmarkMove500Features(b *testing.B) {
 		if i++; i%400 >= 200 {
 			k = "k"
 		}
-		m.Update(keyMsg(k))
+		m.Update(uitest.Key(k))
 		_ = m.View()
 	}
 }
@@ -278,9 +279,9 @@ func BenchmarkViewRun100kLines(b *testing.B) {
 			if m.output.Len() < 100_000 {
 				b.Fatalf("output has %d lines", m.output.Len())
 			}
-			m.Update(keyMsg("5"))
+			m.Update(uitest.Key("5"))
 			if wrap {
-				m.Update(keyMsg("w"))
+				m.Update(uitest.Key("w"))
 			}
 			m.output.GotoLine(50_000)
 			b.ResetTimer()

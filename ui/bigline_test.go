@@ -18,6 +18,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 // TestFiftyMBLineCockpit stores a run whose output is one 50 MB line, then
@@ -108,8 +109,8 @@ func TestBigLineChild(t *testing.T) {
 	go func() { _, _ = io.Copy(io.Discard, tm.Output()) }()
 	wait := func(what string, cond func() bool) { waitLocked(t, &mu, 2*time.Minute, what, cond) }
 	wait("the first load", func() bool { return loaded })
-	tm.Send(keyMsg("4"))
-	tm.Send(keyMsg("enter"))
+	tm.Send(uitest.Key("4"))
+	tm.Send(uitest.Key("enter"))
 	wait("the whole output", func() bool { return done })
 	start := time.Now()
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})

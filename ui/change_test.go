@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/internal/gittest"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
@@ -71,7 +72,7 @@ func TestReviewOpensOnTheChange(t *testing.T) {
 	h.mustSee("+func Hello() string")
 
 	script := fakeEditor(t)
-	_, cmd := h.m.Update(keyMsg("e"))
+	_, cmd := h.m.Update(uitest.Key("e"))
 	x := h.nextExec(cmd)
 	if x == nil {
 		t.Fatal("e ran no editor")

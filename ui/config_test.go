@@ -9,6 +9,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 func writeConfig(t *testing.T, text string) string {
@@ -91,7 +92,7 @@ func TestConfigUnknownNames(t *testing.T) {
 	if !strings.Contains(strings.Join(m.note.lines, "\n"), p+":5: [keys] unknown action \"launch\"") {
 		t.Fatalf("note = %q", m.note.lines)
 	}
-	if !m.keys.Matches(keyMsg("A"), "approve") {
+	if !m.keys.Matches(uitest.Key("A"), "approve") {
 		t.Fatal("approve = A did not apply next to a bad entry")
 	}
 	if cfg.Bell != config.BellBell {

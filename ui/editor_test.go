@@ -17,6 +17,7 @@ import (
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 // testEditor is $VISUAL for these tests: a shell script that, on its nth
@@ -118,7 +119,7 @@ func (h *harness) editorRound(x tea.Msg) tea.Msg {
 
 func (h *harness) pressForExec(k string) tea.Msg {
 	h.tb.Helper()
-	_, cmd := h.m.Update(keyMsg(k))
+	_, cmd := h.m.Update(uitest.Key(k))
 	return h.nextExec(cmd)
 }
 

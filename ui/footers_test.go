@@ -11,6 +11,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 	"github.com/flowdeck/flowdeck/ui/panes/diffview"
 )
 
@@ -31,7 +32,7 @@ func footerKey(k string) tea.KeyPressMsg {
 	case "right":
 		return tea.KeyPressMsg{Code: tea.KeyRight}
 	}
-	return keyMsg(k)
+	return uitest.Key(k)
 }
 
 // footerChecks say, by the words of a footer, what must have happened

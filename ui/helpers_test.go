@@ -10,12 +10,12 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
 	"github.com/flowdeck/flowdeck/project"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 	"github.com/flowdeck/flowdeck/ui/panes/output"
 )
 
@@ -259,7 +259,7 @@ func (h *harness) tick() {
 func (h *harness) key(ks ...string) {
 	h.tb.Helper()
 	for _, k := range ks {
-		h.send(keyMsg(k))
+		h.send(uitest.Key(k))
 	}
 }
 
@@ -271,48 +271,12 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	case "space":
-		return tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
-	case "backspace":
-		return tea.KeyPressMsg{Code: tea.KeyBackspace}
-	case "f1":
-		return tea.KeyPressMsg{Code: tea.KeyF1}
-	}
-	if strings.HasPrefix(k, "ctrl+") {
-		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
-	}
-	r := []rune(k)[0]
-	if r >= 'A' && r <= 'Z' {
-		return tea.KeyPressMsg{Code: r + 32, ShiftedCode: r, Text: k, Mod: tea.ModShift}
-	}
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
-
 // frame is the frame as drawn, SGR sequences and all.
 func (h *harness) frame() string { return h.m.View().Content + "\n" }
 
 // screen is the frame as plain text (SGR stripped, trailing blanks trimmed).
 func (h *harness) screen() string {
-	v := h.m.View()
-	lines := strings.Split(ansi.Strip(v.Content), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return uitest.Plain(h.m.View().Content)
 }
 
 func (h *harness) mustSee(parts ...string) {
@@ -460,7 +424,7 @@ func (h *harness) settle(d time.Duration) {
 // keyAsync presses a key and runs what it leads to in the background.
 func (h *harness) keyAsync(k string) {
 	h.tb.Helper()
-	_, cmd := h.m.Update(keyMsg(k))
+	_, cmd := h.m.Update(uitest.Key(k))
 	h.async(cmd)
 }
 

@@ -19,6 +19,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/db"
 	"github.com/flowdeck/flowdeck/model"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 // rssLine is a plausible line of build or test output (about 50 bytes).
@@ -198,7 +199,7 @@ func TestRSSChild(t *testing.T) {
 	}
 	st0, _ := os.ReadFile("/proc/self/status")
 	t.Logf("after the first load: VmHWM %d kB", statusKB(string(st0), "VmHWM:"))
-	press(keyMsg("ctrl+f"))
+	press(uitest.Key("ctrl+f"))
 	for _, q := range []string{"fail", "e", "panic nil", "timeout", "connection refused", "mod3"} {
 		typeText(q)
 		wait("the hits of "+q, func() bool { _, ok := hits[q]; return ok })
@@ -208,10 +209,10 @@ func TestRSSChild(t *testing.T) {
 		peakAnon, peakFile = 0, 0
 		mu.Unlock()
 		for range len([]rune(q)) {
-			press(keyMsg("backspace"))
+			press(uitest.Key("backspace"))
 		}
 	}
-	press(keyMsg("esc"))
+	press(uitest.Key("esc"))
 	// The big run is the oldest: the bottom of the runs list.
 	recs, err := st.Runs(0)
 	if err != nil {
@@ -220,8 +221,8 @@ func TestRSSChild(t *testing.T) {
 	mu.Lock()
 	outRun = recs[len(recs)-1].ID
 	mu.Unlock()
-	press(keyMsg("4"))
-	press(keyMsg("G"))
+	press(uitest.Key("4"))
+	press(uitest.Key("G"))
 	wait("the big run's output", func() bool { return outDone })
 	t.Logf("output pane: %d lines read", outLines)
 	time.Sleep(200 * time.Millisecond)

@@ -7,10 +7,10 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/fleet"
+	"github.com/flowdeck/flowdeck/ui/internal/uitest"
 )
 
 // t0 is the tests' fixed clock.
@@ -136,7 +136,7 @@ func (h *harness) settle(d time.Duration) {
 func (h *harness) key(ks ...string) {
 	h.tb.Helper()
 	for _, k := range ks {
-		h.send(keyMsg(k))
+		h.send(uitest.Key(k))
 	}
 }
 
@@ -146,36 +146,9 @@ func (h *harness) typeText(s string) {
 	}
 }
 
-func keyMsg(k string) tea.KeyPressMsg {
-	switch k {
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "down":
-		return tea.KeyPressMsg{Code: tea.KeyDown}
-	}
-	if strings.HasPrefix(k, "ctrl+") {
-		return tea.KeyPressMsg{Code: rune(k[5]), Mod: tea.ModCtrl}
-	}
-	r := []rune(k)[0]
-	if r >= 'A' && r <= 'Z' {
-		return tea.KeyPressMsg{Code: r + 32, ShiftedCode: r, Text: k, Mod: tea.ModShift}
-	}
-	return tea.KeyPressMsg{Code: r, Text: k}
-}
-
 // screen is the frame as plain text, trailing blanks trimmed.
 func (h *harness) screen() string {
-	lines := strings.Split(ansi.Strip(h.m.View().Content), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return uitest.Plain(h.m.View().Content)
 }
 
 func (h *harness) sees(parts ...string) bool {
