@@ -162,6 +162,20 @@ func (m *Model) sendingKeyMap() keyMap {
 	return k
 }
 
+// answeredKeyMap is the key map of a dialog whose answer is on its way
+// (sending) or was refused (esc closes); ok is false while it asks.
+func (m *Model) answeredKeyMap(b *dialogBase) (keyMap, bool) {
+	switch {
+	case b.sending:
+		return m.sendingKeyMap(), true
+	case b.refused:
+		k := m.keyMapOf([]keys.Action{keys.Back})
+		k.desc = map[keys.Action]string{keys.Back: "close"}
+		return k, true
+	}
+	return keyMap{}, false
+}
+
 func (m *Model) sendingKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	if m.keys.Matches(k, keys.Back) {
 		it := m.top().base().item
@@ -301,11 +315,17 @@ type reviewDialog struct {
 }
 
 func (m *Model) openReview(it fleet.Item) tea.Cmd {
-	d := &reviewDialog{}
-	d.item = it
-	d.change = m.newChange()
+	return m.pushWithChange(&reviewDialog{}, it)
+}
+
+// pushWithChange opens d on item it, showing its change, and reads the
+// change.
+func (m *Model) pushWithChange(d dialog, it fleet.Item) tea.Cmd {
+	b := d.base()
+	b.item = it
+	b.change = m.newChange()
 	m.push(d)
-	return m.loadChange(d.change, it)
+	return m.loadChange(b.change, it)
 }
 
 func (d *reviewDialog) final() bool { return d.item.Wait.Kind == ops.FleetWaitFinal }
@@ -326,12 +346,7 @@ func (d *reviewDialog) body(m *Model, w, h int) []string {
 }
 
 func (d *reviewDialog) keyMap(m *Model) keyMap {
-	switch {
-	case d.sending:
-		return m.sendingKeyMap()
-	case d.refused:
-		k := m.keyMapOf([]keys.Action{keys.Back})
-		k.desc = map[keys.Action]string{keys.Back: "close"}
+	if k, ok := m.answeredKeyMap(&d.dialogBase); ok {
 		return k
 	}
 	short := append([]keys.Action{keys.Approve, keys.NeedsFix, keys.Block}, d.change.shortKeys()...)
@@ -430,12 +445,7 @@ func (d *findingsDialog) body(m *Model, w, h int) []string {
 }
 
 func (d *findingsDialog) keyMap(m *Model) keyMap {
-	switch {
-	case d.sending:
-		return m.sendingKeyMap()
-	case d.refused:
-		k := m.keyMapOf([]keys.Action{keys.Back})
-		k.desc = map[keys.Action]string{keys.Back: "close"}
+	if k, ok := m.answeredKeyMap(&d.dialogBase); ok {
 		return k
 	}
 	k := m.keyMapOf([]keys.Action{keys.Open, keys.Back})
@@ -599,12 +609,7 @@ func verdictOption(w ops.FleetWait, a keys.Action) string {
 }
 
 func (d *decisionDialog) keyMap(m *Model) keyMap {
-	switch {
-	case d.sending:
-		return m.sendingKeyMap()
-	case d.refused:
-		k := m.keyMapOf([]keys.Action{keys.Back})
-		k.desc = map[keys.Action]string{keys.Back: "close"}
+	if k, ok := m.answeredKeyMap(&d.dialogBase); ok {
 		return k
 	}
 	opts := d.item.Wait.Options
@@ -739,11 +744,7 @@ type changeDialog struct {
 }
 
 func (m *Model) openChange(it fleet.Item) tea.Cmd {
-	d := &changeDialog{}
-	d.item = it
-	d.change = m.newChange()
-	m.push(d)
-	return m.loadChange(d.change, it)
+	return m.pushWithChange(&changeDialog{}, it)
 }
 
 func (d *changeDialog) title(*Model) string {
