@@ -278,4 +278,3 @@ func TestDiff(t *testing.T) {
 		t.Fatalf("diff:\n%q", diff)
 	}
 }
-
