@@ -613,7 +613,13 @@ func (c *conn) glance(ctx context.Context) (*ops.FleetGlance, *failure) {
 		}
 		return nil, c.explain(err, glanceTool)
 	}
-	text := resultText(res)
+	return parseGlance(resultText(res), res.IsError, c.version)
+}
+
+// parseGlance checks, decodes, sanitises and bounds the text of a
+// fleet_glance answer (isError: the call's error flag) from the flowdeck
+// of version (for messages).
+func parseGlance(text string, isError bool, version string) (*ops.FleetGlance, *failure) {
 	if len(text) > MaxGlanceBytes {
 		return nil, unreachable("%s: an answer of %d bytes refused (at most %d)", glanceTool, len(text), MaxGlanceBytes)
 	}
@@ -628,7 +634,7 @@ func (c *conn) glance(ctx context.Context) (*ops.FleetGlance, *failure) {
 	if err := json.Unmarshal([]byte(text), &head); err != nil {
 		return nil, unreachable("%s: a malformed answer: %v", glanceTool, err)
 	}
-	if res.IsError || !head.OK {
+	if isError || !head.OK {
 		why := "no reason given"
 		if head.Error != nil {
 			why = head.Error.Code + ": " + head.Error.Message
@@ -636,7 +642,7 @@ func (c *conn) glance(ctx context.Context) (*ops.FleetGlance, *failure) {
 		return nil, unreachable("%s failed: %s", glanceTool, why)
 	}
 	if head.API != ops.FleetAPI {
-		return nil, incompatible("flowdeck %s speaks fleet API %d, this flowdeck %d: upgrade the older one", c.version, head.API, ops.FleetAPI)
+		return nil, incompatible("flowdeck %s speaks fleet API %d, this flowdeck %d: upgrade the older one", line(version), head.API, ops.FleetAPI)
 	}
 	g := &ops.FleetGlance{}
 	if err := json.Unmarshal([]byte(text), g); err != nil {
