@@ -49,11 +49,17 @@ func (f *Fleet) Resolve(ctx context.Context, project, decisionID, option, note s
 	return f.act(ctx, project, "decision_resolve", args)
 }
 
-// Diff is the change a feature made as the project's diff tool shows it:
-// sanitised (newlines and tabs kept, escapes and controls gone) and at
-// most MaxDiffBytes. A refusal (no such feature, no change) is an error.
+// Diff is the change a feature made as the project's diff tool shows it,
+// or with feature "" the session's whole change (what a final review
+// decides on): sanitised (newlines and tabs kept, escapes and controls
+// gone) and at most MaxDiffBytes. A refusal (no such feature, no change)
+// is an error.
 func (f *Fleet) Diff(ctx context.Context, project, feature string) (string, error) {
-	res, _, err := f.call(ctx, project, "diff", map[string]any{"feature_id": feature, "max_bytes": diffRequestBytes})
+	args := map[string]any{"feature_id": feature, "max_bytes": diffRequestBytes}
+	if feature == "" {
+		args = map[string]any{"session": true, "max_bytes": diffRequestBytes}
+	}
+	res, _, err := f.call(ctx, project, "diff", args)
 	if err != nil {
 		return "", err
 	}

@@ -258,7 +258,7 @@ func TestDiff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan, _ := model.ParsePlan([]byte(`{"features": [{"id": "greet", "title": "Greet"}]}`))
+	plan, _ := model.ParsePlan([]byte(`{"features": [{"id": "greet", "title": "Greet"}, {"id": "bye", "title": "Bye"}]}`))
 	do(t, p, model.PlanStart{Goal: "diff"})
 	do(t, p, model.PlanApply{Plan: *plan})
 	do(t, p.As("human"), model.PlanApprove{})
@@ -276,5 +276,29 @@ func TestDiff(t *testing.T) {
 	}
 	if !strings.Contains(diff, "+func Hello() string {\n+\treturn \"hello\"\n") || strings.ContainsAny(diff, "\x1b\x07\u202e") {
 		t.Fatalf("diff:\n%q", diff)
+	}
+	// No feature: the session's whole change, what a final review decides
+	// on: greet's code, completed, and bye's, active, where bye's own diff
+	// holds only its own.
+	do(t, p, model.Validate{Feature: "greet", Status: model.ValidationPassed, Scope: model.ScopeTargeted, Command: "go test", Source: model.SourceReported})
+	do(t, p.As("human"), model.ReviewFeature{Feature: "greet", Decision: model.ReviewApproved})
+	do(t, p, model.RunComplete{Feature: "greet", Outcome: model.OutcomeCompleted, Summary: "done"})
+	do(t, p, model.RunStart{Feature: "bye"})
+	if err := os.WriteFile(filepath.Join(dir, "bye.go"), []byte("package greet\n\nfunc Bye() {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bye, err := f.Diff(t.Context(), "p", "bye")
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := f.Diff(t.Context(), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(bye, "Hello") || !strings.Contains(bye, "+func Bye() {}") {
+		t.Fatalf("bye's diff:\n%s", bye)
+	}
+	if !strings.Contains(whole, "+func Hello() string {") || !strings.Contains(whole, "+func Bye() {}") || strings.ContainsAny(whole, "\x1b\x07\u202e") {
+		t.Fatalf("the session's diff:\n%s", whole)
 	}
 }

@@ -56,8 +56,12 @@ func (m *Model) newChange() *changeView {
 // loadChange reads and parses the item's change in a command.
 func (m *Model) loadChange(c *changeView, it fleet.Item) tea.Cmd {
 	f, id := m.f, c.id
+	feature := it.Wait.Feature
+	if it.Wait.Kind == ops.FleetWaitFinal {
+		feature = "" // the final review decides on the session's whole change
+	}
 	return func() tea.Msg {
-		text, err := f.Diff(context.Background(), it.Project, it.Wait.Feature)
+		text, err := f.Diff(context.Background(), it.Project, feature)
 		if err != nil {
 			return diffMsg{id: id, problem: it.Project + " gave no change: " + err.Error()}
 		}
