@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/flowdeck/flowdeck/internal/tmuxtest"
 )
 
 // TestTmuxReviewTheChange: the change is the review, in the default mode
@@ -54,30 +55,30 @@ func TestTmuxReviewTheChange(t *testing.T) {
 	run(bin, "flow", "run", "start", "greet")
 	write("greet.go", "package main\n\n// Hello greets.\nfunc Hello() string { return \"hello \x1b]0;pwned\x07world\" }\n")
 
-	tm := newTmux(t, dir, 160, 48, "env XDG_CONFIG_HOME="+dir+" FLOWDECK_ACTOR=e2e TERM=xterm-256color "+bin+
+	tm := tmuxtest.New(t, 160, 48, "env XDG_CONFIG_HOME="+dir+" FLOWDECK_ACTOR=e2e TERM=xterm-256color "+bin+
 		" --dir "+proj+"; echo flowdeck exited $?; sleep 60")
-	tm.waitFor("greet", 30*time.Second)
+	tm.WaitFor("greet")
 	verify := func() {
 		t.Helper()
-		tm.keys("v")
-		tm.waitFor("y yes", 30*time.Second)
-		tm.keys("y")
-		tm.waitFor("Review greet", 60*time.Second)
-		tm.waitGone("just appeared", 30*time.Second) // the dialog's grace period, as drawn
+		tm.Keys("v")
+		tm.WaitFor("y yes")
+		tm.Keys("y")
+		tm.WaitFor("Review greet")
+		tm.WaitGone("just appeared") // the dialog's grace period, as drawn
 	}
 	verify()
-	tm.waitFor("+func Hello() string", 30*time.Second)
+	tm.WaitFor("+func Hello() string")
 	write("greet.go", "package main\n\n// Hello greets.\nfunc Hello() string { return \"changed after the validation\" }\n")
-	tm.keys("a")
-	scr := tm.waitFor("stale_evidence", 30*time.Second)
+	tm.Keys("a")
+	scr := tm.WaitFor("stale_evidence")
 	if !strings.Contains(scr, "greet.go") {
 		t.Fatalf("the stale refusal does not name the changed file:\n%s", scr)
 	}
 	// The dialog is closed by the approval's refusal; v validates the code
 	// as it is now and the review opens again on the change.
-	tm.waitGone("Review greet", 30*time.Second)
+	tm.WaitGone("Review greet")
 	verify()
-	scr = tm.waitFor("changed after the validation", 30*time.Second)
+	scr = tm.WaitFor("changed after the validation")
 	for _, want := range []string{"1 files changed", "A greet.go", "grep -q Hello greet.go obs✓"} {
 		if !strings.Contains(scr, want) {
 			t.Fatalf("the review dialog lacks %q:\n%s", want, scr)
@@ -86,8 +87,8 @@ func TestTmuxReviewTheChange(t *testing.T) {
 	if strings.Contains(scr, "pwned") {
 		t.Fatalf("an earlier change still shows:\n%s", scr)
 	}
-	tm.keys("a")
-	tm.waitFor("✓ review of greet: approved", 30*time.Second)
-	tm.keys("q")
-	tm.waitFor("flowdeck exited 0", 30*time.Second)
+	tm.Keys("a")
+	tm.WaitFor("✓ review of greet: approved")
+	tm.Keys("q")
+	tm.WaitFor("flowdeck exited 0")
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/flowdeck/flowdeck/internal/tmuxtest"
 )
 
 // agentRow is one row of the Agents pane: "⟳ worker-1 audit-log  working 0s".
@@ -30,18 +32,18 @@ func TestTmuxCrewDemoEndToEnd(t *testing.T) {
 	bin := filepath.Join(binaries(t), "flowdeck")
 	cmd := "env XDG_CONFIG_HOME=" + dir + " FLOWDECK_ACTOR=e2e TERM=xterm-256color " + bin + " --dir " + project +
 		" demo --agents 3; echo flowdeck exited $?; sleep 60"
-	tm := newTmux(t, dir, 120, 40, cmd)
+	tm := tmuxtest.New(t, 120, 40, cmd)
 
 	// config-schema and token-store both append to one file: the second
 	// to complete conflicts, and the person has the agent rebase.
-	tm.waitFor("step merge-conflict", 90*time.Second)
-	time.Sleep(500 * time.Millisecond)           // the prompt's grace period
-	tm.waitGone("just appeared", 30*time.Second) // a busy machine draws it late
-	tm.keys("1")
-	tm.waitFor("decision d1: rebase", 15*time.Second)
+	tm.WaitFor("step merge-conflict")
+	time.Sleep(500 * time.Millisecond) // the prompt's grace period
+	tm.WaitGone("just appeared")       // a busy machine draws it late
+	tm.Keys("1")
+	tm.WaitFor("decision d1: rebase")
 
-	tm.keys("8")
-	scr := tm.waitFor("8 Agents", 10*time.Second)
+	tm.Keys("8")
+	scr := tm.WaitFor("8 Agents")
 	// One row per agent: its name, its feature and its state — not a
 	// name that other panes (runs, graph) show too.
 	rows := agentRow.FindAllStringSubmatch(scr, -1)
@@ -53,13 +55,13 @@ func TestTmuxCrewDemoEndToEnd(t *testing.T) {
 		t.Errorf("the Agents pane shows agents %v, want worker-1, worker-2 and worker-3:\n%s", shown, scr)
 	}
 
-	tm.waitFor("step final-confirm", 120*time.Second)
+	tm.WaitFor("step final-confirm")
 	time.Sleep(500 * time.Millisecond)
-	tm.keys("a")
+	tm.Keys("a")
 	// Its work is on the integration branch, not yet on the person's.
-	tm.waitFor("[completed, not landed]", 30*time.Second)
-	tm.keys("q")
-	tm.waitFor("flowdeck exited 0", 15*time.Second)
+	tm.WaitFor("[completed, not landed]")
+	tm.Keys("q")
+	tm.WaitFor("flowdeck exited 0")
 
 	out, err := exec.Command(bin, "--dir", project, "--json", "flow", "status", "--full").Output()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/flowdeck/flowdeck/db"
+	"github.com/flowdeck/flowdeck/internal/tmuxtest"
 )
 
 // TestTmuxCrewEndToEnd runs the real cockpit in tmux at 120×40 on a project
@@ -29,22 +30,22 @@ func TestTmuxCrewEndToEnd(t *testing.T) {
 	bin := filepath.Join(binaries(t), "flowdeck")
 	cmd := "env XDG_CONFIG_HOME=" + dir + " FLOWDECK_ACTOR=e2e TERM=xterm-256color " + bin + " --dir " + project +
 		"; echo flowdeck exited $?; sleep 60"
-	tm := newTmux(t, dir, 120, 40, cmd)
+	tm := tmuxtest.New(t, 120, 40, cmd)
 
-	tm.waitFor("review api (worker-2)", 30*time.Second)
-	tm.waitFor("1 approved", 10*time.Second)
+	tm.WaitFor("review api (worker-2)")
+	tm.WaitFor("1 approved")
 	time.Sleep(500 * time.Millisecond) // the prompt's grace period
-	tm.keys("1")
-	tm.waitFor("decision "+c.review+": approved", 15*time.Second)
+	tm.Keys("1")
+	tm.WaitFor("decision " + c.review + ": approved")
 
 	// worker-3's question opens next, by itself: later.
-	tm.waitFor("Which flag parser should cli use?", 15*time.Second)
+	tm.WaitFor("Which flag parser should cli use?")
 	time.Sleep(500 * time.Millisecond)
-	tm.keys("Escape")
-	tm.waitGone("1 cobra", 10*time.Second)
-	tm.keys("8")
-	tm.waitFor("8 Agents", 10*time.Second)
-	scr := tm.waitFor("worker-3 cli", 10*time.Second)
+	tm.Keys("Escape")
+	tm.WaitGone("1 cobra")
+	tm.Keys("8")
+	tm.WaitFor("8 Agents")
+	scr := tm.WaitFor("worker-3 cli")
 	for _, want := range []string{"worker-1 store", "compiling store/bolt.go 80%", "worker-2 api", "waiting for a decision", "which flag parser: cobra or kong?"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the agents pane lacks %q:\n%s", want, scr)
@@ -54,8 +55,8 @@ func TestTmuxCrewEndToEnd(t *testing.T) {
 		t.Errorf("an agent's escape sequences reached the screen:\n%s", scr)
 	}
 
-	tm.keys("q")
-	tm.waitFor("flowdeck exited 0", 15*time.Second)
+	tm.Keys("q")
+	tm.WaitFor("flowdeck exited 0")
 	d, err := st.Decision(c.review)
 	if err != nil || d.Resolution == nil || d.Resolution.Option != "approved" || d.Resolution.Actor != "e2e" {
 		t.Fatalf("worker-2's review: %+v %v", d, err)

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/flowdeck/flowdeck/internal/tmuxtest"
 )
 
 // TestTmuxGrowThenQuitLeavesShellClean (issue 23.2): the window grows from
@@ -21,12 +22,12 @@ func TestTmuxGrowThenQuitLeavesShellClean(t *testing.T) {
 	bin := filepath.Join(binaries(t), "flowdeck")
 	cmd := "echo before the cockpit; env XDG_CONFIG_HOME=" + dir + " TERM=xterm-256color " + bin + " --dir " + project +
 		"; echo flowdeck exited $?; sleep 60"
-	tm := newTmux(t, dir, 80, 24, cmd)
-	tm.waitFor("no active session", 30*time.Second)
-	tm.run("resize-window", "-t", tm.name, "-x", "120", "-y", "40")
-	tm.waitFor("╭─ 2 Graph", 30*time.Second) // the wide layout: drawn at the new size
-	tm.keys("q")
-	scr := tm.waitFor("flowdeck exited 0", 30*time.Second)
+	tm := tmuxtest.New(t, 80, 24, cmd)
+	tm.WaitFor("no active session")
+	tm.Run("resize-window", "-t", tmuxtest.Name, "-x", "120", "-y", "40")
+	tm.WaitFor("╭─ 2 Graph") // the wide layout: drawn at the new size
+	tm.Keys("q")
+	scr := tm.WaitFor("flowdeck exited 0")
 	for _, frame := range []string{"Features", "Graph", "│", "╭", "╰", "help"} {
 		if strings.Contains(scr, frame) {
 			t.Fatalf("the cockpit's frame (%q) is left on the shell after growing and q:\n%s", frame, scr)

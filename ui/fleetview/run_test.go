@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/config"
 	"github.com/flowdeck/flowdeck/fleet"
+	"github.com/flowdeck/flowdeck/internal/tmuxtest"
 	"github.com/flowdeck/flowdeck/runner"
 )
 
@@ -51,59 +51,6 @@ func runFleet(path string) int {
 	return 0
 }
 
-// tmux is a detached tmux session on its own socket.
-type tmux struct {
-	t          *testing.T
-	bin, sock  string
-	name, dead string
-}
-
-func newTmux(t *testing.T, dir string, w, h int, cmd string) *tmux {
-	t.Helper()
-	bin, err := exec.LookPath("tmux")
-	if err != nil {
-		t.Skip("tmux is not on PATH (.ci/run installs it): skipping the test of Run in a real terminal")
-	}
-	s := &tmux{t: t, bin: bin, sock: filepath.Join(dir, "tmux.sock"), name: "fleet"}
-	s.run("-f", "/dev/null", "new-session", "-d", "-s", s.name, "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), cmd)
-	t.Cleanup(func() { exec.Command(bin, "-S", s.sock, "kill-server").Run() })
-	return s
-}
-
-func (s *tmux) run(args ...string) string {
-	s.t.Helper()
-	out, err := exec.Command(s.bin, append([]string{"-S", s.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		s.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-func (s *tmux) screen() string { return s.run("capture-pane", "-p", "-t", s.name) }
-
-func (s *tmux) keys(k ...string) { s.run(append([]string{"send-keys", "-t", s.name}, k...)...) }
-
-func (s *tmux) title() string {
-	return strings.TrimSpace(s.run("display-message", "-p", "-t", s.name, "#{pane_title}"))
-}
-
-// waitFor waits until the screen shows want (a backstop of two minutes: a
-// loaded machine draws late).
-func (s *tmux) waitFor(want string) string {
-	s.t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		scr := s.screen()
-		if strings.Contains(scr, want) {
-			return scr
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("the screen never showed %q:\n%s", want, scr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
-
 // TestRunOpensProjectsAndComesBack runs the fleet view in a real terminal
 // (tmux) and goes into each kind of project and back: enter on alpha runs
 // its full cockpit in the same program, whose q comes back to the fleet;
@@ -140,30 +87,30 @@ func TestRunOpensProjectsAndComesBack(t *testing.T) {
 	}
 	cmd := fmt.Sprintf("env %s=%s XDG_CONFIG_HOME=%s HOME=%s PATH=%s:$PATH TERM=xterm-256color %s; echo fleet exited $?; sleep 60",
 		runEntriesEnv, list, dir, dir, bin, self)
-	tm := newTmux(t, dir, 100, 30, cmd)
+	tm := tmuxtest.New(t, 100, 30, cmd)
 
-	tm.waitFor("Password reset")
-	tm.waitFor("review reset-api")
-	if got := tm.title(); got != "⚑ 1 waiting · flowdeck fleet" {
+	tm.WaitFor("Password reset")
+	tm.WaitFor("review reset-api")
+	if got := tm.Title(); got != "⚑ 1 waiting · flowdeck fleet" {
 		t.Errorf("title %q", got)
 	}
 
-	tm.keys("Enter") // alpha's full cockpit, in this process
-	tm.waitFor("Features")
-	tm.waitFor("Review reset-api")
+	tm.Keys("Enter") // alpha's full cockpit, in this process
+	tm.WaitFor("Features")
+	tm.WaitFor("Review reset-api")
 	time.Sleep(time.Second) // the review prompt opened by itself: keys wait its grace period
-	tm.keys("q")
-	tm.waitFor("Waiting for you")
-	tm.waitFor("Password reset")
+	tm.Keys("q")
+	tm.WaitFor("Waiting for you")
+	tm.WaitFor("Password reset")
 
-	tm.keys("j", "Enter") // gamma: ssh -t build flowdeck --dir /srv/app
-	tm.waitFor("REMOTE COCKPIT -t build flowdeck --dir /srv/app")
-	tm.keys("Enter")
-	tm.waitFor("Waiting for you")
-	if scr := tm.waitFor("Password reset"); !strings.Contains(scr, "gamma") {
+	tm.Keys("j", "Enter") // gamma: ssh -t build flowdeck --dir /srv/app
+	tm.WaitFor("REMOTE COCKPIT -t build flowdeck --dir /srv/app")
+	tm.Keys("Enter")
+	tm.WaitFor("Waiting for you")
+	if scr := tm.WaitFor("Password reset"); !strings.Contains(scr, "gamma") {
 		t.Fatalf("back from gamma:\n%s", scr)
 	}
 
-	tm.keys("q")
-	tm.waitFor("fleet exited 0")
+	tm.Keys("q")
+	tm.WaitFor("fleet exited 0")
 }
