@@ -1,19 +1,15 @@
 package cli
 
 import (
-	"errors"
-	"io"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
-	"github.com/creack/pty"
+	"github.com/flowdeck/flowdeck/internal/frametest"
 )
 
 // BenchmarkFirstFrame: process start to the cockpit's first frame on a
@@ -59,42 +55,11 @@ func BenchmarkFirstFrame(b *testing.B) {
 	}
 }
 
-// firstFrame starts a program on a 120x40 pty and returns the time until
-// want is on the emulated screen; then it kills the program's session.
+// firstFrame starts a program on an emulated terminal and returns the time
+// until want is on its screen; then it kills the program's session.
 func firstFrame(b *testing.B, want, name string, args ...string) time.Duration {
 	b.Helper()
-	emu := vt.NewEmulator(120, 40)
-	cmd := exec.Command(name, args...)
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	start := time.Now()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 120, Rows: 40})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // pty.Start made it a session leader
-		cmd.Wait()
-		f.Close()
-		emu.Close()
-		wg.Wait()
-	}()
-	wg.Go(func() { io.Copy(f, emu) }) // the terminal's answers to queries
-	// A backstop only: a loaded machine may take seconds.
-	timer := time.AfterFunc(2*time.Minute, func() { f.Close() })
-	defer timer.Stop()
-	buf := make([]byte, 64<<10)
-	for {
-		n, err := f.Read(buf)
-		emu.Write(buf[:n])
-		if strings.Contains(emu.String(), want) {
-			return time.Since(start)
-		}
-		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				b.Fatalf("%s: no frame showing %q within 2 minutes", name, want)
-			}
-			b.Fatalf("%s: ended (%v) before a frame showing %q:\n%s", name, err, want, emu.String())
-		}
-	}
+	t := frametest.Start(b, append(os.Environ(), "TERM=xterm-256color"), append([]string{name}, args...)...)
+	defer t.Close()
+	return t.Until(fmt.Sprintf("%q", want), func(scr string) bool { return strings.Contains(scr, want) })
 }

@@ -1,24 +1,17 @@
 package overssh
 
 import (
-	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/vt"
-	"github.com/creack/pty"
-
 	"github.com/flowdeck/flowdeck/fleet"
 	"github.com/flowdeck/flowdeck/fleet/fleetconf"
+	"github.com/flowdeck/flowdeck/internal/frametest"
 	"github.com/flowdeck/flowdeck/internal/sshtest"
 )
 
@@ -119,61 +112,21 @@ type frame struct {
 	pss, transports int64
 }
 
-// startFrame starts argv on a 120x40 pty with env, feeds its output to a
-// terminal emulator (which answers its queries, as a terminal would), and
-// returns the time until first holds of the screen, then (when reachable
-// is given) until reachable holds, and the memory then; then it kills the
-// program's session.
+// startFrame starts argv with env on an emulated terminal and returns the
+// time until first holds of the screen, then (when reachable is given)
+// until reachable holds, and the memory then; then it kills the program's
+// session.
 func startFrame(b *testing.B, env []string, first, reachable func(string) bool, argv ...string) frame {
 	b.Helper()
-	emu := vt.NewEmulator(120, 40)
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	start := time.Now()
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 120, Rows: 40})
-	if err != nil {
-		b.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	defer func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // pty.Start made it a session leader
-		cmd.Wait()
-		f.Close()
-		emu.Close()
-		wg.Wait()
-	}()
-	wg.Go(func() { io.Copy(f, emu) })
-	timer := time.AfterFunc(backstop, func() { f.Close() }) // a backstop only
-	defer timer.Stop()
+	t := frametest.Start(b, env, argv...)
+	defer t.Close()
 	var out frame
-	buf := make([]byte, 64<<10)
-	cond, what := first, "the first frame"
-	for {
-		n, err := f.Read(buf)
-		emu.Write(buf[:n])
-		if cond(emu.String()) {
-			if out.first == 0 {
-				out.first = time.Since(start)
-				if reachable != nil {
-					cond, what = reachable, "every project answering"
-					if !cond(emu.String()) {
-						continue
-					}
-				}
-			}
-			if reachable != nil {
-				out.reachable = time.Since(start)
-			}
-			out.pss, out.transports = treePSS(cmd.Process.Pid)
-			return out
-		}
-		if err != nil {
-			if errors.Is(err, os.ErrClosed) {
-				b.Fatalf("%v: no screen with %s within %v:\n%s", argv, what, backstop, emu.String())
-			}
-			b.Fatalf("%v: ended (%v) before %s:\n%s", argv, err, what, emu.String())
-		}
+	out.first = t.Until("the first frame", first)
+	if reachable != nil {
+		out.reachable = t.Until("every project answering", reachable)
 	}
+	out.pss, out.transports = treePSS(t.Pid())
+	return out
 }
 
 // treePSS is the memory of pid and every process below it: the ssh
