@@ -460,26 +460,30 @@ func (d *findingsDialog) handleKey(m *Model, k tea.KeyPressMsg) (tea.Cmd, bool) 
 	if d.sending {
 		return m.sendingKey(k)
 	}
+	// A key that types text goes to the field; the others may be enter,
+	// esc, help or quit, and the rest (the cursor keys) go to the field.
+	a, ok := keys.Action(""), false
 	if !printable(k) || d.refused {
-		if a, ok := m.keys.Which(k, keys.Open, keys.Back); ok {
-			switch {
-			case d.refused || a == keys.Back:
-				m.pop()
-				if d.refused {
-					m.dropItem(d.item) // the review under it decides the same thing
-				}
-				return nil, true
-			}
-			findings := ui.SplitFindings(d.input.Value())
-			if d.decision == model.ReviewNeedsFix && len(findings) == 0 {
-				d.problem = []string{"needs_fix needs at least one finding"}
-				return nil, true
-			}
-			return m.sendReview(d, d.decision, findings), true
+		a, ok = m.keys.Which(k, keys.Open, keys.Back)
+	}
+	switch {
+	case ok && (d.refused || a == keys.Back):
+		m.pop()
+		if d.refused {
+			m.dropItem(d.item) // the review under it decides the same thing
 		}
-		if d.refused || m.keys.Matches(k, keys.Quit) || m.keys.Matches(k, keys.Help) {
-			return nil, false
+		return nil, true
+	case ok: // send
+		findings := ui.SplitFindings(d.input.Value())
+		if d.decision == model.ReviewNeedsFix && len(findings) == 0 {
+			d.problem = []string{"needs_fix needs at least one finding"}
+			return nil, true
 		}
+		return m.sendReview(d, d.decision, findings), true
+	case d.refused:
+		return nil, false
+	case !printable(k) && (m.keys.Matches(k, keys.Quit) || m.keys.Matches(k, keys.Help)):
+		return nil, false
 	}
 	var cmd tea.Cmd
 	d.input, cmd = d.input.Update(k)

@@ -114,6 +114,10 @@ type Model struct {
 	queue    scroll.State
 	// lay is the geometry and the lines relayout prepared for View.
 	lay frame
+	// cells is the rows' and the queue's text, cleaned and measured once
+	// per change (snapshot, clock, theme) rather than on every update: a
+	// highlight tick or a key press redraws from it. nil: to be made.
+	cells *cells
 
 	// seen: the waits (project + key) already known, so a wait rings once;
 	// glanced: the projects whose first glance arrived (their waits then
@@ -181,6 +185,7 @@ func New(f Fleet, entries []fleet.Entry, opts Options) *Model {
 
 func (m *Model) setStyles(th *styles.Styles) {
 	m.th = th
+	m.cells = nil // the rows carry their styles
 	m.help = help.New()
 	m.help.Styles = th.Help
 	m.help.ShortSeparator = " · "
@@ -306,6 +311,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case highlightMsg:
 		cmd = m.onHighlight(msg)
 	case clockMsg:
+		m.cells = nil // "3m ago" moved on
 		cmd = m.clockCmd()
 	case tea.KeyPressMsg:
 		cmd = m.onKey(msg)
@@ -326,7 +332,7 @@ func (m *Model) onSnapshot(msg snapshotMsg) tea.Cmd {
 	if it, ok := m.selectedItem(); ok {
 		selItem = itemID(it)
 	}
-	m.statuses, m.items = msg.statuses, msg.items
+	m.statuses, m.items, m.cells = msg.statuses, msg.items, nil
 	m.rows.SetLen(len(m.statuses))
 	m.queue.SetLen(len(m.items))
 	for i, s := range m.statuses {

@@ -246,6 +246,50 @@ func (m *Model) rowOf(s fleet.Status) row {
 	return r
 }
 
+// cells is what the boxes draw of the fleet's state: every string
+// cleaned (termtext) and measured.
+type cells struct {
+	rows                               []row
+	nameW, progW, waitW, agentW, whenW int
+	queue                              []qcell
+	projW, qWhenW                      int
+}
+
+// qcell is one queue item's text: its project, what waits, why (a blocked
+// feature's reason, a decision's question; "" for a review) and since when.
+type qcell struct{ project, what, reason, when string }
+
+// cellsNow is the cells of the current state, made when it changed.
+func (m *Model) cellsNow() *cells {
+	if m.cells != nil {
+		return m.cells
+	}
+	cs := &cells{rows: make([]row, len(m.statuses)), nameW: 4, queue: make([]qcell, len(m.items)), projW: 4}
+	for i, s := range m.statuses {
+		r := m.rowOf(s)
+		cs.rows[i] = r
+		cs.nameW = max(cs.nameW, layout.Width(r.name))
+		cs.progW = max(cs.progW, layout.Width(r.progress))
+		cs.waitW = max(cs.waitW, layout.Width(r.waits))
+		cs.agentW = max(cs.agentW, layout.Width(r.agents))
+		cs.whenW = max(cs.whenW, layout.Width(r.when))
+	}
+	for i, it := range m.items {
+		q := qcell{project: termtext.Line(it.Project), what: termtext.Line(label(it))}
+		if !isReview(it) && it.Wait.Reason != "" {
+			q.reason = termtext.Line(it.Wait.Reason)
+		}
+		if !it.Wait.Since.IsZero() {
+			q.when = ago(m.now().Sub(it.Wait.Since))
+		}
+		cs.queue[i] = q
+		cs.projW = max(cs.projW, layout.Width(q.project))
+		cs.qWhenW = max(cs.qWhenW, layout.Width(q.when))
+	}
+	m.cells = cs
+	return cs
+}
+
 // rowsBox draws the projects box, h rows high: one or two lines a project.
 func (m *Model) rowsBox(h int, two bool) []string {
 	th := m.th
@@ -255,18 +299,9 @@ func (m *Model) rowsBox(h int, two bool) []string {
 		per = 2
 	}
 	m.rows.SetHeight(max(1, (h-2)/per))
-	rows := make([]row, len(m.statuses))
-	nameW, progW, waitW, agentW, whenW := 4, 0, 0, 0, 0
-	for i, s := range m.statuses {
-		r := m.rowOf(s)
-		rows[i] = r
-		nameW = max(nameW, layout.Width(r.name))
-		progW = max(progW, layout.Width(r.progress))
-		waitW = max(waitW, layout.Width(r.waits))
-		agentW = max(agentW, layout.Width(r.agents))
-		whenW = max(whenW, layout.Width(r.when))
-	}
-	nameW = min(nameW, max(8, inner/5))
+	cs := m.cellsNow()
+	rows := cs.rows
+	nameW, progW, waitW, agentW, whenW := min(cs.nameW, max(8, inner/5)), cs.progW, cs.waitW, cs.agentW, cs.whenW
 	// The columns right of the goal, most wanted first, while the goal
 	// keeps a dozen cells; drawn in reading order.
 	const (
@@ -381,27 +416,15 @@ func (m *Model) queueBox(h int) []string {
 	th := m.th
 	inner := m.w - 3 // a cell of margin inside the right edge
 	m.queue.SetHeight(max(1, h-2))
-	projW, whenW := 4, 0
-	whens := make([]string, len(m.items))
-	for i, it := range m.items {
-		projW = max(projW, layout.Width(termtext.Line(it.Project)))
-		if !it.Wait.Since.IsZero() {
-			whens[i] = ago(m.now().Sub(it.Wait.Since))
-		}
-		whenW = max(whenW, layout.Width(whens[i]))
-	}
-	projW = min(projW, max(8, inner/5))
+	cs := m.cellsNow()
+	projW, whenW := min(cs.projW, max(8, inner/5)), cs.qWhenW
 	focused := m.focus == focusQueue && m.top() == nil
 	var body []string
 	from, to := m.queue.Window()
 	for i := from; i < to; i++ {
-		it := m.items[i]
+		q := cs.queue[i]
 		sel := i == m.queue.Cursor
-		what := termtext.Line(label(it))
-		reason := ""
-		if !isReview(it) && it.Wait.Reason != "" {
-			reason = termtext.Line(it.Wait.Reason) // why it is blocked; a decision's question
-		}
+		what, reason := q.what, q.reason
 		labelW := max(1, inner-2-projW-2-whenW-2)
 		text := layout.Cut(what, labelW)
 		if reason != "" && !strings.Contains(what, reason) && layout.Width(text)+3 < labelW {
@@ -410,8 +433,8 @@ func (m *Model) queueBox(h int) []string {
 			reason = ""
 		}
 		pad := strings.Repeat(" ", max(0, labelW-layout.Width(text)-layout.Width(reason)))
-		proj := layout.Fit(layout.Cut(termtext.Line(it.Project), projW), projW)
-		when := strings.Repeat(" ", whenW-layout.Width(whens[i])) + whens[i]
+		proj := layout.Fit(layout.Cut(q.project, projW), projW)
+		when := strings.Repeat(" ", whenW-layout.Width(q.when)) + q.when
 		mark := "  "
 		if sel {
 			mark = "› "
