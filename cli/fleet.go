@@ -195,12 +195,12 @@ func (e *env) fleetView() error {
 	if !inOK || !outOK || !term.IsTerminal(int(in.Fd())) || !term.IsTerminal(int(out.Fd())) {
 		return usageErr("the fleet view needs a terminal; for scripts use flowdeck fleet list --json")
 	}
+	if FleetView == nil {
+		return e.execFleetView() // which reads the config
+	}
 	_, entries, err := e.fleetConfig()
 	if err != nil {
 		return err
-	}
-	if FleetView == nil {
-		return e.execFleetView()
 	}
 	if err := FleetView(entries, e.cockpitActor()); err != nil {
 		return internalErr(fmt.Errorf("fleet view: %w", err))
@@ -212,29 +212,30 @@ func (e *env) fleetView() error {
 // MCP client is linked there, and flowdeck-cockpit stays lean for its own
 // first frame.
 func (e *env) execFleetView() error {
-	bin, err := lean.FindCompanion(MCPBinary)
-	if err != nil {
-		return internalErr(err)
-	}
-	args := []string{bin, "fleet"}
 	if e.actor != "" {
-		args = append(args, "--actor", e.actor)
+		return execFleet("--actor", e.actor)
 	}
-	return internalErr(fmt.Errorf("exec %s: %w", strings.Join(args, " "), syscall.Exec(bin, args, os.Environ())))
+	return execFleet()
 }
 
 // execFleetList becomes flowdeck-mcp for `fleet list`: the MCP client is
 // linked there.
 func (e *env) execFleetList() error {
+	if e.json {
+		return execFleet("list", "--json")
+	}
+	return execFleet("list")
+}
+
+// execFleet becomes `flowdeck-mcp fleet ARGS...`; it returns only when it
+// cannot.
+func execFleet(args ...string) error {
 	bin, err := lean.FindCompanion(MCPBinary)
 	if err != nil {
 		return internalErr(err)
 	}
-	args := []string{bin, "fleet", "list"}
-	if e.json {
-		args = append(args, "--json")
-	}
-	return internalErr(fmt.Errorf("exec %s: %w", strings.Join(args, " "), syscall.Exec(bin, args, os.Environ())))
+	argv := append([]string{bin, "fleet"}, args...)
+	return internalErr(fmt.Errorf("exec %s: %w", strings.Join(argv, " "), syscall.Exec(bin, argv, os.Environ())))
 }
 
 // rememberProject records root among the projects `fleet list` offers;

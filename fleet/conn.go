@@ -275,8 +275,6 @@ func incompatible(format string, args ...any) *failure {
 	return &failure{Incompatible, line(fmt.Sprintf(format, args...))}
 }
 
-// run keeps the project connected until ctx ends: connect, serve its
-// updates, and after a failure wait (backing off) and connect again.
 // connectInTurn is connect once a turn is free (MaxConnecting); nil, nil
 // when ctx ends first.
 func (m *member) connectInTurn(ctx context.Context) (*conn, *failure) {
@@ -289,6 +287,8 @@ func (m *member) connectInTurn(ctx context.Context) (*conn, *failure) {
 	return m.connect(ctx)
 }
 
+// run keeps the project connected until ctx ends: connect, serve its
+// updates, and after a failure wait (backing off) and connect again.
 func (m *member) run(ctx context.Context) {
 	failures := 0
 	for ctx.Err() == nil {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/flowdeck/flowdeck/fleet/fleetconf"
 	"github.com/flowdeck/flowdeck/ops"
+	"github.com/flowdeck/flowdeck/termtext"
 )
 
 // Gather opens the fleet, waits until every project has answered or failed
@@ -87,7 +88,9 @@ func (l *Listing) Text(w io.Writer) {
 		fmt.Fprintln(w)
 	}
 	for _, o := range l.Offers {
-		fmt.Fprintf(w, "not in the fleet: %s %s — %s\n", o.Name, o.Dir, o.Command)
+		// A directory's name may hold controls; its command shows them
+		// escaped already (model.ShellQuote).
+		fmt.Fprintf(w, "not in the fleet: %s %s — %s\n", o.Name, termtext.Line(o.Dir), o.Command)
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/flowdeck/flowdeck/fleet/fleetconf"
 )
 
 // A remote's diff keeps its lines and tabs, loses every escape and control,
@@ -38,5 +40,15 @@ func TestCut(t *testing.T) {
 	}
 	if got := line(strings.Repeat("ü", 500)); utf8.RuneCountInString(got) != MaxLine {
 		t.Errorf("%d runes", utf8.RuneCountInString(got))
+	}
+}
+
+// TestListingOfferSafe: a known directory named with an escape (a local
+// path, but anyone's tarball may name it) is printed without it.
+func TestListingOfferSafe(t *testing.T) {
+	var b strings.Builder
+	(&Listing{Offers: []fleetconf.Offer{{Name: "app", Dir: "/srv/app\x1b[2J", Command: "flowdeck fleet add app $'/srv/app\\e[2J'"}}}).Text(&b)
+	if strings.Contains(b.String(), "\x1b") || !strings.Contains(b.String(), "not in the fleet: app /srv/app") {
+		t.Errorf("listing %q: want the offer without its escape", b.String())
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/flowdeck/flowdeck/internal/contain"
 )
 
 // DefaultPath is $XDG_CONFIG_HOME/flowdeck/fleet.toml, else
@@ -192,32 +194,21 @@ func Save(path string, entries []Entry) error {
 	return writeAtomic(path, b.Bytes())
 }
 
-// writeAtomic replaces path with data: a reader sees the old file or the
-// new one, never a part.
+// writeAtomic replaces path with data, mode 0600 (contain.WriteAtomic: a
+// reader sees the old file or the new one, never a part), creating its
+// directory.
 func writeAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*")
+	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // after the rename, nothing to remove
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
+	defer r.Close()
+	if err := contain.WriteAtomic(r, filepath.Base(path), data, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -91,9 +91,11 @@ func Remember(path, root string) error {
 // Offer is a known project that is not in the fleet: what `fleet list`
 // proposes to add.
 type Offer struct {
-	Name    string `json:"name"`
-	Dir     string `json:"dir"`
-	Command string `json:"command"` // the shell command that adds it
+	Name string `json:"name"`
+	Dir  string `json:"dir"`
+	// Command is the shell command that adds it (model.ShellQuote: a
+	// directory holding controls shows them escaped, as $'…').
+	Command string `json:"command"`
 }
 
 // Offers are the known projects (newest first) that no local entry of the
@@ -118,7 +120,7 @@ func Offers(known []string, entries []Entry) []Offer {
 		}
 		name := freeName(nameFor(dir), taken)
 		taken[name] = true
-		out = append(out, Offer{Name: name, Dir: dir, Command: "flowdeck fleet add " + name + " " + ShellQuote(dir)})
+		out = append(out, Offer{Name: name, Dir: dir, Command: "flowdeck fleet add " + name + " " + model.ShellQuote(dir)})
 	}
 	return out
 }
@@ -152,12 +154,4 @@ func freeName(name string, taken map[string]bool) string {
 			return n
 		}
 	}
-}
-
-// ShellQuote quotes s for a POSIX shell when it needs it.
-func ShellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@%,=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // Remember keeps each root once, newest first, drops the ones whose
@@ -83,13 +85,25 @@ func TestOffers(t *testing.T) {
 	}
 }
 
+// TestShellQuote: an offer's command quotes its directory as a shell
+// needs (model.ShellQuote).
 func TestShellQuote(t *testing.T) {
 	for in, want := range map[string]string{"/srv/app": "/srv/app", "/a b": "'/a b'", "it's": `'it'\''s'`, "": "''", "$(x)": "'$(x)'"} {
-		if got := ShellQuote(in); got != want {
+		if got := model.ShellQuote(in); got != want {
 			t.Errorf("%q: %s, want %s", in, got, want)
 		}
 	}
-	if !strings.HasPrefix(ShellQuote("a;b"), "'") {
+	if !strings.HasPrefix(model.ShellQuote("a;b"), "'") {
 		t.Error("a ; unquoted")
+	}
+	// A directory named with an escape: the offer's command shows it as
+	// \e, never the byte a terminal would act on.
+	dir := filepath.Join(t.TempDir(), "app\x1b[2J")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	offers := Offers([]string{dir}, nil)
+	if len(offers) != 1 || strings.Contains(offers[0].Command, "\x1b") || !strings.Contains(offers[0].Command, `\e[2J`) {
+		t.Errorf("offers %q: want one whose command escapes the ESC", offers)
 	}
 }
