@@ -78,11 +78,10 @@ func (s *server) unwatch(ss *sdk.ServerSession) {
 // glance's JSON.
 type glanceState struct{ stamp, glance string }
 
-// glanceSeen reads the fingerprint first, so a write that lands during the
-// read of the glance is seen by the next poll.
-func (s *server) glanceSeen() glanceState {
-	var g glanceState
-	g.stamp, _ = s.p.Stamp()
+// glanceSeen is the glance read after the fingerprint stamp was taken, so
+// a write that lands during the read is seen by the next poll.
+func (s *server) glanceSeen(stamp string) glanceState {
+	g := glanceState{stamp: stamp}
 	if res, err := s.p.FleetGlance(); err == nil {
 		data, _ := json.Marshal(res)
 		g.glance = string(data)
@@ -103,10 +102,11 @@ func (s *server) watch(ctx context.Context, done chan struct{}) {
 			return
 		case <-t.C:
 		}
-		if stamp, err := s.p.Stamp(); err != nil || stamp == last.stamp {
+		stamp, err := s.p.Stamp()
+		if err != nil || stamp == last.stamp {
 			continue
 		}
-		now := s.glanceSeen()
+		now := s.glanceSeen(stamp)
 		// A read that failed (a busy or broken file) notifies too: the
 		// client's read says what is wrong.
 		if now.glance != last.glance || now.glance == "" {

@@ -175,7 +175,7 @@ func fleetWait(w Wait, runs []model.FlowRun) FleetWait {
 	fw.Decision, fw.Reason = d.ID, firstRunes(d.Prompt, fleetPromptMax)
 	for _, r := range runs {
 		if r.ID == d.FlowRun {
-			fw.Feature = flows.RunString(&r, flows.VarFeature)
+			fw.Feature = firstRunes(flows.RunString(&r, flows.VarFeature), fleetTextMax)
 		}
 	}
 	for i, o := range d.Options {
@@ -198,10 +198,7 @@ func lastActivity(g *db.Glance) time.Time {
 		}
 	}
 	if s := g.Active; s != nil {
-		later(s.Timestamps.Updated)
-		if h := s.Execution.History; len(h) > 0 {
-			later(h[len(h)-1].At)
-		}
+		later(s.Timestamps.Updated) // its latest event's time (model.Apply)
 	}
 	for _, r := range g.FlowRuns {
 		later(r.Updated)

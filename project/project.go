@@ -58,10 +58,6 @@ type Options struct {
 	// of an agent flowdeck launched, which is refused the person's
 	// decisions (model.CheckPersonDecision).
 	Agent string
-	// Via is where the calls come from, recorded on every event and
-	// decision answer (model.Context.Via; `flowdeck mcp --via`): ""
-	// for this machine's own front-ends. Open holds it to model.CheckVia.
-	Via string
 }
 
 // Project is an opened project. It is safe for concurrent use: what loads
@@ -69,7 +65,7 @@ type Options struct {
 type Project struct {
 	*shared
 	actor string
-	via   string // where the calls come from (Options.Via, From)
+	via   string // where the calls come from (From)
 	mcp   bool   // calls come over the MCP server (OverMCP)
 }
 
@@ -101,16 +97,13 @@ type shared struct {
 // first method that writes, and a project without one reads as having no
 // session.
 func Open(dir string, opts Options) (*Project, error) {
-	if err := model.CheckVia("via", opts.Via); err != nil {
-		return nil, err
-	}
 	root, err := rootdir.Resolve(dir, opts.AsRoot)
 	if errors.Is(err, rootdir.ErrNotDir) {
 		return nil, &NotDirError{Dir: dir}
 	} else if err != nil {
 		return nil, err
 	}
-	return &Project{shared: &shared{root: root, opts: opts}, actor: opts.Actor, via: opts.Via}, nil
+	return &Project{shared: &shared{root: root, opts: opts}, actor: opts.Actor}, nil
 }
 
 // NotDirError is a --dir that is not a directory.
@@ -133,9 +126,6 @@ func (p *Project) As(actor string) *Project {
 func (p *Project) From(via string) *Project {
 	return &Project{shared: p.shared, actor: p.actor, via: via, mcp: p.mcp}
 }
-
-// Via is where p's calls come from ("": this machine's own front-ends).
-func (p *Project) Via() string { return p.via }
 
 // OverMCP is the same project for the MCP server: its callers are agents,
 // which the project's person_decisions setting may refuse the person's
@@ -383,5 +373,5 @@ func (p *Project) actionRedactor() *patterns.Redactor {
 // FromStore is the project whose database st is already open (tests that
 // prepared a store); opts.Store is not used.
 func FromStore(st *db.Store, opts Options) *Project {
-	return &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor, via: opts.Via}
+	return &Project{shared: &shared{root: filepath.Dir(st.Dir()), opts: opts, st: st}, actor: opts.Actor}
 }

@@ -22,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/flowdeck/flowdeck/model"
 )
 
 // backstop bounds every wait on a condition: generous, because the machine
@@ -261,14 +263,10 @@ func (s *Server) Command(remote ...string) []string {
 	return argv
 }
 
-// Quote quotes word for a POSIX shell: bare when it holds only characters
-// no shell treats specially, else in single quotes.
-func Quote(word string) string {
-	if word != "" && strings.Trim(word, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=@%+,") == "" {
-		return word
-	}
-	return "'" + strings.ReplaceAll(word, "'", `'\''`) + "'"
-}
+// Quote quotes word for a POSIX shell as the project does everywhere
+// (model.ShellQuote): bare when it holds only characters no shell treats
+// specially, else quoted.
+func Quote(word string) string { return model.ShellQuote(word) }
 
 // Connections is how many connections the server holds now (its
 // per-connection sshd processes).
